@@ -1,0 +1,72 @@
+# The README's commands: `make run` and `make test`. Each installs what it needs by itself.
+SHELL := /bin/bash
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc)
+CTEST_ARGS ?=
+
+# Debian 12 packages needed to build and test. Installed with apt-get when missing (as root).
+BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-dev libcli11-dev \
+  nlohmann-json3-dev libfmt-dev liburing-dev libluajit-5.1-dev libwslay-dev libgtest-dev \
+  libgmock-dev libbenchmark-dev clang-format
+# Peers the integration tests run against (real balancers and servers, on loopback only).
+TEST_DEPS := haproxy nginx-light nodejs npm
+BENCH_DEPS := wrk apache2-utils
+
+.PHONY: all build deps test-deps run test test-release test-asan format bench clean
+
+all: build
+
+# Installs whatever of $(1) dpkg does not report as installed.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  if [ "$$(id -u)" != 0 ]; then echo "error: missing packages ($$missing) and not root" >&2; exit 1; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(BUILD_DEPS))
+
+test-deps: deps
+	$(call apt_install,$(TEST_DEPS))
+	@systemctl disable --now nginx haproxy >/dev/null 2>&1 || true
+	@if [ -f tests/peers/package.json ] && [ ! -d tests/peers/node_modules ]; then cd tests/peers && npm ci --silent --no-audit --no-fund; fi
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(ASAN_BUILD)/build.ninja: | deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=ON
+
+test-release: build test-deps
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300 $(CTEST_ARGS)
+
+test-asan: deps test-deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) --timeout 600 -E format_check $(CTEST_ARGS)
+
+# The whole suite: Release, then again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test: test-release test-asan
+
+# Builds, starts the built-in test server on a free loopback port and load-tests it for 10 s.
+run: build
+	@bash scripts/demo.sh $(BUILD)/stampede
+
+format:
+	find src include apps tests examples bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
+
+bench: build
+	$(call apt_install,$(BENCH_DEPS) nginx-light haproxy nodejs npm)
+	bash bench/run.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,55 @@
+// Result<T>: a value or an Error, for code paths that must not throw (GCC 12 has no std::expected).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace stampede {
+
+// An error with a one-line, user-facing message (no trailing newline).
+struct Error {
+  std::string message;
+};
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
+
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  const Error& error() const { return std::get<1>(v_); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+// Result<void>: success or an Error.
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT: implicit by design
+  bool ok() const { return ok_; }
+  explicit operator bool() const { return ok_; }
+  const Error& error() const { return error_; }
+
+ private:
+  Error error_;
+  bool ok_ = true;
+};
+
+inline Error make_error(std::string message) {
+  return Error{std::move(message)};
+}
+
+}  // namespace stampede
