@@ -1,0 +1,221 @@
+#include "net/event_loop.h"
+
+#include <errno.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "core/clock.h"
+
+namespace stampede::net {
+
+// The eventfd that stop() and post() write to wake the loop from another thread.
+class EventLoop::Waker final : public IoHandler {
+ public:
+  explicit Waker(int fd) : fd_(fd) {}
+  void on_events(std::uint32_t) override {
+    std::uint64_t value;
+    while (::read(fd_, &value, sizeof value) > 0) {
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+Timer::~Timer() {
+  if (loop_ && armed()) loop_->cancel(*this);
+}
+
+Result<std::unique_ptr<EventLoop>> EventLoop::create() {
+  Fd ep(epoll_create1(EPOLL_CLOEXEC));
+  if (!ep) return make_error(std::string("epoll_create1: ") + std::strerror(errno));
+  Fd wake(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!wake) return make_error(std::string("eventfd: ") + std::strerror(errno));
+  std::unique_ptr<EventLoop> loop(new EventLoop(std::move(ep), std::move(wake)));
+  if (auto r = loop->add(loop->wake_.get(), EPOLLIN, loop->waker_.get()); !r) return r.error();
+  return loop;
+}
+
+EventLoop::EventLoop(Fd epoll, Fd wake)
+    : epoll_(std::move(epoll)),
+      wake_(std::move(wake)),
+      waker_(std::make_unique<Waker>(wake_.get())),
+      events_(256),
+      now_ns_(mono_ns()) {}
+
+EventLoop::~EventLoop() {
+  for (Timer* t : heap_) {
+    t->index_ = Timer::kNone;
+    t->loop_ = nullptr;
+  }
+}
+
+Result<void> EventLoop::add(int fd, std::uint32_t events, IoHandler* handler) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = handler;
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
+    return make_error(std::string("epoll_ctl add: ") + std::strerror(errno));
+  }
+  return {};
+}
+
+Result<void> EventLoop::modify(int fd, std::uint32_t events, IoHandler* handler) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = handler;
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) {
+    return make_error(std::string("epoll_ctl mod: ") + std::strerror(errno));
+  }
+  return {};
+}
+
+void EventLoop::remove(int fd) {
+  epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+}
+
+void EventLoop::schedule(Timer& timer, std::int64_t deadline_ns) {
+  timer.loop_ = this;
+  timer.deadline_ = deadline_ns;
+  if (timer.armed()) {
+    sift_up(timer.index_);
+    sift_down(timer.index_);
+    return;
+  }
+  timer.index_ = heap_.size();
+  heap_.push_back(&timer);
+  sift_up(timer.index_);
+}
+
+void EventLoop::cancel(Timer& timer) {
+  if (!timer.armed()) return;
+  std::size_t i = timer.index_;
+  std::size_t last = heap_.size() - 1;
+  if (i != last) heap_swap(i, last);
+  heap_.pop_back();
+  timer.index_ = Timer::kNone;
+  if (i < heap_.size()) {
+    sift_up(i);
+    sift_down(i);
+  }
+}
+
+void EventLoop::heap_swap(std::size_t a, std::size_t b) {
+  std::swap(heap_[a], heap_[b]);
+  heap_[a]->index_ = a;
+  heap_[b]->index_ = b;
+}
+
+void EventLoop::sift_up(std::size_t i) {
+  while (i > 0) {
+    std::size_t parent = (i - 1) / 2;
+    if (heap_[parent]->deadline_ <= heap_[i]->deadline_) break;
+    heap_swap(i, parent);
+    i = parent;
+  }
+}
+
+void EventLoop::sift_down(std::size_t i) {
+  for (;;) {
+    std::size_t smallest = i, l = 2 * i + 1, r = l + 1;
+    if (l < heap_.size() && heap_[l]->deadline_ < heap_[smallest]->deadline_) smallest = l;
+    if (r < heap_.size() && heap_[r]->deadline_ < heap_[smallest]->deadline_) smallest = r;
+    if (smallest == i) return;
+    heap_swap(i, smallest);
+    i = smallest;
+  }
+}
+
+void EventLoop::fire_timers() {
+  // A timer armed while firing with a deadline already due runs in the next iteration, so a
+  // callback that re-arms itself at `now` cannot starve I/O.
+  std::int64_t now = now_ns_;
+  std::size_t budget = heap_.size();
+  while (!heap_.empty() && heap_[0]->deadline_ <= now && budget-- > 0) {
+    Timer* t = heap_[0];
+    cancel(*t);
+    t->on_fire_();
+  }
+}
+
+void EventLoop::drain_posted() {
+  if (!deferred_.empty()) {
+    auto batch = std::move(deferred_);
+    deferred_.clear();
+    for (auto& fn : batch)
+      fn();
+  }
+  if (!has_posted_.load(std::memory_order_acquire)) return;
+  std::vector<std::function<void()>> batch;
+  {
+    std::lock_guard lock(posted_mutex_);
+    batch.swap(posted_);
+    has_posted_.store(false, std::memory_order_relaxed);
+  }
+  for (auto& fn : batch)
+    fn();
+}
+
+std::int64_t EventLoop::update_time() {
+  return now_ns_ = mono_ns();
+}
+
+int EventLoop::wait(std::int64_t timeout_ns) {
+  if (have_pwait2_) {
+    timespec ts{static_cast<time_t>(timeout_ns / 1'000'000'000),
+                static_cast<long>(timeout_ns % 1'000'000'000)};
+    int n = epoll_pwait2(epoll_.get(), events_.data(), static_cast<int>(events_.size()),
+                         timeout_ns < 0 ? nullptr : &ts, nullptr);
+    if (n >= 0 || errno != ENOSYS) return n;
+    have_pwait2_ = false;
+  }
+  int ms = timeout_ns < 0 ? -1 : static_cast<int>((timeout_ns + 999'999) / 1'000'000);
+  return epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()), ms);
+}
+
+bool EventLoop::run_once(std::int64_t max_wait_ns) {
+  if (stopped()) return false;
+  std::int64_t timeout = max_wait_ns;
+  if (!heap_.empty()) {
+    std::int64_t until = heap_[0]->deadline_ - mono_ns();
+    if (until < 0) until = 0;
+    if (timeout < 0 || until < timeout) timeout = until;
+  }
+  if (!deferred_.empty()) timeout = 0;
+  int n = wait(timeout);
+  update_time();
+  for (int i = 0; i < n; ++i) {
+    static_cast<IoHandler*>(events_[i].data.ptr)->on_events(events_[i].events);
+  }
+  if (n == static_cast<int>(events_.size())) events_.resize(events_.size() * 2);
+  drain_posted();
+  fire_timers();
+  return !stopped();
+}
+
+void EventLoop::run() {
+  while (run_once(-1)) {
+  }
+}
+
+void EventLoop::stop() {
+  stop_.store(true, std::memory_order_release);
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(wake_.get(), &one, sizeof one);
+}
+
+void EventLoop::post(std::function<void()> fn) {
+  {
+    std::lock_guard lock(posted_mutex_);
+    posted_.push_back(std::move(fn));
+    has_posted_.store(true, std::memory_order_release);
+  }
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(wake_.get(), &one, sizeof one);
+}
+
+}  // namespace stampede::net

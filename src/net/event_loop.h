@@ -1,0 +1,112 @@
+// EventLoop: one epoll instance and one timer heap, owned and run by exactly one thread.
+//
+// Contracts:
+// - Every method except stop() and post() must be called on the loop's own thread.
+// - An IoHandler registered with add() must stay alive until remove() is called for its fd.
+//   A handler may remove and destroy itself inside its own on_events(); destroying *another*
+//   handler during dispatch must go through defer() so no stale event reaches freed memory.
+// - A Timer belongs to its owner; its destructor cancels it. Timers fire after I/O dispatch,
+//   in deadline order, with now_ns() already updated.
+// - now_ns() is the monotonic time cached once per iteration (after epoll returns); call
+//   update_time() for a fresh reading.
+#pragma once
+
+#include <sys/epoll.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/result.h"
+#include "net/fd.h"
+
+namespace stampede::net {
+
+class IoHandler {
+ public:
+  // `events` is the epoll event mask (EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP, EPOLLRDHUP).
+  virtual void on_events(std::uint32_t events) = 0;
+
+ protected:
+  ~IoHandler() = default;
+};
+
+class EventLoop;
+
+class Timer {
+ public:
+  explicit Timer(std::function<void()> on_fire) : on_fire_(std::move(on_fire)) {}
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  bool armed() const { return index_ != kNone; }
+  std::int64_t deadline_ns() const { return deadline_; }
+
+ private:
+  friend class EventLoop;
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::function<void()> on_fire_;
+  EventLoop* loop_ = nullptr;
+  std::int64_t deadline_ = 0;
+  std::size_t index_ = kNone;
+};
+
+class EventLoop {
+ public:
+  static Result<std::unique_ptr<EventLoop>> create();
+  ~EventLoop();
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+
+  Result<void> add(int fd, std::uint32_t events, IoHandler* handler);
+  Result<void> modify(int fd, std::uint32_t events, IoHandler* handler);
+  void remove(int fd);
+
+  // Arms (or re-arms) `timer` to fire at `deadline_ns` on the monotonic clock.
+  void schedule(Timer& timer, std::int64_t deadline_ns);
+  void cancel(Timer& timer);
+
+  // Runs until stop() is called. Returns at once if stop() was already called.
+  void run();
+  // Runs one iteration, waiting at most `max_wait_ns` (0 = poll). Returns false once stopped.
+  bool run_once(std::int64_t max_wait_ns);
+  // Thread-safe: makes run() return after the current iteration.
+  void stop();
+  bool stopped() const { return stop_.load(std::memory_order_acquire); }
+  // Thread-safe: runs `fn` on the loop thread after the current dispatch.
+  void post(std::function<void()> fn);
+  // Loop thread only: runs `fn` after the current dispatch batch (deferred destruction).
+  void defer(std::function<void()> fn) { deferred_.push_back(std::move(fn)); }
+
+  std::int64_t now_ns() const { return now_ns_; }
+  std::int64_t update_time();
+
+ private:
+  EventLoop(Fd epoll, Fd wake);
+  void heap_swap(std::size_t a, std::size_t b);
+  void sift_up(std::size_t i);
+  void sift_down(std::size_t i);
+  void fire_timers();
+  void drain_posted();
+  int wait(std::int64_t timeout_ns);
+
+  class Waker;
+  Fd epoll_;
+  Fd wake_;
+  std::unique_ptr<Waker> waker_;
+  std::vector<epoll_event> events_;
+  std::vector<Timer*> heap_;
+  std::vector<std::function<void()>> deferred_;
+  std::mutex posted_mutex_;
+  std::vector<std::function<void()>> posted_;
+  std::atomic<bool> has_posted_{false};
+  std::atomic<bool> stop_{false};
+  std::int64_t now_ns_ = 0;
+  bool have_pwait2_ = true;
+};
+
+}  // namespace stampede::net
