@@ -1,0 +1,147 @@
+#include "stats/timeline.h"
+
+#include <algorithm>
+#include <limits>
+#include <span>
+
+#include "stats/log_linear.h"
+
+namespace stampede::stats {
+namespace {
+
+// 64 sub-buckets per octave, 16 ns finest step, up to 1 hour: 2112 counts per row.
+constexpr LogLinearLayout kRowLayout{6, 4, 3'600'000'000'000};
+static_assert(kRowLayout.index_of(kRowLayout.highest()) < kRowLayout.counts_len());
+
+constexpr std::uint32_t kCountMax = std::numeric_limits<std::uint32_t>::max();
+
+std::uint32_t saturating_add(std::uint32_t a, std::uint32_t b) {
+  return b > kCountMax - a ? kCountMax : a + b;
+}
+
+}  // namespace
+
+void Timeline::Row::record_latency(std::int64_t ns) {
+  const std::int64_t v = std::clamp<std::int64_t>(ns, 0, kRowLayout.highest());
+  if (latency.empty()) latency.assign(static_cast<std::size_t>(kRowLayout.counts_len()), 0);
+  std::uint32_t& count = latency[static_cast<std::size_t>(kRowLayout.index_of(v))];
+  count = saturating_add(count, 1);
+  latency_min = latency_count == 0 ? v : std::min(latency_min, v);
+  latency_max = latency_count == 0 ? v : std::max(latency_max, v);
+  ++latency_count;
+}
+
+void Timeline::Row::add(const Row& other) {
+  sent += other.sent;
+  completed += other.completed;
+  errors_4xx += other.errors_4xx;
+  errors_5xx += other.errors_5xx;
+  errors_transport += other.errors_transport;
+  if (other.latency_count == 0) return;
+  if (latency.empty()) latency.assign(other.latency.size(), 0);
+  for (std::size_t i = 0; i < latency.size(); ++i)
+    latency[i] = saturating_add(latency[i], other.latency[i]);
+  latency_min = latency_count == 0 ? other.latency_min : std::min(latency_min, other.latency_min);
+  latency_max = latency_count == 0 ? other.latency_max : std::max(latency_max, other.latency_max);
+  latency_count += other.latency_count;
+}
+
+std::int64_t Timeline::Row::latency_percentile(double p) const {
+  if (latency_count == 0) return 0;
+  // Saturated counts can sum below latency_count: rank against what the sketch holds.
+  std::uint64_t held = 0;
+  for (const std::uint32_t c : latency)
+    held += c;
+  const int index =
+      index_at_rank(std::span<const std::uint32_t>(latency), rank_at_percentile(p, held));
+  return std::clamp(kRowLayout.highest_equivalent(index), latency_min, latency_max);
+}
+
+Timeline::Timeline(std::int64_t start_ns) : start_ns_(start_ns) {}
+
+Timeline::Row& Timeline::row_at_offset(std::int64_t offset_ns) {
+  const std::int64_t offset = std::max<std::int64_t>(offset_ns, 0);
+  while (static_cast<std::uint64_t>(offset / width_ns_) >= kMaxRows)
+    coarsen();
+  const auto index = static_cast<std::size_t>(offset / width_ns_);
+  if (index >= rows_.size()) rows_.resize(index + 1);
+  return rows_[index];
+}
+
+Timeline::Row& Timeline::row_at(std::int64_t now_ns) {
+  // Saturate instead of overflowing when now_ns is far before the start.
+  const std::int64_t offset =
+      now_ns < start_ns_ ? 0
+                         : static_cast<std::int64_t>(static_cast<std::uint64_t>(now_ns) -
+                                                     static_cast<std::uint64_t>(start_ns_));
+  return row_at_offset(offset);
+}
+
+void Timeline::coarsen() {
+  const std::size_t merged = (rows_.size() + 1) / 2;
+  for (std::size_t j = 0; j < merged; ++j) {
+    if (j != 2 * j) rows_[j] = std::move(rows_[2 * j]);
+    if (2 * j + 1 < rows_.size()) rows_[j].add(rows_[2 * j + 1]);
+  }
+  rows_.resize(merged);
+  width_ns_ *= 2;
+}
+
+void Timeline::on_sent(std::int64_t now_ns) {
+  ++row_at(now_ns).sent;
+}
+
+void Timeline::on_completed(std::int64_t now_ns, std::int64_t latency_ns, ErrorClass cls) {
+  Row& row = row_at(now_ns);
+  ++row.completed;
+  switch (cls) {
+    case ErrorClass::None:
+      break;
+    case ErrorClass::Http4xx:
+      ++row.errors_4xx;
+      break;
+    case ErrorClass::Http5xx:
+      ++row.errors_5xx;
+      break;
+    case ErrorClass::Transport:
+      ++row.errors_transport;
+      return;
+  }
+  row.record_latency(latency_ns);
+}
+
+Result<void> Timeline::merge(const Timeline& other) {
+  if (other.start_ns_ != start_ns_)
+    return make_error("cannot merge timelines with different start times");
+  if (&other == this) {
+    const Timeline copy = other;
+    return merge(copy);
+  }
+  while (width_ns_ < other.width_ns_)
+    coarsen();
+  for (std::size_t j = 0; j < other.rows_.size(); ++j)
+    row_at_offset(static_cast<std::int64_t>(j) * other.width_ns_).add(other.rows_[j]);
+  return {};
+}
+
+std::vector<TimelineRow> Timeline::rows() const {
+  std::vector<TimelineRow> out;
+  out.reserve(rows_.size());
+  const double width_s = static_cast<double>(width_ns_) / 1e9;
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    const Row& r = rows_[i];
+    out.push_back({static_cast<double>(i) * width_s, width_s, r.sent, r.completed, r.errors_4xx,
+                   r.errors_5xx, r.errors_transport, r.latency_percentile(50),
+                   r.latency_percentile(99)});
+  }
+  return out;
+}
+
+std::size_t Timeline::memory_bytes() const {
+  std::size_t bytes = sizeof(*this) + rows_.capacity() * sizeof(Row);
+  for (const Row& r : rows_)
+    bytes += r.latency.capacity() * sizeof(std::uint32_t);
+  return bytes;
+}
+
+}  // namespace stampede::stats
