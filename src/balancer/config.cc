@@ -1,0 +1,309 @@
+#include "balancer/config.h"
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "core/units.h"
+
+namespace stampede::balancer {
+namespace {
+
+constexpr int kMaxWeight = 256;
+constexpr int kMaxCores = 256;
+constexpr std::size_t kMaxBackends = 1024;
+
+Result<Millis> to_millis(std::string_view key, std::string_view text) {
+  auto d = parse_duration(text, std::chrono::milliseconds(1));
+  if (!d) return make_error("--" + std::string(key) + ": " + d.error().message);
+  return std::chrono::duration_cast<Millis>(*d);
+}
+
+Result<int> to_int(std::string_view key, std::string_view text, int lo, int hi) {
+  auto n = parse_count(text);
+  if (!n || *n < static_cast<std::uint64_t>(lo) || *n > static_cast<std::uint64_t>(hi)) {
+    return make_error("--" + std::string(key) + " must be a whole number in " + std::to_string(lo) +
+                      ".." + std::to_string(hi) + ", got '" + std::string(text) + "'");
+  }
+  return static_cast<int>(*n);
+}
+
+using Setter = std::function<Result<void>(BalancerConfig&, std::string_view)>;
+
+Setter millis_setter(Millis BalancerConfig::*field, std::string_view key) {
+  return [field, key](BalancerConfig& c, std::string_view v) -> Result<void> {
+    auto ms = to_millis(key, v);
+    if (!ms) return ms.error();
+    c.*field = *ms;
+    return {};
+  };
+}
+
+Setter int_setter(int BalancerConfig::*field, std::string_view key, int lo, int hi) {
+  return [field, key, lo, hi](BalancerConfig& c, std::string_view v) -> Result<void> {
+    auto n = to_int(key, v, lo, hi);
+    if (!n) return n.error();
+    c.*field = *n;
+    return {};
+  };
+}
+
+Setter string_setter(std::string BalancerConfig::*field) {
+  return [field](BalancerConfig& c, std::string_view v) -> Result<void> {
+    c.*field = std::string(v);
+    return {};
+  };
+}
+
+// Every scalar setting, by its long option name (also its key in a JSON config file).
+const std::map<std::string, Setter, std::less<>>& setters() {
+  static const std::map<std::string, Setter, std::less<>> table = {
+      {"listen", string_setter(&BalancerConfig::listen)},
+      {"strategy",
+       [](BalancerConfig& c, std::string_view v) -> Result<void> {
+         auto s = parse_strategy(v);
+         if (!s) return s.error();
+         c.strategy = *s;
+         return {};
+       }},
+      {"cores", int_setter(&BalancerConfig::cores, "cores", 1, kMaxCores)},
+      {"ready-file", string_setter(&BalancerConfig::ready_file)},
+      {"admin-listen", string_setter(&BalancerConfig::admin_listen)},
+      {"sticky-header", string_setter(&BalancerConfig::sticky_header)},
+      {"health-interval", millis_setter(&BalancerConfig::health_interval, "health-interval")},
+      {"health-path", string_setter(&BalancerConfig::health_path)},
+      {"health-timeout", millis_setter(&BalancerConfig::health_timeout, "health-timeout")},
+      {"rise", int_setter(&BalancerConfig::rise, "rise", 1, 1000)},
+      {"fall", int_setter(&BalancerConfig::fall, "fall", 1, 1000)},
+      {"eject-time", millis_setter(&BalancerConfig::eject_time, "eject-time")},
+      {"retries", int_setter(&BalancerConfig::retries, "retries", 0, 100)},
+      {"connect-timeout", millis_setter(&BalancerConfig::connect_timeout, "connect-timeout")},
+      {"backend-timeout", millis_setter(&BalancerConfig::backend_timeout, "backend-timeout")},
+      {"client-timeout", millis_setter(&BalancerConfig::client_timeout, "client-timeout")},
+      {"header-timeout", millis_setter(&BalancerConfig::header_timeout, "header-timeout")},
+      {"pool-idle-timeout", millis_setter(&BalancerConfig::pool_idle_timeout, "pool-idle-timeout")},
+      {"pool-max-idle", int_setter(&BalancerConfig::pool_max_idle, "pool-max-idle", 0, 65536)},
+  };
+  return table;
+}
+
+Result<void> apply_setting(BalancerConfig& c, std::string_view key, std::string_view value) {
+  auto it = setters().find(key);
+  if (it == setters().end()) return make_error("unknown setting '" + std::string(key) + "'");
+  return it->second(c, value);
+}
+
+bool valid_name(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char ch : name) {
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '-' || ch == '_' || ch == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Syntax of "host:port" (resolution is left to start-up).
+Result<void> check_address(std::string_view what, std::string_view text) {
+  std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) {
+    return make_error(std::string(what) + ": expected host:port, got '" + std::string(text) + "'");
+  }
+  auto port = parse_count(text.substr(colon + 1));
+  if (!port || *port > 65535) {
+    return make_error(std::string(what) + ": bad port in '" + std::string(text) + "'");
+  }
+  std::string_view host = text.substr(0, colon);
+  if (host.find(':') != std::string_view::npos && !(host.front() == '[' && host.back() == ']')) {
+    return make_error(std::string(what) + ": IPv6 addresses need brackets, got '" +
+                      std::string(text) + "'");
+  }
+  return {};
+}
+
+Result<BackendSpec> backend_from_json(const nlohmann::json& j) {
+  if (j.is_string()) return parse_backend_spec(j.get<std::string>());
+  if (!j.is_object() || !j.contains("name") || !j.contains("address") || !j["name"].is_string() ||
+      !j["address"].is_string()) {
+    return make_error("a backend must be \"name=host:port\" or {\"name\", \"address\"}");
+  }
+  BackendSpec spec{j["name"].get<std::string>(), j["address"].get<std::string>(), 1};
+  if (j.contains("weight")) {
+    if (!j["weight"].is_number_integer()) return make_error("backend weight must be an integer");
+    spec.weight = j["weight"].get<int>();
+  }
+  return spec;
+}
+
+std::string json_scalar_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+}  // namespace
+
+std::string_view strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::RoundRobin:
+      return "rr";
+    case Strategy::Least:
+      return "least";
+    case Strategy::P2c:
+      return "p2c";
+    case Strategy::Ewma:
+      return "ewma";
+    case Strategy::Sticky:
+      return "sticky";
+    case Strategy::Random:
+      return "random";
+  }
+  return "?";
+}
+
+Result<Strategy> parse_strategy(std::string_view text) {
+  for (Strategy s : {Strategy::RoundRobin, Strategy::Least, Strategy::P2c, Strategy::Ewma,
+                     Strategy::Sticky, Strategy::Random}) {
+    if (text == strategy_name(s)) return s;
+  }
+  return make_error("unknown strategy '" + std::string(text) +
+                    "' (expected rr, least, p2c, ewma, sticky or random)");
+}
+
+Result<BackendSpec> parse_backend_spec(std::string_view text) {
+  std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos) {
+    return make_error("--backend: expected NAME=HOST:PORT[,weight=N], got '" + std::string(text) +
+                      "'");
+  }
+  BackendSpec spec;
+  spec.name = std::string(text.substr(0, eq));
+  std::string_view rest = text.substr(eq + 1);
+  std::size_t comma = rest.find(',');
+  spec.address = std::string(rest.substr(0, comma));
+  while (comma != std::string_view::npos) {
+    rest = rest.substr(comma + 1);
+    comma = rest.find(',');
+    std::string_view opt = rest.substr(0, comma);
+    if (opt.substr(0, 7) != "weight=") {
+      return make_error("--backend: unknown option '" + std::string(opt) + "' in '" +
+                        std::string(text) + "'");
+    }
+    auto w = to_int("backend weight", opt.substr(7), 1, kMaxWeight);
+    if (!w) return w.error();
+    spec.weight = *w;
+  }
+  return spec;
+}
+
+Millis BalancerConfig::effective_health_timeout() const {
+  if (health_timeout.count() > 0) return health_timeout;
+  return std::min(Millis(1000), health_interval);
+}
+
+Result<void> validate(const BalancerConfig& c) {
+  if (auto r = check_address("--listen", c.listen); !r) return r;
+  if (!c.admin_listen.empty()) {
+    if (auto r = check_address("--admin-listen", c.admin_listen); !r) return r;
+  }
+  if (c.backends.empty()) return make_error("no backend given (--backend NAME=HOST:PORT)");
+  if (c.backends.size() > kMaxBackends) return make_error("too many backends");
+  std::set<std::string, std::less<>> names;
+  for (const BackendSpec& b : c.backends) {
+    if (!valid_name(b.name)) {
+      return make_error("bad backend name '" + b.name + "' (letters, digits, - _ . only)");
+    }
+    if (!names.insert(b.name).second) return make_error("duplicate backend name '" + b.name + "'");
+    if (auto r = check_address("backend " + b.name, b.address); !r) return r;
+    if (b.weight < 1 || b.weight > kMaxWeight) {
+      return make_error("backend " + b.name + ": weight must be in 1..256");
+    }
+  }
+  if (c.cores < 1 || c.cores > kMaxCores) return make_error("--cores must be in 1..256");
+  if (c.health_path.empty() || c.health_path.front() != '/') {
+    return make_error("--health-path must start with '/'");
+  }
+  if (!valid_name(c.sticky_header)) return make_error("bad --sticky-header name");
+  if (c.health_interval.count() > 0 && c.effective_health_timeout().count() <= 0) {
+    return make_error("--health-timeout must be positive");
+  }
+  for (Millis t : {c.connect_timeout, c.backend_timeout, c.client_timeout, c.header_timeout}) {
+    if (t.count() <= 0) return make_error("timeouts must be positive");
+  }
+  return {};
+}
+
+Result<BalancerConfig> parse_config_json(std::string_view text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return make_error("config: not a JSON object");
+  BalancerConfig c;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "backend" || it.key() == "backends") {
+      if (!it.value().is_array()) return make_error("config: \"backend\" must be an array");
+      for (const auto& b : it.value()) {
+        auto spec = backend_from_json(b);
+        if (!spec) return make_error("config: " + spec.error().message);
+        c.backends.push_back(std::move(*spec));
+      }
+      continue;
+    }
+    if (it.value().is_structured()) {
+      return make_error("config: \"" + it.key() + "\" must be a string or a number");
+    }
+    if (auto r = apply_setting(c, it.key(), json_scalar_text(it.value())); !r) {
+      return make_error("config: " + r.error().message);
+    }
+  }
+  return c;
+}
+
+Result<BalancerConfig> load_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error("cannot read config file '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_config_json(ss.str());
+}
+
+Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
+  CLI::App app{"stampede balance: an HTTP load balancer", "stampede balance"};
+  std::string config_path;
+  std::vector<std::string> backends;
+  std::map<std::string, std::string, std::less<>> raw;
+  app.add_option("--config", config_path, "JSON file with the same settings as the options");
+  app.add_option("--backend", backends, "NAME=HOST:PORT[,weight=N], repeatable");
+  for (const auto& [key, setter] : setters()) {
+    app.add_option("--" + key, raw[key]);
+  }
+  CommandLine out;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out.help = true;
+    out.help_text = app.help();
+    return out;
+  } catch (const CLI::ParseError& e) {
+    return make_error(e.what());
+  }
+  if (!config_path.empty()) {
+    auto file = load_config_file(config_path);
+    if (!file) return file.error();
+    out.config = std::move(*file);
+  }
+  for (const auto& [key, value] : raw) {
+    if (app.count("--" + key) == 0) continue;
+    if (auto r = apply_setting(out.config, key, value); !r) return r.error();
+  }
+  if (!backends.empty()) out.config.backends.clear();
+  for (const std::string& text : backends) {
+    auto spec = parse_backend_spec(text);
+    if (!spec) return spec.error();
+    out.config.backends.push_back(std::move(*spec));
+  }
+  return out;
+}
+
+}  // namespace stampede::balancer

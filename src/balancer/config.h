@@ -1,0 +1,83 @@
+// BalancerConfig: everything `stampede balance` is told, as a plain struct. Parsing (command
+// line, JSON file) fills it; validate() checks it separately; Balancer::start() consumes it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace stampede::balancer {
+
+using Millis = std::chrono::milliseconds;
+
+enum class Strategy { RoundRobin, Least, P2c, Ewma, Sticky, Random };
+
+// "rr", "least", "p2c", "ewma", "sticky", "random".
+std::string_view strategy_name(Strategy s);
+Result<Strategy> parse_strategy(std::string_view text);
+
+struct BackendSpec {
+  std::string name;
+  std::string address;  // "host:port", resolved by Balancer::start()
+  int weight = 1;       // 1..256
+};
+
+// "a=127.0.0.1:9746" or "a=127.0.0.1:9746,weight=3".
+Result<BackendSpec> parse_backend_spec(std::string_view text);
+
+struct BalancerConfig {
+  std::string listen = "127.0.0.1:9745";
+  std::vector<BackendSpec> backends;
+  Strategy strategy = Strategy::RoundRobin;
+  int cores = 1;             // worker threads, each with its own loop and listener
+  std::string ready_file;    // written with the bound port once listening
+  std::string admin_listen;  // empty: /lb-stats and /metrics are served on the main port
+  std::string sticky_header = "x-session";
+
+  // Active health checks (0 = off). timeout 0 means min(1 s, interval).
+  Millis health_interval{0};
+  std::string health_path = "/count";
+  Millis health_timeout{0};
+  int rise = 2;
+  int fall = 3;
+  // Passive ejection: how long a backend that refused or reset stays out when checks are off.
+  Millis eject_time{5000};
+  // Extra attempts for GET/HEAD that failed after being sent, before any response byte.
+  int retries = 1;
+
+  Millis connect_timeout{2000};    // a connect that takes longer counts as a refusal
+  Millis backend_timeout{30000};   // backend silent this long while a response is due -> 504
+  Millis client_timeout{60000};    // idle keep-alive client, or a client stalled mid-body
+  Millis header_timeout{10000};    // from a request's first byte to the end of its head -> 408
+  Millis pool_idle_timeout{4000};  // pooled backend connections idle longer are closed
+  int pool_max_idle = 256;         // idle connections kept per backend per worker
+
+  // The health timeout in force: the configured one, or min(1 s, interval).
+  Millis effective_health_timeout() const;
+};
+
+// Checks ranges, names and addresses (syntax only: resolution happens at start).
+// Returns the first problem as one line without the "stampede: " prefix.
+Result<void> validate(const BalancerConfig& config);
+
+// Reads a JSON config file with the same keys as the long options ("listen", "backend"
+// (array of specs or objects {name, address, weight}), "strategy", "health-interval", ...).
+// Durations are numbers of milliseconds or strings such as "200ms".
+Result<BalancerConfig> load_config_file(const std::string& path);
+Result<BalancerConfig> parse_config_json(std::string_view text);
+
+// The command line of `stampede balance` (argv[0] is "balance"). --config FILE is read first;
+// options given on the command line override the file. `help` is set (and nothing validated)
+// when --help was asked for; help_text then holds the usage.
+struct CommandLine {
+  BalancerConfig config;
+  bool help = false;
+  std::string help_text;
+};
+Result<CommandLine> parse_command_line(int argc, const char* const* argv);
+
+}  // namespace stampede::balancer

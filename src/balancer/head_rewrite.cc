@@ -1,0 +1,159 @@
+#include "balancer/head_rewrite.h"
+
+namespace stampede::balancer {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Fields a Connection list may not remove: dropping them would change the message framing
+// or its target (a classic request-smuggling lever).
+bool is_protected(std::string_view name) {
+  return http::iequals(name, "host") || http::iequals(name, "content-length") ||
+         http::iequals(name, "transfer-encoding");
+}
+
+bool drop_field(std::string_view name, const ConnectionTokens& tokens, bool upgrade) {
+  if (upgrade && http::iequals(name, "upgrade")) return false;
+  if (is_hop_by_hop(name)) return true;
+  return tokens.contains(name) && !is_protected(name);
+}
+
+void append_field(Buffer& out, std::string_view name, std::string_view value) {
+  out.append(name);
+  out.append(": ", 2);
+  out.append(value);
+  out.append("\r\n", 2);
+}
+
+// Splits raw head lines: returns the next line (without CRLF) and advances `rest`.
+std::string_view next_line(std::string_view& rest) {
+  std::size_t eol = rest.find("\r\n");
+  if (eol == std::string_view::npos) {
+    std::string_view line = rest;
+    rest = {};
+    return line;
+  }
+  std::string_view line = rest.substr(0, eol);
+  rest.remove_prefix(eol + 2);
+  return line;
+}
+
+// The status code of "HTTP/1.1 200 OK", or -1.
+int status_of(std::string_view line) {
+  if (line.size() < 12 || line.substr(0, 5) != "HTTP/") return -1;
+  int code = 0;
+  for (std::size_t i = 9; i < 12; ++i) {
+    if (line[i] < '0' || line[i] > '9') return -1;
+    code = code * 10 + (line[i] - '0');
+  }
+  return code;
+}
+
+}  // namespace
+
+void ConnectionTokens::add_list(std::string_view value) {
+  while (!value.empty() && count_ < kMax) {
+    std::size_t comma = value.find(',');
+    std::string_view token = trim(value.substr(0, comma));
+    if (!token.empty()) tokens_[count_++] = token;
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+}
+
+bool ConnectionTokens::contains(std::string_view name) const {
+  for (std::size_t i = 0; i < count_; ++i) {
+    if (http::iequals(tokens_[i], name)) return true;
+  }
+  return false;
+}
+
+bool is_hop_by_hop(std::string_view name) {
+  return http::iequals(name, "connection") || http::iequals(name, "keep-alive") ||
+         http::iequals(name, "proxy-connection") || http::iequals(name, "te") ||
+         http::iequals(name, "trailer") || http::iequals(name, "upgrade");
+}
+
+void append_request_head(Buffer& out, const RequestHeadInput& in) {
+  ConnectionTokens tokens;
+  for (const http::Header& h : in.headers) {
+    if (http::iequals(h.name, "connection")) tokens.add_list(h.value);
+  }
+  out.append(in.method);
+  out.append(" ", 1);
+  out.append(in.target);
+  out.append(in.http_minor == 0 ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
+  for (const http::Header& h : in.headers) {
+    if (drop_field(h.name, tokens, in.upgrade) || http::iequals(h.name, "x-forwarded-proto")) {
+      continue;
+    }
+    if (http::iequals(h.name, "x-forwarded-for")) continue;  // merged below, in order
+    if (in.drop_expect && http::iequals(h.name, "expect")) continue;
+    append_field(out, h.name, h.value);
+  }
+  out.append("X-Forwarded-For: ");
+  for (const http::Header& h : in.headers) {
+    if (!http::iequals(h.name, "x-forwarded-for") || h.value.empty()) continue;
+    out.append(h.value);
+    out.append(", ", 2);
+  }
+  out.append(in.client_ip);
+  out.append("\r\nX-Forwarded-Proto: ");
+  out.append(in.proto);
+  out.append(in.upgrade ? "\r\nConnection: upgrade\r\n\r\n" : "\r\n\r\n");
+}
+
+bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadOptions& opt) {
+  std::string_view rest = raw;
+  std::string_view status_line = next_line(rest);
+  // Interim responses (100, 103, ...) end at their own empty line; the final one follows.
+  while (status_of(status_line) >= 100 && status_of(status_line) < 200 &&
+         status_of(status_line) != 101) {
+    while (!rest.empty() && !next_line(rest).empty()) {
+    }
+    status_line = next_line(rest);
+  }
+  if (status_of(status_line) < 0) return false;
+  ConnectionTokens tokens;
+  for (std::string_view scan = rest; !scan.empty();) {
+    std::string_view line = next_line(scan);
+    std::size_t colon = line.find(':');
+    if (colon != std::string_view::npos && http::iequals(line.substr(0, colon), "connection")) {
+      tokens.add_list(line.substr(colon + 1));
+    }
+  }
+  const std::size_t start = out.size();
+  out.append(status_line);
+  out.append("\r\n", 2);
+  while (!rest.empty()) {
+    std::string_view line = next_line(rest);
+    if (line.empty()) break;
+    std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) {
+      out.truncate(start);
+      return false;
+    }
+    std::string_view name = line.substr(0, colon);
+    if (drop_field(name, tokens, opt.upgrade) || http::iequals(name, "x-backend")) continue;
+    out.append(line);
+    out.append("\r\n", 2);
+  }
+  append_field(out, "x-backend", opt.backend_name);
+  if (opt.upgrade) {
+    out.append("Connection: upgrade\r\n");
+  } else if (!opt.keep_alive) {
+    out.append("Connection: close\r\n");
+  } else if (opt.client_http10) {
+    out.append("Connection: keep-alive\r\n");
+  }
+  out.append("\r\n", 2);
+  return true;
+}
+
+}  // namespace stampede::balancer

@@ -1,0 +1,60 @@
+// The head rewrites of a proxy (RFC 9110 7.6): hop-by-hop fields stay on their own hop, the
+// request gains X-Forwarded-For/-Proto, the response gains x-backend. Pure functions over
+// parsed or raw heads, no I/O: unit-tested without sockets.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "balancer/buffer.h"
+#include "http/header.h"
+
+namespace stampede::balancer {
+
+// The Connection tokens of a head (the fields they name are hop-by-hop too). Bounded: a head
+// naming more than kMax tokens keeps only the first kMax.
+class ConnectionTokens {
+ public:
+  static constexpr std::size_t kMax = 16;
+  void add_list(std::string_view value);  // a Connection field's value: "close, x-foo"
+  bool contains(std::string_view name) const;
+
+ private:
+  std::string_view tokens_[kMax];
+  std::size_t count_ = 0;
+};
+
+// Hop-by-hop by definition: Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade
+// (Upgrade is kept, with "Connection: upgrade", only on the exchange that opens a tunnel).
+bool is_hop_by_hop(std::string_view name);
+
+struct RequestHeadInput {
+  std::string_view method;
+  std::string_view target;
+  int http_minor = 1;
+  std::span<const http::Header> headers;
+  std::string_view client_ip;  // appended to X-Forwarded-For
+  std::string_view proto = "http";
+  bool drop_expect = false;  // the balancer answered "100 Continue" itself
+  bool upgrade = false;      // tunnelling asked for: keep Upgrade, send "Connection: upgrade"
+};
+
+// Appends the request head to send upstream: the request line as received, every end-to-end
+// field (Host, Content-Length and Transfer-Encoding are never dropped, whatever Connection
+// names), X-Forwarded-For (existing values, then the client) and X-Forwarded-Proto.
+void append_request_head(Buffer& out, const RequestHeadInput& in);
+
+struct ResponseHeadOptions {
+  std::string_view backend_name;  // the x-backend value
+  bool keep_alive = true;         // the client connection stays open after this response
+  bool client_http10 = false;     // HTTP/1.0 clients need "Connection: keep-alive" to keep it
+  bool upgrade = false;           // a 101 that starts a tunnel: keep Upgrade
+};
+
+// Rewrites a raw response head (status line through the empty line, as validated by the
+// parser; interim 1xx responses before the final one are dropped) into `out`: drops
+// hop-by-hop fields and any x-backend, adds x-backend and the client's Connection field.
+// Returns false when the head is not in the expected shape (then nothing usable was added).
+bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadOptions& opt);
+
+}  // namespace stampede::balancer

@@ -1,0 +1,148 @@
+#include "balancer/health.h"
+
+#include <sys/epoll.h>
+
+#include "balancer/session_limits.h"
+#include "net/socket.h"
+
+namespace stampede::balancer {
+
+// One check: connect, send the request, read up to the status line. Reports once.
+class HealthChecker::Probe final : public net::IoHandler {
+ public:
+  Probe(HealthChecker& checker, std::size_t index) : checker_(checker), index_(index) {}
+  ~Probe() { detach(); }
+
+  void start(const BackendState& state) {
+    request_ = "GET " + checker_.config_.health_path +
+               " HTTP/1.1\r\nHost: " + state.address_text() +
+               "\r\nUser-Agent: stampede-balance\r\nConnection: close\r\n\r\n";
+    auto fd = net::connect_tcp(state.address());
+    if (!fd) return report(false);
+    fd_ = std::move(*fd);
+    if (!checker_.loop_.add(fd_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this)) {
+      report(false);
+    }
+  }
+
+  void on_events(std::uint32_t events) override {
+    if (done_) return;
+    if (connecting_) {
+      if (net::connect_result(fd_.get()) != 0) return report(false);
+      connecting_ = false;
+      std::size_t n = 0;
+      // The request is small: one write fits in an empty socket buffer.
+      if (net::write_some(fd_.get(), request_.data(), request_.size(), n) != net::IoStatus::Done ||
+          n != request_.size()) {
+        return report(false);
+      }
+    }
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_status();
+  }
+
+  // The checker gave up waiting.
+  void time_out() { report(false); }
+  bool done() const { return done_; }
+
+ private:
+  void read_status() {
+    char buf[512];
+    for (;;) {
+      std::size_t n = 0;
+      auto status = net::read_some(fd_.get(), buf, sizeof buf, n);
+      if (status == net::IoStatus::WouldBlock) return;
+      if (status != net::IoStatus::Done) return report(false);
+      head_.append(buf, n);
+      std::size_t eol = head_.find("\r\n");
+      if (eol != std::string::npos) return report(status_ok(head_.substr(0, eol)));
+      if (head_.size() > 4096) return report(false);
+    }
+  }
+
+  static bool status_ok(std::string_view line) {
+    if (line.size() < 12 || line.substr(0, 7) != "HTTP/1.") return false;
+    const char d = line[9];
+    return (d == '2' || d == '3') && line[10] >= '0' && line[10] <= '9' && line[11] >= '0' &&
+           line[11] <= '9';
+  }
+
+  void detach() {
+    if (fd_) {
+      checker_.loop_.remove(fd_.get());
+      fd_.reset();
+    }
+  }
+
+  void report(bool ok) {
+    if (done_) return;
+    done_ = true;
+    detach();
+    checker_.on_result(index_, ok);  // may move this probe to finished_: nothing after this
+  }
+
+  HealthChecker& checker_;
+  std::size_t index_;
+  net::Fd fd_;
+  std::string request_;
+  std::string head_;
+  bool connecting_ = true;
+  bool done_ = false;
+};
+
+HealthChecker::HealthChecker(net::EventLoop& loop, const BalancerConfig& config,
+                             std::span<BackendState* const> states)
+    : loop_(loop),
+      config_(config),
+      states_(states.begin(), states.end()),
+      tracks_(states.size()),
+      round_timer_([this] { round(); }),
+      timeout_timer_([this] { expire_outstanding(); }) {}
+
+HealthChecker::~HealthChecker() = default;
+
+void HealthChecker::start() {
+  loop_.schedule(round_timer_, loop_.now_ns() + ns(config_.health_interval));
+}
+
+void HealthChecker::round() {
+  expire_outstanding();
+  finished_.clear();
+  const std::int64_t now = loop_.update_time();
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    tracks_[i].probe = std::make_unique<Probe>(*this, i);
+    tracks_[i].probe->start(*states_[i]);
+  }
+  loop_.schedule(timeout_timer_, now + ns(config_.effective_health_timeout()));
+  loop_.schedule(round_timer_, now + ns(config_.health_interval));
+}
+
+void HealthChecker::expire_outstanding() {
+  for (Track& t : tracks_) {
+    if (t.probe && !t.probe->done()) t.probe->time_out();
+  }
+  finished_.clear();
+}
+
+void HealthChecker::on_result(std::size_t index, bool ok) {
+  Track& t = tracks_[index];
+  BackendState& state = *states_[index];
+  ++probes_;
+  successes_ += ok ? 1 : 0;
+  if (state.up() != t.known_up) {  // passive detection changed it: count afresh
+    t.ok_streak = 0;
+    t.fail_streak = 0;
+  }
+  if (ok) {
+    ++t.ok_streak;
+    t.fail_streak = 0;
+    if (!state.up() && t.ok_streak >= config_.rise) state.set_up(true);
+  } else {
+    ++t.fail_streak;
+    t.ok_streak = 0;
+    if (state.up() && t.fail_streak >= config_.fall) state.set_up(false);
+  }
+  t.known_up = state.up();
+  if (t.probe) finished_.push_back(std::move(t.probe));
+}
+
+}  // namespace stampede::balancer

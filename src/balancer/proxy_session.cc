@@ -1,0 +1,381 @@
+// ProxySession, client side: reading and parsing requests, local replies, closing.
+#include "balancer/proxy_session.h"
+
+#include <arpa/inet.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <limits>
+
+#include "balancer/admin.h"
+#include "balancer/head_rewrite.h"
+#include "balancer/session_limits.h"
+#include "balancer/worker.h"
+#include "http/writer.h"
+#include "net/socket.h"
+
+namespace stampede::balancer {
+namespace {
+
+http::ParserLimits proxy_limits() {
+  http::ParserLimits limits;
+  limits.max_body_bytes = std::numeric_limits<std::uint64_t>::max();  // backends decide
+  return limits;
+}
+
+// The peer's IP as text ("127.0.0.1", "::1"), for X-Forwarded-For.
+std::string peer_ip(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "unknown";
+  char text[INET6_ADDRSTRLEN] = "unknown";
+  if (ss.ss_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&ss)->sin_addr, text, sizeof text);
+  } else if (ss.ss_family == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr, text, sizeof text);
+  }
+  return text;
+}
+
+std::string_view error_text(int status) {
+  switch (status) {
+    case 408:
+      return "request timeout";
+    case 413:
+      return "body too large";
+    case 414:
+      return "target too long";
+    case 431:
+      return "header too large";
+    case 501:
+      return "not implemented";
+    case 505:
+      return "http version not supported";
+    default:
+      return "bad request";
+  }
+}
+
+}  // namespace
+
+ProxySession::ProxySession(Worker& worker, net::Fd fd, bool admin_only)
+    : worker_(worker),
+      fd_(std::move(fd)),
+      client_ip_(peer_ip(fd_.get())),
+      admin_only_(admin_only),
+      request_(proxy_limits()) {
+  tried_.reserve(worker_.backends().size());
+}
+
+ProxySession::~ProxySession() {
+  cancel_attempt();
+  if (fd_) worker_.loop().remove(fd_.get());
+}
+
+Result<void> ProxySession::start() {
+  deadline_ns_ = worker_.loop().now_ns() + ns(worker_.config().client_timeout);
+  // Edge-triggered for the whole connection: bytes already queued are reported by the add.
+  return worker_.loop().add(fd_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this);
+}
+
+void ProxySession::on_events(std::uint32_t events) {
+  if (phase_ == Phase::Closed) return;
+  if (phase_ == Phase::Tunnel) {
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) client_readable_ = true;
+    tunnel_step();
+    return;
+  }
+  if (events & EPOLLOUT) {
+    flush_client();
+    if (phase_ == Phase::Closed) return;
+  }
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+    client_readable_ = true;
+    drive_client();
+  }
+}
+
+// Processes buffered input and reads while the state wants input. Re-entrant calls (an
+// exchange that finished while this is on the stack) ask for another round instead of nesting.
+void ProxySession::drive_client() {
+  if (driving_) {
+    redrive_ = true;
+    return;
+  }
+  driving_ = true;
+  do {
+    redrive_ = false;
+    process_client_input();
+    if (phase_ == Phase::Closed) break;
+    read_client();
+  } while (redrive_ && phase_ != Phase::Closed);
+  driving_ = false;
+}
+
+bool ProxySession::want_client_input() const {
+  if (close_after_flush_ || client_eof_ || phase_ == Phase::Closed) return false;
+  if (phase_ == Phase::Head) return true;
+  if (req_done_) return false;  // the next (pipelined) request waits for this response
+  return local_ || upstream_out_.size() - upstream_sent_ < kMaxPendingBytes;
+}
+
+void ProxySession::read_client() {
+  while (client_readable_ && want_client_input()) {
+    char* p = client_in_.tail(kReadChunk);
+    const std::size_t room = client_in_.tail_room();
+    std::size_t n = 0;
+    auto status = net::read_some(fd_.get(), p, room, n);
+    if (status == net::IoStatus::Done) {
+      client_in_.commit(n);
+      if (n < room) client_readable_ = false;  // a short read drains the socket
+      touch();
+      process_client_input();
+      continue;
+    }
+    client_readable_ = false;
+    if (status == net::IoStatus::WouldBlock) return;
+    if (status == net::IoStatus::Eof) {
+      client_eof_ = true;
+      on_client_eof();
+      return;
+    }
+    close();
+    return;
+  }
+}
+
+void ProxySession::process_client_input() {
+  // After a last request (Connection: close, an error) the bytes that follow are not parsed.
+  if (close_after_flush_ || phase_ == Phase::Closed) return;
+  if (phase_ == Phase::Head && !feed_head()) return;
+  if (phase_ == Phase::Forward && !req_done_) feed_body();
+}
+
+// Feeds head bytes; true once a head completed and the request began.
+bool ProxySession::feed_head() {
+  if (client_in_.empty()) return false;
+  if (!head_started_) {
+    head_started_ = true;
+    head_deadline_ns_ = worker_.loop().now_ns() + ns(worker_.config().header_timeout);
+    deadline_ns_ = head_deadline_ns_;
+  }
+  http::Step step = request_.feed(client_in_.data(), client_in_.size());
+  client_in_.consume(step.consumed);
+  if (step.event == http::Event::Error) {
+    int status = request_.error().status;
+    reply_local(status, error_text(status), {});
+    return false;
+  }
+  if (step.event != http::Event::HeadComplete) return false;
+  begin_request();
+  return phase_ == Phase::Forward;
+}
+
+// Feeds body bytes (and, for a bodiless request, the empty remainder that completes it).
+// Only bytes the parser accepted are queued upstream: a malformed body never leaves.
+void ProxySession::feed_body() {
+  if (!local_ && upstream_out_.size() - upstream_sent_ >= kMaxPendingBytes) return;
+  http::Step step = request_.feed(client_in_.data(), client_in_.size());
+  if (step.event == http::Event::Error) {
+    if (attempt_active_) {
+      cancel_attempt();
+      release_upstream(false);
+    }
+    if (resp_head_done_) {
+      close();
+    } else {
+      reply_local(request_.error().status, error_text(request_.error().status), {});
+    }
+    return;
+  }
+  if (!local_) upstream_out_.append(client_in_.data(), step.consumed);
+  client_in_.consume(step.consumed);
+  if (step.event == http::Event::MessageComplete) req_done_ = true;
+  if (local_) {
+    if (req_done_) reply_admin();
+  } else if (!dispatched_) {
+    dispatch();
+  } else {
+    flush_upstream();
+  }
+}
+
+void ProxySession::begin_request() {
+  const BalancerConfig& config = worker_.config();
+  phase_ = Phase::Forward;
+  head_started_ = false;
+  req_done_ = false;
+  dispatched_ = false;
+  intact_ = true;
+  resp_head_done_ = false;
+  req_keep_alive_ = request_.keep_alive();
+  req_is_head_ = request_.method() == "HEAD";
+  req_idempotent_ = req_is_head_ || request_.method() == "GET";
+  req_http10_ = request_.http_minor() == 0;
+  req_upgrade_ = request_.upgrade() && request_.method() != "CONNECT";
+  retries_left_ = config.retries;
+  tried_.clear();
+  local_ = admin_only_ || is_admin_request();
+  touch();
+  if (local_) return;
+  if (request_.method() == "CONNECT") {
+    reply_local(501, error_text(501), {});
+    return;
+  }
+  session_key_.clear();
+  if (config.strategy == Strategy::Sticky) {
+    if (auto key = request_.header(config.sticky_header)) session_key_.assign(*key);
+  }
+  const bool answer_continue = request_.expect_continue() && !req_http10_;
+  if (answer_continue) client_out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+  upstream_out_.clear();
+  upstream_sent_ = 0;
+  append_request_head(
+      upstream_out_,
+      RequestHeadInput{request_.method(), request_.target(), request_.http_minor(),
+                       request_.headers(), client_ip_, "http", answer_continue, req_upgrade_});
+  if (answer_continue) flush_client();
+}
+
+bool ProxySession::is_admin_request() const {
+  if (!worker_.config().admin_listen.empty()) return false;
+  if (request_.method() != "GET" && request_.method() != "HEAD") return false;
+  return request_.path() == "/lb-stats" || request_.path() == "/metrics";
+}
+
+void ProxySession::on_client_eof() {
+  if (phase_ == Phase::Forward && req_done_) {
+    close_after_flush_ = true;  // a half-close after the request: answer, then close
+    return;
+  }
+  close();
+}
+
+void ProxySession::flush_client() {
+  while (!client_out_.empty()) {
+    std::size_t n = 0;
+    auto status = net::write_some(fd_.get(), client_out_.data(), client_out_.size(), n);
+    if (status == net::IoStatus::WouldBlock) break;
+    if (status != net::IoStatus::Done) {
+      close();
+      return;
+    }
+    const bool partial = n < client_out_.size();
+    client_out_.consume(n);
+    touch();
+    if (partial) break;  // the socket is full: EPOLLOUT says when to go on
+  }
+  if (client_out_.empty() && close_after_flush_ && phase_ == Phase::Head) {
+    close();
+    return;
+  }
+  if (phase_ == Phase::Forward && upstream_readable_ && client_out_.size() < kMaxPendingBytes) {
+    read_upstream();
+  }
+}
+
+// A response made by the balancer: errors ({"error": "..."}) and the admin endpoints.
+void ProxySession::reply_local(int status, std::string_view error, std::string_view backend) {
+  worker_.local_replies().count(status);
+  std::string body = "{\"error\":\"" + std::string(error) + "\"}";
+  const bool keep = phase_ == Phase::Forward && req_done_ && req_keep_alive_ && !client_eof_ &&
+                    !close_after_flush_;
+  http::Header headers[2] = {{"Content-Type", "application/json"}, {"x-backend", backend}};
+  std::string head;
+  http::append_response_head(head, status, std::span(headers, backend.empty() ? 1 : 2), body.size(),
+                             keep);
+  client_out_.append(head);
+  if (!req_is_head_ || phase_ == Phase::Head) client_out_.append(body);
+  if (!keep) close_after_flush_ = true;
+  finish_exchange();
+}
+
+void ProxySession::reply_admin() {
+  std::string_view path = request_.path();
+  std::string body;
+  std::string_view type = "application/json";
+  int status = 200;
+  if (path == "/lb-stats") {
+    body = render_stats_json(worker_.fleet(), worker_.loop().now_ns());
+  } else if (path == "/metrics") {
+    body = render_metrics(worker_.fleet(), worker_.loop().now_ns());
+    type = "text/plain; version=0.0.4";
+  } else {
+    status = 404;
+    body = "{\"error\":\"not found\"}";
+  }
+  const bool keep = req_keep_alive_ && !client_eof_;
+  http::Header headers[1] = {{"Content-Type", type}};
+  std::string head;
+  http::append_response_head(head, status, headers, body.size(), keep);
+  client_out_.append(head);
+  if (!req_is_head_) client_out_.append(body);
+  if (!keep) close_after_flush_ = true;
+  finish_exchange();
+}
+
+// The response to the current request is queued: go back to reading the next one.
+void ProxySession::finish_exchange() {
+  phase_ = Phase::Head;
+  dispatched_ = false;
+  local_ = false;
+  head_started_ = false;
+  touch();
+  flush_client();
+  if (phase_ == Phase::Closed || close_after_flush_) return;
+  drive_client();
+}
+
+void ProxySession::close() {
+  if (phase_ == Phase::Closed) return;
+  cancel_attempt();
+  release_upstream(false);
+  worker_.loop().remove(fd_.get());
+  fd_.reset();
+  phase_ = Phase::Closed;
+  worker_.close_session(this);
+}
+
+// Moves the deadline: what the session waits for now decides which timeout applies.
+void ProxySession::touch() {
+  const BalancerConfig& c = worker_.config();
+  const std::int64_t now = worker_.loop().now_ns();
+  if (phase_ == Phase::Head) {
+    deadline_ns_ = head_started_ ? head_deadline_ns_ : now + ns(c.client_timeout);
+  } else if (phase_ == Phase::Tunnel) {
+    deadline_ns_ = now + ns(c.client_timeout);
+  } else if (upstream_ && upstream_->connecting()) {
+    deadline_ns_ = attempt_start_ns_ + ns(c.connect_timeout);
+  } else if (!req_done_) {
+    deadline_ns_ =
+        now + ns(local_ ? c.client_timeout : std::min(c.client_timeout, c.backend_timeout));
+  } else {
+    deadline_ns_ = now + ns(c.backend_timeout);
+  }
+}
+
+void ProxySession::on_tick(std::int64_t now_ns) {
+  if (phase_ == Phase::Closed || now_ns < deadline_ns_) return;
+  if (phase_ == Phase::Tunnel) {
+    close();  // idle both ways for the client timeout
+    return;
+  }
+  if (phase_ == Phase::Head) {
+    if (head_started_ && !close_after_flush_) {
+      reply_local(408, error_text(408), {});
+    } else {
+      close();
+    }
+    return;
+  }
+  if (upstream_ && upstream_->connecting()) {
+    attempt_failed(Failure::Connect, true);
+  } else if (local_ || !req_done_ || resp_head_done_ || !attempt_active_) {
+    if (attempt_active_) end_attempt(false);
+    close();  // a client stalled mid-body, or a backend stalled mid-response
+  } else {
+    attempt_failed(Failure::Timeout, false);
+  }
+}
+
+}  // namespace stampede::balancer

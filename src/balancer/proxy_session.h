@@ -1,0 +1,143 @@
+// ProxySession: one client connection and, while a request is being served, the backend
+// connection it is lent. Requests are served one at a time, in order (pipelined requests wait
+// in the client buffer). Bodies stream raw in both directions, chunk framing included: the
+// parsers only say where heads and messages end. Heads are rewritten (head_rewrite.h).
+//
+// Lifetime: owned by its Worker; runs on the worker's thread only. It closes itself through
+// Worker::close_session() (deferred destruction); it never outlives the worker's loop.
+//
+// Retries (see docs/balance.md): an attempt that failed before any byte of the request reached
+// the backend (connect refused or timed out, or the first write failed) goes to another live
+// backend whatever the method; a GET or HEAD that was sent but got no response byte is re-sent
+// to another backend up to --retries times. Nothing is retried once a response byte arrived.
+//
+// A request with Upgrade (websocket) keeps its Upgrade header; if the backend answers 101 the
+// session becomes a tunnel that copies bytes both ways until either side closes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "balancer/buffer.h"
+#include "balancer/upstream.h"
+#include "http/request_parser.h"
+#include "http/response_parser.h"
+#include "net/event_loop.h"
+#include "net/fd.h"
+
+namespace stampede::balancer {
+
+class Backend;
+class Worker;
+
+class ProxySession final : public net::IoHandler, public UpstreamOwner {
+ public:
+  // `admin_only`: a connection to --admin-listen, where every request is answered locally.
+  ProxySession(Worker& worker, net::Fd fd, bool admin_only);
+  ~ProxySession();
+  ProxySession(const ProxySession&) = delete;
+  ProxySession& operator=(const ProxySession&) = delete;
+
+  // Registers the client socket with the loop and reads what is already there.
+  Result<void> start();
+  void on_events(std::uint32_t events) override;           // client socket
+  void on_upstream_events(std::uint32_t events) override;  // the lent backend connection
+  // Called by the worker's sweep: acts on an expired deadline (idle, header, connect, backend).
+  void on_tick(std::int64_t now_ns);
+
+  std::size_t slot() const { return slot_; }
+  void set_slot(std::size_t slot) { slot_ = slot; }
+  bool closed() const { return phase_ == Phase::Closed; }
+
+ private:
+  enum class Phase : std::uint8_t { Head, Forward, Tunnel, Closed };
+  enum class Failure : std::uint8_t { Connect, NotSent, NoResponse, Timeout, BadResponse };
+
+  // Client side (proxy_session.cc).
+  void drive_client();
+  void read_client();
+  bool want_client_input() const;
+  void process_client_input();
+  bool feed_head();
+  void feed_body();
+  void begin_request();
+  bool is_admin_request() const;
+  void on_client_eof();
+  void flush_client();
+  void reply_local(int status, std::string_view error, std::string_view backend_name);
+  void reply_admin();
+  void finish_exchange();
+  void close();
+  void touch();
+
+  // Backend side (proxy_upstream.cc).
+  void dispatch();
+  void start_attempt(Backend* backend);
+  void end_attempt(bool ok);
+  void cancel_attempt();
+  void flush_upstream();
+  void read_upstream();
+  bool on_upstream_data();
+  void on_upstream_eof();
+  void on_upstream_error(int err);
+  bool on_response_head(std::size_t head_len);
+  void response_complete(bool reusable);
+  void attempt_failed(Failure failure, bool mark_down);
+  void release_upstream(bool reusable);
+
+  // Tunnel after a 101 to an Upgrade request (proxy_tunnel.cc): bytes both ways, unparsed.
+  bool enter_tunnel(std::size_t head_len);
+  void tunnel_step();
+
+  Worker& worker_;
+  net::Fd fd_;
+  std::string client_ip_;
+  std::size_t slot_ = 0;
+  Phase phase_ = Phase::Head;
+  bool admin_only_ = false;
+
+  http::RequestParser request_;
+  Buffer client_in_;
+  Buffer client_out_;
+  bool client_readable_ = false;  // edge seen, socket not drained yet
+  bool client_eof_ = false;
+  bool close_after_flush_ = false;
+  bool head_started_ = false;
+  bool driving_ = false;  // drive_client() is on the stack: a nested call asks for a rerun
+  bool redrive_ = false;
+  std::int64_t deadline_ns_ = 0;
+  std::int64_t head_deadline_ns_ = 0;
+
+  // The request being served.
+  bool local_ = false;     // answered by the balancer itself (admin endpoints)
+  bool req_done_ = false;  // its last byte was parsed (and queued upstream)
+  bool req_keep_alive_ = false;
+  bool req_is_head_ = false;
+  bool req_idempotent_ = false;
+  bool req_http10_ = false;
+  bool req_upgrade_ = false;  // Upgrade asked for: a 101 opens a tunnel
+  bool dispatched_ = false;   // an attempt was started
+  bool intact_ = true;        // upstream_out_ still holds every byte of the request so far
+  int retries_left_ = 0;
+  std::string session_key_;
+  std::vector<Backend*> tried_;
+
+  // The current attempt.
+  Backend* backend_ = nullptr;
+  std::unique_ptr<UpstreamConn> upstream_;
+  http::ResponseParser response_;
+  Buffer upstream_in_;
+  Buffer upstream_out_;
+  std::size_t upstream_sent_ = 0;  // bytes of upstream_out_ written in this attempt
+  std::size_t head_parsed_ = 0;    // bytes of upstream_in_ fed while the head is incomplete
+  std::int64_t attempt_start_ns_ = 0;
+  bool attempt_active_ = false;     // backend_ counts this request in flight
+  bool attempt_wrote_ = false;      // a byte of this attempt was accepted by the kernel
+  bool resp_started_ = false;       // a byte of the response arrived
+  bool resp_head_done_ = false;     // the response head went to the client
+  bool upstream_readable_ = false;  // edge seen while the client side was full
+};
+
+}  // namespace stampede::balancer

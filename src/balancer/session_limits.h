@@ -1,0 +1,25 @@
+// Sizes and small helpers shared by the two halves of ProxySession.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace stampede::balancer {
+
+// Bytes asked of one read(): a typical response or request fits in one.
+inline constexpr std::size_t kReadChunk = 16 * 1024;
+// Bytes queued toward one side before reading from the other stops (backpressure).
+inline constexpr std::size_t kMaxPendingBytes = 256 * 1024;
+// A request is kept whole for a possible retry until a response byte arrives or it grows
+// past this; after that its sent bytes are dropped and it can no longer be re-sent.
+inline constexpr std::size_t kRetainBytes = 64 * 1024;
+// A backend response head larger than this is a bad response (502).
+inline constexpr std::size_t kMaxResponseHeadBytes = 64 * 1024;
+
+template <class Rep, class Period>
+constexpr std::int64_t ns(std::chrono::duration<Rep, Period> d) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
+
+}  // namespace stampede::balancer

@@ -1,0 +1,154 @@
+#include "balancer/worker.h"
+
+#include <sys/epoll.h>
+
+#include <algorithm>
+
+#include "balancer/proxy_session.h"
+#include "balancer/session_limits.h"
+#include "balancer/upstream.h"
+#include "net/socket.h"
+
+namespace stampede::balancer {
+
+void LocalReplies::count(int status) {
+  for (std::size_t i = 0; i < std::size(kStatuses); ++i) {
+    if (kStatuses[i] == status) {
+      counts[i].store(counts[i].load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      return;
+    }
+  }
+}
+
+// A listening socket on the worker's loop (edge-triggered: accept until EAGAIN).
+class Worker::Listener final : public net::IoHandler {
+ public:
+  Listener(Worker& worker, net::Fd fd, bool admin)
+      : worker_(worker), fd_(std::move(fd)), admin_(admin) {}
+  ~Listener() {
+    if (fd_) worker_.loop().remove(fd_.get());
+  }
+  Result<void> start() { return worker_.loop().add(fd_.get(), EPOLLIN | EPOLLET, this); }
+  void on_events(std::uint32_t) override { worker_.accept_all(fd_.get(), admin_); }
+  int fd() const { return fd_.get(); }
+
+ private:
+  Worker& worker_;
+  net::Fd fd_;
+  bool admin_;
+};
+
+Result<std::unique_ptr<Worker>> Worker::create(WorkerParams params) {
+  std::unique_ptr<Worker> worker(new Worker(std::move(params)));
+  if (auto r = worker->init(); !r) return r.error();
+  return worker;
+}
+
+Worker::Worker(WorkerParams params) : params_(std::move(params)) {}
+
+Worker::~Worker() {
+  sessions_.clear();
+  dead_sessions_.clear();
+  dead_conns_.clear();
+}
+
+Result<void> Worker::init() {
+  auto loop = net::EventLoop::create();
+  if (!loop) return loop.error();
+  loop_ = std::move(*loop);
+  for (BackendState* state : params_.states) {
+    backends_.push_back(std::make_unique<Backend>(*state));
+    backend_ptrs_.push_back(backends_.back().get());
+  }
+  policy_ =
+      make_policy(params_.config->strategy, PolicyParams{backend_ptrs_, params_.seed, nullptr});
+  listener_ = std::make_unique<Listener>(*this, std::move(params_.listen_fd), false);
+  if (auto r = listener_->start(); !r) return r;
+  if (params_.admin_fd) {
+    admin_listener_ = std::make_unique<Listener>(*this, std::move(params_.admin_fd), true);
+    if (auto r = admin_listener_->start(); !r) return r;
+  }
+  // The sweep enforces every timeout; its period is a tenth of the shortest one, within
+  // [1 ms, 100 ms], so a deadline fires at most ~10% late.
+  const BalancerConfig& c = *params_.config;
+  std::int64_t shortest =
+      ns(std::min({c.connect_timeout, c.backend_timeout, c.client_timeout, c.header_timeout}));
+  sweep_interval_ns_ = std::clamp<std::int64_t>(shortest / 10, 1'000'000, 100'000'000);
+  sweep_timer_ = std::make_unique<net::Timer>([this] { sweep(); });
+  loop_->schedule(*sweep_timer_, loop_->now_ns() + sweep_interval_ns_);
+  return {};
+}
+
+void Worker::run() {
+  loop_->run();
+}
+
+void Worker::stop() {
+  loop_->stop();
+}
+
+void Worker::accept_all(int listen_fd, bool admin) {
+  for (;;) {
+    net::IoStatus status;
+    net::Fd fd = net::accept_tcp(listen_fd, status);
+    if (!fd) return;  // WouldBlock, or an error (EMFILE...): the sweep tries again
+    auto session = std::make_unique<ProxySession>(*this, std::move(fd), admin);
+    session->set_slot(sessions_.size());
+    if (!session->start()) continue;  // dropping it closes the socket
+    sessions_.push_back(std::move(session));
+  }
+}
+
+void Worker::sweep() {
+  const std::int64_t now = loop_->update_time();
+  // Backwards: a session that closes is swapped with the last one, already visited.
+  for (std::size_t i = sessions_.size(); i-- > 0;) {
+    if (i < sessions_.size()) sessions_[i]->on_tick(now);
+  }
+  const std::int64_t cutoff = now - ns(params_.config->pool_idle_timeout);
+  for (Backend* b : backend_ptrs_)
+    b->expire_idle(cutoff);
+  // An accept that failed (out of descriptors) left connections queued; an edge will not
+  // come again for them.
+  accept_all(listener_->fd(), false);
+  if (admin_listener_) accept_all(admin_listener_->fd(), true);
+  loop_->schedule(*sweep_timer_, now + sweep_interval_ns_);
+}
+
+void Worker::passive_failure(Backend& backend) {
+  if (health_checks_on()) {
+    backend.state().set_up(false);
+  } else {
+    backend.state().eject_until(loop_->now_ns() + ns(params_.config->eject_time));
+  }
+}
+
+void Worker::retire(std::unique_ptr<UpstreamConn> conn) {
+  conn->detach();
+  dead_conns_.push_back(std::move(conn));
+  schedule_reap();
+}
+
+void Worker::close_session(ProxySession* session) {
+  const std::size_t slot = session->slot();
+  if (slot >= sessions_.size() || sessions_[slot].get() != session) return;
+  dead_sessions_.push_back(std::move(sessions_[slot]));
+  if (slot + 1 != sessions_.size()) {
+    sessions_[slot] = std::move(sessions_.back());
+    sessions_[slot]->set_slot(slot);
+  }
+  sessions_.pop_back();
+  schedule_reap();
+}
+
+void Worker::schedule_reap() {
+  if (reap_scheduled_) return;
+  reap_scheduled_ = true;
+  loop_->defer([this] {
+    reap_scheduled_ = false;
+    dead_sessions_.clear();
+    dead_conns_.clear();
+  });
+}
+
+}  // namespace stampede::balancer

@@ -1,0 +1,95 @@
+// Worker: one thread's share of the balancer. It owns an event loop, its listening socket(s),
+// its client sessions, its per-worker Backend views (in flight, counters, connection pools) and
+// its Policy. Nothing here is touched by another thread except through the loop's post()/stop()
+// and the Backend counters the admin endpoint reads (see backend.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "balancer/backend.h"
+#include "balancer/config.h"
+#include "balancer/policy.h"
+#include "net/event_loop.h"
+#include "net/fd.h"
+
+namespace stampede::balancer {
+
+class ProxySession;
+class UpstreamConn;
+struct Fleet;
+
+// Responses the balancer produced itself, by status (single writer: the worker).
+struct LocalReplies {
+  static constexpr int kStatuses[] = {400, 408, 413, 414, 431, 501, 502, 503, 504, 505};
+  std::atomic<std::uint64_t> counts[std::size(kStatuses)] = {};
+  void count(int status);
+};
+
+struct WorkerParams {
+  std::size_t index = 0;
+  const BalancerConfig* config = nullptr;
+  std::span<BackendState* const> states;
+  const Fleet* fleet = nullptr;  // what the admin endpoint reports (all workers)
+  net::Fd listen_fd;             // this worker's listener (SO_REUSEPORT when several)
+  net::Fd admin_fd;              // only worker 0, only with --admin-listen
+  std::uint64_t seed = 1;
+};
+
+class Worker {
+ public:
+  static Result<std::unique_ptr<Worker>> create(WorkerParams params);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Runs the loop on the calling thread until stop(). Thread-safe: stop().
+  void run();
+  void stop();
+
+  net::EventLoop& loop() { return *loop_; }
+  Policy& policy() { return *policy_; }
+  const BalancerConfig& config() const { return *params_.config; }
+  const Fleet& fleet() const { return *params_.fleet; }
+  std::span<Backend* const> backends() const { return backend_ptrs_; }
+  LocalReplies& local_replies() { return local_replies_; }
+  const LocalReplies& local_replies() const { return local_replies_; }
+  bool health_checks_on() const { return params_.config->health_interval.count() > 0; }
+
+  // A connection to `backend` failed in a way that means it is down (refused, reset, connect
+  // timeout): out of rotation at once, for every worker.
+  void passive_failure(Backend& backend);
+
+  // Deferred destruction: the object leaves the loop now and is freed after the current
+  // dispatch batch, so events already collected for it are ignored, not use-after-free.
+  void retire(std::unique_ptr<UpstreamConn> conn);
+  void close_session(ProxySession* session);
+
+ private:
+  class Listener;
+  explicit Worker(WorkerParams params);
+  Result<void> init();
+  void accept_all(int listen_fd, bool admin);
+  void sweep();
+  void schedule_reap();
+
+  WorkerParams params_;
+  std::unique_ptr<net::EventLoop> loop_;
+  std::vector<std::unique_ptr<Backend>> backends_;
+  std::vector<Backend*> backend_ptrs_;
+  std::unique_ptr<Policy> policy_;
+  std::unique_ptr<Listener> listener_;
+  std::unique_ptr<Listener> admin_listener_;
+  std::vector<std::unique_ptr<ProxySession>> sessions_;  // ProxySession::slot() is the index
+  std::vector<std::unique_ptr<ProxySession>> dead_sessions_;
+  std::vector<std::unique_ptr<UpstreamConn>> dead_conns_;
+  std::unique_ptr<net::Timer> sweep_timer_;
+  std::int64_t sweep_interval_ns_ = 0;
+  bool reap_scheduled_ = false;
+  LocalReplies local_replies_;
+};
+
+}  // namespace stampede::balancer

@@ -1,0 +1,38 @@
+// Header fields and case-insensitive comparison, shared by the parsers and the writers.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace stampede::http {
+
+// One header field. The views point into storage owned by whoever produced the Header
+// (a parser's internal buffer, or the caller's strings for the writers).
+struct Header {
+  std::string_view name;
+  std::string_view value;
+};
+
+inline constexpr char ascii_lower(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
+}
+
+// ASCII case-insensitive equality (header names, tokens such as "chunked" or "100-continue").
+inline constexpr bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
+
+// The first header named `name` (case-insensitive), or nullptr.
+inline const Header* find_header(std::span<const Header> headers, std::string_view name) {
+  for (const Header& h : headers) {
+    if (iequals(h.name, name)) return &h;
+  }
+  return nullptr;
+}
+
+}  // namespace stampede::http

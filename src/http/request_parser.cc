@@ -1,0 +1,312 @@
+#include "http/request_parser.h"
+
+#include <array>
+
+namespace stampede::http {
+namespace {
+
+constexpr char kEmpty[1] = {};
+
+constexpr ParseError kUriTooLong{414, "URI_TOO_LONG", "request target exceeds the limit"};
+constexpr ParseError kHeadTooLarge{431, "HEADER_TOO_LARGE", "request head exceeds the limit"};
+constexpr ParseError kBodyTooLarge{413, "BODY_TOO_LARGE", "request body exceeds the limit"};
+constexpr ParseError kBadVersion{505, "HTTP_VERSION_NOT_SUPPORTED", "only HTTP/1.0 and 1.1"};
+constexpr ParseError kBadName{400, "INVALID_HEADER_NAME", "header name is not a token"};
+constexpr ParseError kAfterClose{400, "DATA_AFTER_CLOSE",
+                                 "data after a request that closes the connection"};
+constexpr ParseError kTruncated{400, "HPE_INVALID_EOF_STATE",
+                                "connection closed in the middle of a request"};
+
+// RFC 9110 5.6.2 tchar. llhttp's non-strict build lets spaces into header names.
+constexpr std::array<bool, 256> make_token_table() {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c)
+    t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c)
+    t[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c)
+    t[c] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~"))
+    t[static_cast<unsigned char>(c)] = true;
+  return t;
+}
+constexpr std::array<bool, 256> kTokenChars = make_token_table();
+
+bool is_token(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!kTokenChars[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// llhttp callbacks: `p->data` is the RequestParser (re-pointed on every entry, so moves are
+// safe). Returning HPE_PAUSED stops llhttp_execute right after the current byte; returning -1
+// fails the parse with the error left in callback_error_.
+struct RequestParser::Callbacks {
+  static RequestParser& self(llhttp_t* p) { return *static_cast<RequestParser*>(p->data); }
+
+  static int on_message_begin(llhttp_t* p) {
+    self(p).start_message();
+    return 0;
+  }
+
+  static int on_url(llhttp_t* p, const char* at, std::size_t len) {
+    RequestParser& s = self(p);
+    if (s.target_len_ + len > s.limits_.max_uri_bytes) {
+      s.callback_error_ = kUriTooLong;
+      return -1;
+    }
+    s.buf_.append(at, len);
+    s.target_len_ += len;
+    return 0;
+  }
+
+  // Appends head text to buf_ unless that would pass the head limit.
+  static bool store(RequestParser& s, const char* at, std::size_t len) {
+    if (s.buf_.size() + len > s.limits_.max_header_bytes) {
+      s.callback_error_ = kHeadTooLarge;
+      return false;
+    }
+    s.buf_.append(at, len);
+    return true;
+  }
+
+  static int on_header_field(llhttp_t* p, const char* at, std::size_t len) {
+    RequestParser& s = self(p);
+    if (!s.in_head_) return 0;  // a trailer: part of the body, not kept
+    if (!s.in_field_) {
+      s.fields_.push_back({s.buf_.size(), 0, 0, 0});
+      s.in_field_ = true;
+    }
+    if (!store(s, at, len)) return -1;
+    s.fields_.back().name_len += len;
+    return 0;
+  }
+
+  static int on_header_field_complete(llhttp_t* p) {
+    RequestParser& s = self(p);
+    if (!s.in_head_) return 0;
+    s.in_field_ = false;
+    Field& f = s.fields_.back();
+    if (!is_token(std::string_view(s.buf_).substr(f.name_offset, f.name_len))) {
+      s.callback_error_ = kBadName;
+      return -1;
+    }
+    f.value_offset = s.buf_.size();
+    return 0;
+  }
+
+  static int on_header_value(llhttp_t* p, const char* at, std::size_t len) {
+    RequestParser& s = self(p);
+    if (!s.in_head_) return 0;
+    if (!store(s, at, len)) return -1;
+    s.fields_.back().value_len += len;
+    return 0;
+  }
+
+  static int on_header_value_complete(llhttp_t* p) {
+    RequestParser& s = self(p);
+    if (!s.in_head_) return 0;
+    Field& f = s.fields_.back();
+    while (f.value_len > 0) {
+      const char c = s.buf_[f.value_offset + f.value_len - 1];
+      if (c != ' ' && c != '\t') break;
+      --f.value_len;
+    }
+    return 0;
+  }
+
+  static int on_headers_complete(llhttp_t* p) { return self(p).finish_head(p); }
+
+  static int on_chunk_header(llhttp_t* p) {
+    RequestParser& s = self(p);
+    s.body_bytes_ += p->content_length;  // a chunk size is < 2^64 and checked each time
+    if (s.body_bytes_ > s.limits_.max_body_bytes) {
+      s.callback_error_ = kBodyTooLarge;
+      return -1;
+    }
+    return 0;
+  }
+
+  static int on_message_complete(llhttp_t* p) {
+    RequestParser& s = self(p);
+    s.keep_alive_ = llhttp_should_keep_alive(p) != 0;
+    s.pause_ = Pause::Message;
+    return HPE_PAUSED;
+  }
+};
+
+RequestParser::RequestParser(ParserLimits limits) : limits_(limits) {
+  llhttp_settings_init(&settings_);
+  settings_.on_message_begin = &Callbacks::on_message_begin;
+  settings_.on_url = &Callbacks::on_url;
+  settings_.on_header_field = &Callbacks::on_header_field;
+  settings_.on_header_field_complete = &Callbacks::on_header_field_complete;
+  settings_.on_header_value = &Callbacks::on_header_value;
+  settings_.on_header_value_complete = &Callbacks::on_header_value_complete;
+  settings_.on_headers_complete = &Callbacks::on_headers_complete;
+  settings_.on_chunk_header = &Callbacks::on_chunk_header;
+  settings_.on_message_complete = &Callbacks::on_message_complete;
+  init_llhttp();
+}
+
+void RequestParser::init_llhttp() {
+  llhttp_init(&parser_, HTTP_REQUEST, &settings_);
+  parser_.data = this;
+}
+
+void RequestParser::reset() {
+  init_llhttp();
+  error_ = ParseError{};
+  callback_error_.reset();
+  checker_.reset();
+  pause_ = Pause::None;
+  failed_ = closed_ = false;
+  in_head_ = true;
+  head_bytes_ = 0;
+  start_message();
+}
+
+void RequestParser::start_message() {
+  buf_.clear();
+  fields_.clear();
+  headers_.clear();
+  method_ = {};
+  target_len_ = 0;
+  body_bytes_ = 0;
+  content_length_ = 0;
+  in_field_ = false;
+  keep_alive_ = expect_continue_ = upgrade_ = chunked_ = has_content_length_ = false;
+  http_minor_ = 0;
+}
+
+int RequestParser::finish_head(llhttp_t* p) {
+  in_head_ = false;
+  if (p->http_major != 1) {
+    callback_error_ = kBadVersion;
+    return -1;
+  }
+  has_content_length_ = (p->flags & F_CONTENT_LENGTH) != 0;
+  content_length_ = p->content_length;
+  if (has_content_length_ && content_length_ > limits_.max_body_bytes) {
+    callback_error_ = kBodyTooLarge;
+    return -1;
+  }
+  chunked_ = (p->flags & F_CHUNKED) != 0;
+  http_minor_ = p->http_minor;
+  keep_alive_ = llhttp_should_keep_alive(p) != 0;
+  upgrade_ = p->upgrade != 0;
+  method_ = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
+  const std::string_view buf(buf_);
+  headers_.clear();
+  for (const Field& f : fields_) {
+    headers_.push_back(
+        {buf.substr(f.name_offset, f.name_len), buf.substr(f.value_offset, f.value_len)});
+  }
+  const std::optional<std::string_view> expect = header("expect");
+  expect_continue_ = expect && iequals(*expect, "100-continue");
+  pause_ = Pause::Head;
+  return HPE_PAUSED;
+}
+
+Step RequestParser::fail(const ParseError& error, std::size_t consumed) {
+  failed_ = true;
+  error_ = error;
+  return {Event::Error, consumed};
+}
+
+Step RequestParser::fail_llhttp(llhttp_errno_t err, std::size_t consumed) {
+  if (callback_error_) return fail(*callback_error_, consumed);
+  const char* reason = llhttp_get_error_reason(&parser_);
+  return fail({400, llhttp_errno_name(err), reason != nullptr ? reason : ""}, consumed);
+}
+
+Step RequestParser::on_paused(std::size_t consumed) {
+  const Pause pause = pause_;
+  pause_ = Pause::None;
+  if (pause == Pause::Head) return {Event::HeadComplete, consumed};
+  in_head_ = true;  // the next request's head starts right after
+  head_bytes_ = 0;
+  checker_.reset();
+  if (!keep_alive_ && !upgrade_) closed_ = true;
+  return {Event::MessageComplete, consumed};
+}
+
+Step RequestParser::execute(const char* data, std::size_t len) {
+  parser_.data = this;
+  parser_.settings = &settings_;
+  if (parser_.error == HPE_PAUSED) llhttp_resume(&parser_);
+  llhttp_errno_t err = llhttp_execute(&parser_, data, len);
+  if (err == HPE_PAUSED_UPGRADE) {
+    // Still feeding after an upgrade request: the upgrade was declined, HTTP goes on.
+    const char* pos = llhttp_get_error_pos(&parser_);
+    llhttp_resume_after_upgrade(&parser_);
+    err = llhttp_execute(&parser_, pos, len - static_cast<std::size_t>(pos - data));
+  }
+  if (err == HPE_OK) return {Event::NeedMore, len};
+  const auto pos = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - data);
+  if (err == HPE_PAUSED) return on_paused(pos);
+  return fail_llhttp(err, pos);
+}
+
+// Accounts for and checks the `head_bytes` head bytes at `data` that llhttp just accepted.
+Step RequestParser::check_head(const char* data, std::size_t head_bytes, Step step) {
+  head_bytes_ += head_bytes;
+  if (head_bytes_ > limits_.max_header_bytes) return fail(kHeadTooLarge, head_bytes);
+  if (const std::optional<ParseError> error = checker_.scan(data, head_bytes)) {
+    return fail(*error, head_bytes);
+  }
+  return step;
+}
+
+Step RequestParser::feed(const char* data, std::size_t len) {
+  if (failed_) return {Event::Error, 0};
+  if (closed_) return len == 0 ? Step{Event::NeedMore, 0} : fail(kAfterClose, 0);
+  const bool head = in_head_;
+  const Step step = execute(data, len);
+  if (!head || step.event == Event::Error) return step;
+  // Starting in the head, llhttp stops at its end (HeadComplete) or consumes everything.
+  return check_head(data, step.consumed, step);
+}
+
+Step RequestParser::finish() {
+  if (failed_) return {Event::Error, 0};
+  if (closed_) return {Event::NeedMore, 0};
+  if (parser_.error == HPE_PAUSED) {
+    // The caller stopped at an event without feeding the rest: let llhttp reach a resting state.
+    const Step step = feed(kEmpty, 0);
+    if (step.event != Event::NeedMore) return step;
+  }
+  parser_.data = this;
+  const llhttp_errno_t err = llhttp_finish(&parser_);
+  if (err == HPE_OK) return {Event::NeedMore, 0};
+  if (err == HPE_INVALID_EOF_STATE) return fail(kTruncated, 0);
+  return fail_llhttp(err, 0);
+}
+
+std::string_view RequestParser::path() const {
+  const std::string_view t = target();
+  return t.substr(0, t.find('?'));
+}
+
+std::string_view RequestParser::query() const {
+  const std::string_view t = target();
+  const std::size_t q = t.find('?');
+  return q == std::string_view::npos ? std::string_view() : t.substr(q + 1);
+}
+
+std::optional<std::uint64_t> RequestParser::content_length() const {
+  if (!has_content_length_) return std::nullopt;
+  return content_length_;
+}
+
+std::optional<std::string_view> RequestParser::header(std::string_view name) const {
+  const Header* h = find_header(headers_, name);
+  if (h == nullptr) return std::nullopt;
+  return h->value;
+}
+
+}  // namespace stampede::http

@@ -1,0 +1,255 @@
+#include "http/response_parser.h"
+
+#include "http/header.h"
+
+namespace stampede::http {
+namespace {
+
+constexpr char kEmpty[1] = {};
+// A server cannot make the parser hold more than this much captured header text.
+constexpr std::size_t kMaxCapturedBytes = 65536;
+
+constexpr ParseError kCapturedTooLarge{502, "CAPTURED_HEADER_TOO_LARGE",
+                                       "captured response header values exceed 64 KiB"};
+constexpr ParseError kAfterClose{502, "DATA_AFTER_CLOSE",
+                                 "data after a response that ended the connection"};
+constexpr ParseError kUpgraded{502, "UPGRADED",
+                               "bytes after 101 Switching Protocols belong to another protocol"};
+constexpr ParseError kTruncated{502, "HPE_INVALID_EOF_STATE",
+                                "connection closed before the response was complete"};
+
+bool is_ows(char c) {
+  return c == ' ' || c == '\t';
+}
+
+}  // namespace
+
+// llhttp callbacks: `p->data` is the ResponseParser (re-pointed on every entry, so moves are
+// safe). Returning HPE_PAUSED stops llhttp_execute right after the current byte.
+struct ResponseParser::Callbacks {
+  static ResponseParser& self(llhttp_t* p) { return *static_cast<ResponseParser*>(p->data); }
+
+  static int on_message_begin(llhttp_t* p) {
+    self(p).start_message();
+    return 0;
+  }
+
+  static int on_headers_complete(llhttp_t* p) {
+    ResponseParser& s = self(p);
+    s.status_ = p->status_code;
+    s.http_minor_ = p->http_minor;
+    s.in_head_ = false;
+    if (s.status_ / 100 == 1 && s.status_ != 101) {
+      s.interim_ = true;  // 100 Continue, 103 Early Hints...: wait for the final response
+      return 0;
+    }
+    // Responses to HEAD, and 204 and 304, have no body whatever their headers say (RFC 9112
+    // 6.3); llhttp leaves that to its caller. Setting F_SKIPBODY is what returning 1 would do.
+    if (s.no_body_next_ || s.status_ == 204 || s.status_ == 304) p->flags |= F_SKIPBODY;
+    s.chunked_ = (p->flags & F_CHUNKED) != 0;
+    s.has_content_length_ = (p->flags & F_CONTENT_LENGTH) != 0;
+    s.content_length_ = p->content_length;
+    s.keep_alive_ = llhttp_should_keep_alive(p) != 0 && s.status_ != 101;
+    s.pause_ = Pause::Head;
+    return HPE_PAUSED;
+  }
+
+  static int on_message_complete(llhttp_t* p) {
+    ResponseParser& s = self(p);
+    if (s.interim_) {
+      s.interim_ = false;
+      return 0;
+    }
+    s.keep_alive_ = llhttp_should_keep_alive(p) != 0 && s.status_ != 101;
+    s.no_body_next_ = false;
+    s.pause_ = Pause::Message;
+    return HPE_PAUSED;
+  }
+
+  static int on_body(llhttp_t* p, const char* at, std::size_t len) {
+    ResponseParser& s = self(p);
+    if (!s.interim_) s.body_callback_(std::string_view(at, len));
+    return 0;
+  }
+
+  static int on_header_field(llhttp_t* p, const char* at, std::size_t len) {
+    ResponseParser& s = self(p);
+    if (!s.in_head_) return 0;
+    if (!s.in_field_) {
+      s.field_.clear();
+      s.in_field_ = true;
+    }
+    // A name longer than every capture name cannot match: stop copying it.
+    if (s.field_.size() <= s.max_name_) s.field_.append(at, std::min(len, s.max_name_ + 1));
+    return 0;
+  }
+
+  static int on_header_field_complete(llhttp_t* p) {
+    ResponseParser& s = self(p);
+    if (!s.in_head_) return 0;
+    s.in_field_ = false;
+    s.current_capture_ = s.capture_index(s.field_);
+    if (s.current_capture_ < 0) return 0;
+    const auto i = static_cast<std::size_t>(s.current_capture_);
+    if (s.capture_present_[i]) s.capture_values_[i].append(", ");
+    s.capture_present_[i] = true;
+    s.value_start_ = s.capture_values_[i].size();
+    return 0;
+  }
+
+  static int on_header_value(llhttp_t* p, const char* at, std::size_t len) {
+    ResponseParser& s = self(p);
+    if (!s.in_head_ || s.current_capture_ < 0) return 0;
+    s.captured_bytes_ += len;
+    if (s.captured_bytes_ > kMaxCapturedBytes) {
+      s.callback_error_ = kCapturedTooLarge;
+      return -1;
+    }
+    s.capture_values_[static_cast<std::size_t>(s.current_capture_)].append(at, len);
+    return 0;
+  }
+
+  static int on_header_value_complete(llhttp_t* p) {
+    ResponseParser& s = self(p);
+    if (!s.in_head_ || s.current_capture_ < 0) return 0;
+    std::string& v = s.capture_values_[static_cast<std::size_t>(s.current_capture_)];
+    while (v.size() > s.value_start_ && is_ows(v.back()))
+      v.pop_back();
+    s.current_capture_ = -1;
+    return 0;
+  }
+};
+
+ResponseParser::ResponseParser(std::vector<std::string> capture_headers)
+    : capture_names_(std::move(capture_headers)) {
+  capture_values_.resize(capture_names_.size());
+  capture_present_.resize(capture_names_.size());
+  for (const std::string& name : capture_names_)
+    max_name_ = std::max(max_name_, name.size());
+  llhttp_settings_init(&settings_);
+  settings_.on_headers_complete = &Callbacks::on_headers_complete;
+  settings_.on_message_complete = &Callbacks::on_message_complete;
+  if (!capture_names_.empty()) {
+    settings_.on_message_begin = &Callbacks::on_message_begin;
+    settings_.on_header_field = &Callbacks::on_header_field;
+    settings_.on_header_field_complete = &Callbacks::on_header_field_complete;
+    settings_.on_header_value = &Callbacks::on_header_value;
+    settings_.on_header_value_complete = &Callbacks::on_header_value_complete;
+  }
+  init_llhttp();
+}
+
+void ResponseParser::init_llhttp() {
+  llhttp_init(&parser_, HTTP_RESPONSE, &settings_);
+  parser_.data = this;
+}
+
+void ResponseParser::reset() {
+  init_llhttp();
+  error_ = ParseError{};
+  callback_error_.reset();
+  pause_ = Pause::None;
+  failed_ = closed_ = no_body_next_ = interim_ = false;
+  keep_alive_ = chunked_ = has_content_length_ = false;
+  status_ = http_minor_ = 0;
+  content_length_ = 0;
+  start_message();
+}
+
+void ResponseParser::set_body_callback(BodyCallback callback) {
+  body_callback_ = std::move(callback);
+  settings_.on_body = body_callback_ ? &Callbacks::on_body : nullptr;
+}
+
+void ResponseParser::start_message() {
+  for (std::size_t i = 0; i < capture_values_.size(); ++i) {
+    capture_values_[i].clear();
+    capture_present_[i] = false;
+  }
+  captured_bytes_ = 0;
+  current_capture_ = -1;
+  in_field_ = false;
+  in_head_ = true;
+}
+
+int ResponseParser::capture_index(std::string_view name) const {
+  for (std::size_t i = 0; i < capture_names_.size(); ++i) {
+    if (iequals(capture_names_[i], name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Step ResponseParser::fail(const ParseError& error, std::size_t consumed) {
+  failed_ = true;
+  error_ = error;
+  return {Event::Error, consumed};
+}
+
+Step ResponseParser::fail_llhttp(llhttp_errno_t err, std::size_t consumed) {
+  if (callback_error_) return fail(*callback_error_, consumed);
+  const char* reason = llhttp_get_error_reason(&parser_);
+  return fail({502, llhttp_errno_name(err), reason != nullptr ? reason : ""}, consumed);
+}
+
+Step ResponseParser::on_paused(std::size_t consumed) {
+  const Pause pause = pause_;
+  pause_ = Pause::None;
+  if (pause == Pause::Head) return {Event::HeadComplete, consumed};
+  if (!keep_alive_) closed_ = true;
+  return {Event::MessageComplete, consumed};
+}
+
+Step ResponseParser::feed(const char* data, std::size_t len) {
+  if (failed_) return {Event::Error, 0};
+  if (closed_) {
+    if (len == 0) return {Event::NeedMore, 0};
+    return fail(status_ == 101 ? kUpgraded : kAfterClose, 0);
+  }
+  parser_.data = this;
+  parser_.settings = &settings_;
+  if (parser_.error == HPE_PAUSED) llhttp_resume(&parser_);
+  const llhttp_errno_t err = llhttp_execute(&parser_, data, len);
+  if (err == HPE_OK) return {Event::NeedMore, len};
+  const auto pos = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - data);
+  if (err == HPE_PAUSED) return on_paused(pos);
+  return fail_llhttp(err, pos);
+}
+
+Step ResponseParser::finish() {
+  if (failed_) return {Event::Error, 0};
+  if (closed_) return {Event::NeedMore, 0};
+  if (parser_.error == HPE_PAUSED) {
+    // The caller stopped at an event without feeding the rest: let llhttp reach a resting state.
+    const Step step = feed(kEmpty, 0);
+    if (step.event != Event::NeedMore) return step;
+  }
+  parser_.data = this;
+  const llhttp_errno_t err = llhttp_finish(&parser_);
+  if (err == HPE_OK) return {Event::NeedMore, 0};
+  if (err == HPE_PAUSED) {  // on_message_complete ran: a close-delimited body ended
+    pause_ = Pause::None;
+    closed_ = true;
+    keep_alive_ = false;
+    return {Event::MessageComplete, 0};
+  }
+  if (err == HPE_INVALID_EOF_STATE) return fail(kTruncated, 0);
+  return fail_llhttp(err, 0);
+}
+
+std::optional<std::uint64_t> ResponseParser::content_length() const {
+  if (!has_content_length_) return std::nullopt;
+  return content_length_;
+}
+
+std::optional<std::string_view> ResponseParser::captured(std::size_t index) const {
+  if (index >= capture_values_.size() || !capture_present_[index]) return std::nullopt;
+  return std::string_view(capture_values_[index]);
+}
+
+std::optional<std::string_view> ResponseParser::header(std::string_view name) const {
+  const int i = capture_index(name);
+  if (i < 0) return std::nullopt;
+  return captured(static_cast<std::size_t>(i));
+}
+
+}  // namespace stampede::http

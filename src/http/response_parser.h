@@ -1,0 +1,118 @@
+// ResponseParser: client-side HTTP/1.1 response parsing over llhttp, bytes in, events out.
+#pragma once
+
+#include <llhttp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/parse_types.h"
+
+namespace stampede::http {
+
+// Parses the responses of one connection, in order. Pull-style: feed() stops at the end of a
+// head and at the end of a message (see Step). Strict llhttp (no lenient flags).
+//  - 1xx interim responses are skipped silently, except 101 Switching Protocols, which is
+//    reported; after it the connection belongs to another protocol (feed() then fails).
+//  - Content-Length, chunked and close-delimited bodies; the last completes in finish().
+//    Responses to HEAD (see expect_no_body()), 204 and 304 have no body whatever they say.
+//  - After a response that ends the connection (keep_alive() false), more bytes are an Error.
+//  - Body bytes are not copied; a body callback can be set to see them (de-chunked).
+//  - Header values are only looked at for the names given to the constructor; with none,
+//    no per-header work is done beyond llhttp's own scan.
+// No allocation per response in steady state. One thread; movable, not copyable.
+class ResponseParser {
+ public:
+  using BodyCallback = std::function<void(std::string_view chunk)>;
+
+  ResponseParser() : ResponseParser(std::vector<std::string>{}) {}
+  // `capture_headers`: names (any case) whose values header()/captured() return.
+  explicit ResponseParser(std::vector<std::string> capture_headers);
+  ResponseParser(ResponseParser&&) noexcept = default;
+  ResponseParser& operator=(ResponseParser&&) noexcept = default;
+  ResponseParser(const ResponseParser&) = delete;
+  ResponseParser& operator=(const ResponseParser&) = delete;
+
+  // Parses bytes of the stream. `data` needs to stay valid only during the call.
+  Step feed(const char* data, std::size_t len);
+  Step feed(std::string_view bytes) { return feed(bytes.data(), bytes.size()); }
+  // The peer closed the connection: MessageComplete when that ends a close-delimited body,
+  // NeedMore when no response was in progress, Error when a response was cut short.
+  Step finish();
+  // Back to the start of a new connection; keeps the capture list and the body callback.
+  void reset();
+
+  // The next response answers a HEAD request: it has no body whatever its headers say.
+  // Call before that response's head completes; it applies to one (final) response.
+  void expect_no_body() { no_body_next_ = true; }
+  // Receives the body bytes (de-chunked) as they are parsed; an empty function turns it off.
+  void set_body_callback(BodyCallback callback);
+
+  // About the current response: valid from HeadComplete until the next response begins.
+  int status() const { return status_; }
+  int http_minor() const { return http_minor_; }
+  // Whether the connection can carry another response after this one (Connection header,
+  // version, and framing: a close-delimited body ends the connection). Final after
+  // MessageComplete.
+  bool keep_alive() const { return keep_alive_; }
+  bool upgrade() const { return status_ == 101; }
+  bool chunked() const { return chunked_; }
+  std::optional<std::uint64_t> content_length() const;
+
+  // The value of the index-th capture name (several occurrences joined with ", "), or nullopt
+  // when the response did not have it.
+  std::optional<std::string_view> captured(std::size_t index) const;
+  // The same, by name (case-insensitive; only captured names are found).
+  std::optional<std::string_view> header(std::string_view name) const;
+
+  // Why the last Error happened. Errors are final until reset().
+  const ParseError& error() const { return error_; }
+
+ private:
+  struct Callbacks;
+  enum class Pause : std::uint8_t { None, Head, Message };
+
+  void init_llhttp();
+  Step fail(const ParseError& error, std::size_t consumed);
+  Step fail_llhttp(llhttp_errno_t err, std::size_t consumed);
+  Step on_paused(std::size_t consumed);
+  void start_message();
+  int capture_index(std::string_view name) const;
+
+  llhttp_t parser_;
+  llhttp_settings_t settings_;
+  BodyCallback body_callback_;
+  ParseError error_;
+  std::optional<ParseError> callback_error_;  // set by a callback that failed the parse
+
+  Pause pause_ = Pause::None;
+  bool failed_ = false;
+  bool closed_ = false;  // a non-keep-alive or 101 response completed: no more responses
+  bool no_body_next_ = false;
+  bool interim_ = false;  // parsing a 1xx (not 101) response, which is not reported
+  bool keep_alive_ = false;
+  bool chunked_ = false;
+  bool has_content_length_ = false;
+  int status_ = 0;
+  int http_minor_ = 0;
+  std::uint64_t content_length_ = 0;
+
+  // Header capture (unused, and its callbacks not installed, when capture_names_ is empty).
+  std::vector<std::string> capture_names_;
+  std::vector<std::string> capture_values_;
+  std::vector<bool> capture_present_;
+  std::string field_;         // the header name being parsed (bounded by the longest name)
+  std::size_t max_name_ = 0;  // longest capture name
+  std::size_t value_start_ = 0;
+  std::size_t captured_bytes_ = 0;
+  int current_capture_ = -1;  // index of the capture the current value belongs to, or -1
+  bool in_field_ = false;
+  bool in_head_ = true;  // false once the head is done: trailers are not captured
+};
+
+}  // namespace stampede::http

@@ -1,0 +1,52 @@
+// HTTP/1.1 writers: request formatting (once per run) and response heads (once per response).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "http/header.h"
+#include "http/query.h"
+
+namespace stampede::http {
+
+// A request to format. Headers given in `headers` win over the ones format_request adds:
+// a "Host", "Content-Type", "Content-Length", "Transfer-Encoding" or "Connection" there
+// suppresses the corresponding generated header.
+struct RequestSpec {
+  std::string method = "GET";
+  std::string target = "/";  // origin-form "/p?q" or absolute-form "http://h/p" (proxies)
+  std::string host;          // the Host header value; none when empty
+  std::vector<std::pair<std::string, std::string>> headers;  // sent in this order, after Host
+  std::string body;
+  bool keep_alive = true;    // "Connection: keep-alive" or "Connection: close"
+  std::string content_type;  // a Content-Type header when not empty
+};
+
+// Checks what format_request cannot express safely: method not a token, target empty or with
+// spaces/control characters, header names not tokens, CR/LF/NUL in header values.
+Result<void> validate_request(const RequestSpec& spec);
+
+// "METHOD target HTTP/1.1\r\n", then Host, the headers in order, Content-Type, Content-Length
+// (when there is a body, or always for POST/PUT/PATCH), Connection, "\r\n" and the body.
+std::string format_request(const RequestSpec& spec);
+
+// Passed as content_length: the head gets no Content-Length (chunked or close-delimited body;
+// put Transfer-Encoding in `extra` as needed).
+inline constexpr std::uint64_t kNoContentLength = UINT64_MAX;
+
+// The reason phrase of `status` ("OK", "Not Found"), "" for codes it does not know.
+std::string_view reason_phrase(int status);
+
+// Appends "HTTP/1.1 <status> <reason>\r\n", the `extra` headers, "Content-Length: N\r\n"
+// (not for 1xx and 204, which have none, nor for kNoContentLength), "Connection: keep-alive"
+// or "Connection: close", and the empty line, to `out`. No allocation once `out` has the
+// capacity. `status` must be in 100..999; extra headers must be valid (not checked here).
+void append_response_head(std::string& out, int status, std::span<const Header> extra,
+                          std::uint64_t content_length, bool keep_alive);
+
+}  // namespace stampede::http

@@ -1,0 +1,91 @@
+// LabConfig: everything `stampede lab` is told, as a plain struct. The command line (options.h)
+// fills it, validate() checks it, run_lab() (lab.h) consumes it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "lab/scenario.h"
+
+namespace stampede::lab {
+
+using Millis = std::chrono::milliseconds;
+
+// One instance the lab starts: `stampede serve --id NAME` on HOST:PORT (port 0: a free one).
+struct InstanceSpec {
+  std::string name;
+  std::string host = "127.0.0.1";  // a loopback literal
+  std::uint16_t port = 0;
+  Millis delay{0};  // its delay in every scenario (--delay NAME=MS)
+};
+
+// Which balancer the lab drives.
+enum class BalancerKind {
+  BuiltIn,   // `stampede balance`, started by the lab for each run
+  Command,   // --balancer-cmd: a shell command the lab starts, restarts and stops
+  External,  // --balancer-url only: already running, never touched
+};
+
+struct BalancerSpec {
+  BalancerKind kind = BalancerKind::BuiltIn;
+  std::string command;  // --balancer-cmd, placeholders not yet substituted
+  std::string url;      // --balancer-url; with Command, where CMD listens (else {port} is used)
+  // The strategies under test, as given to the balancer ({strategy} for a command).
+  std::vector<std::string> strategies{"rr", "least", "sticky"};
+  // The strategy that keeps sessions: the sticky scenario runs with it; even and slow run with
+  // every other strategy.
+  std::string sticky_strategy = "sticky";
+  Millis start_timeout{10000};  // from spawn to accepting connections
+};
+
+// The generator's settings for the even and slow runs (the guide's -c 12 -t 5; the lab's
+// default run is shorter so that all scenarios fit in a minute). A future --rps passes through
+// `make_load_config()` (runs.h) into loadgen::Config.
+struct LoadSettings {
+  std::uint32_t connections = 12;
+  std::chrono::nanoseconds duration = std::chrono::seconds(3);
+  std::uint32_t cores = 1;  // generator worker threads
+};
+
+struct LabConfig {
+  std::vector<InstanceSpec> instances;  // at least 2, distinct names
+  BalancerSpec balancer;
+  LoadSettings load;
+  std::vector<ScenarioKind> scenarios = all_scenarios();
+
+  std::string slow_instance;  // slow scenario: this one gets `slow_delay` (default: the last)
+  Millis slow_delay{50};
+  std::uint32_t sessions = 4;  // sticky scenario: sessions x requests each
+  std::uint32_t session_requests = 300;
+  std::string kill_instance;  // outage scenario: the instance killed (default: the last)
+  std::vector<Millis> health_intervals{Millis(0), Millis(1000), Millis(200)};
+  std::chrono::nanoseconds outage_duration = std::chrono::seconds(6);
+  std::chrono::nanoseconds kill_after = std::chrono::seconds(2);
+
+  std::string stampede_path;  // the binary run as `serve` and `balance` (default /proc/self/exe)
+  bool json = false;          // JSON on stdout instead of the text report
+  std::string html_path;      // also write the HTML report here
+  bool quiet = false;         // no progress lines on stderr
+};
+
+// The default pool: `count` instances named a, b, c, ... on free loopback ports.
+std::vector<InstanceSpec> default_instances(std::size_t count);
+
+// Fills the defaults that depend on other fields (slow and killed instance: the last one).
+void apply_defaults(LabConfig& config);
+
+// Checks ranges, names, loopback-only addresses and the scenario/strategy combination.
+// Returns the first problem as one line without the "stampede: " prefix.
+Result<void> validate(const LabConfig& config);
+
+// True when `host` is a loopback literal (127.0.0.0/8, ::1) or "localhost".
+bool is_loopback_host(std::string_view host);
+
+// The strategies the even, slow and outage scenarios run with: every strategy except the
+// sticky one, in order. With an external balancer: one unnamed run ("").
+std::vector<std::string> load_strategies(const BalancerSpec& balancer);
+
+}  // namespace stampede::lab

@@ -1,0 +1,229 @@
+#include "lab/lab.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "core/clock.h"
+#include "lab/balancer_proc.h"
+#include "lab/instances.h"
+#include "lab/process.h"
+#include "lab/runs.h"
+#include "lab/sources.h"
+
+namespace stampede::lab {
+namespace {
+
+using Direct = std::vector<std::optional<DirectLatency>>;
+
+// Everything one lab holds while it runs; destroyed (processes stopped) when run_lab returns.
+struct Bench {
+  const LabConfig& config;
+  Interrupt& interrupt;
+  std::ostream* progress;
+  InstancePool& pool;
+  BalancerRunner& balancer;
+};
+
+template <class... Args>
+void say(const Bench& b, fmt::format_string<Args...> format, Args&&... args) {
+  if (b.progress == nullptr) return;
+  fmt::print(*b.progress, "lab: {}\n", fmt::format(format, std::forward<Args>(args)...));
+  b.progress->flush();
+}
+
+void fill_outcome(RunRecord& rec, const loadgen::RunResult& r) {
+  rec.requests = r.total_requests;
+  rec.errors = r.total_errors;
+  rec.error_codes = r.error_codes;
+  rec.seconds = r.elapsed_seconds();
+  rec.rps = r.effective_rps();
+  rec.p50_ms = static_cast<double>(r.latency.percentile(50)) / 1e6;
+  rec.p99_ms = static_cast<double>(r.latency.percentile(99)) / 1e6;
+  for (const auto& p : r.latency.percentile_distribution())
+    rec.latency.emplace_back(p.percentile, static_cast<double>(p.value_ns) / 1e6);
+}
+
+Result<HeaderCounts> run_sticky(const Bench& b, const std::string& url, RunRecord& rec) {
+  auto sessions = run_sessions(url, b.config.sessions, b.config.session_requests, b.interrupt);
+  if (!sessions) return sessions.error();
+  loadgen::RunResult total;
+  HeaderCounts headers;
+  for (SessionResult& s : *sessions) {
+    const loadgen::RunResult& r = s.result;
+    total.total_requests += r.total_requests;
+    total.total_errors += r.total_errors;
+    total.elapsed_ns = std::max(total.elapsed_ns, r.elapsed_ns);
+    total.latency.merge(r.latency);
+    for (const auto& [code, n] : r.error_codes)
+      total.error_codes[code] += n;
+    SessionRow row{s.name, r.total_requests, r.total_errors, {}, {}};
+    for (const auto& [name, values] : r.header_counts) {
+      for (const auto& [value, n] : values) {
+        headers[name][value] += n;
+        if (name == kInstanceHeader) row.by_instance[value] += n;
+        if (name == kBackendHeader) row.by_backend[value] += n;
+      }
+    }
+    rec.sessions.push_back(std::move(row));
+  }
+  fill_outcome(rec, total);
+  return headers;
+}
+
+Result<HeaderCounts> run_outage_load(const Bench& b, const std::string& url, RunRecord& rec) {
+  loadgen::Config config = make_load_config(b.config.load, url);
+  config.max_duration = b.config.outage_duration;
+  const std::size_t victim = b.pool.find(b.config.kill_instance);
+  auto outcome = run_outage(
+      config, b.config.kill_after, [&] { b.pool.kill(victim); }, b.interrupt);
+  if (!outcome) return outcome.error();
+  fill_outcome(rec, outcome->result);
+  if (outcome->kill_at_s) {
+    rec.instances[victim].killed = true;
+    OutageTiming t;
+    t.killed = b.config.kill_instance;
+    t.kill_at_s = *outcome->kill_at_s;
+    t.resolution_s = outcome->resolution_s;
+    t.run_s = rec.seconds;
+    if (outcome->last_failure_s) {
+      t.last_failure_after_kill_s = std::max(0.0, *outcome->last_failure_s - t.kill_at_s);
+    }
+    rec.outage = t;
+  }
+  return outcome->result.header_counts;
+}
+
+// The load of one run, by scenario; fills the record's outcome and returns the header counts.
+Result<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::string& url,
+                           RunRecord& rec) {
+  switch (plan.scenario) {
+    case ScenarioKind::Sticky:
+      return run_sticky(b, url, rec);
+    case ScenarioKind::Outage:
+      return run_outage_load(b, url, rec);
+    case ScenarioKind::Even:
+    case ScenarioKind::Slow:
+      break;
+  }
+  auto result = run_load(make_load_config(b.config.load, url), b.interrupt);
+  if (!result) return result.error();
+  fill_outcome(rec, *result);
+  return result->header_counts;
+}
+
+Result<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& direct) {
+  RunRecord rec;
+  rec.scenario = plan.scenario;
+  rec.strategy = plan.strategy;
+  if (plan.health) rec.health_ms = plan.health->count();
+  for (std::size_t i = 0; i < b.pool.size(); ++i) {
+    InstanceRow row;
+    row.name = b.pool.name(i);
+    row.delay_ms = b.pool.delay(i).count();
+    if (direct[i]) {
+      row.direct_p50_ms = direct[i]->p50_ms;
+      row.direct_p99_ms = direct[i]->p99_ms;
+    }
+    rec.instances.push_back(row);
+  }
+  auto url = b.balancer.start(plan.strategy, plan.health, b.pool, b.interrupt);
+  if (!url) return url.error();
+  if (auto r = b.pool.reset_counts(); !r) return r.error();
+  auto headers = drive(b, plan, *url, rec);
+  if (!headers) return headers.error();
+  if (b.interrupt.requested()) return make_error("interrupted");
+  fill_sources(rec, *headers, b.pool.read_counts());
+  const bool someone_idle = std::any_of(rec.instances.begin(), rec.instances.end(),
+                                        [](const InstanceRow& r) { return r.by_instance == 0; });
+  if (someone_idle) {
+    const auto up = b.balancer.read_up_flags();
+    for (InstanceRow& row : rec.instances)
+      if (auto it = up.find(row.name); it != up.end()) row.balancer_up = it->second;
+  }
+  b.balancer.stop();
+  return rec;
+}
+
+// Puts the pool in the state `pool` asks for; the direct latencies are measured again after a
+// change (and the first time).
+Result<void> prepare_pool(const Bench& b, Pool pool, Pool& current, Direct& direct) {
+  if (auto r = b.pool.revive(b.interrupt); !r) return r;
+  const std::size_t slow = b.pool.find(b.config.slow_instance);
+  if (pool != current) {
+    const auto& spec = b.config.instances[slow];
+    const auto delay = pool == Pool::Slow ? b.config.slow_delay : spec.delay;
+    say(b, "restarting instance {} with a {} ms delay", spec.name, delay.count());
+    if (auto r = b.pool.restart(slow, delay, b.interrupt); !r) return r;
+    current = pool;
+    direct.clear();
+  }
+  if (!direct.empty()) return {};
+  for (std::size_t i = 0; i < b.pool.size(); ++i) {
+    auto latency = probe_latency(b.pool.host_port(i), b.interrupt);
+    if (!latency) {
+      return make_error(fmt::format("instance {}: {}", b.pool.name(i), latency.error().message));
+    }
+    direct.push_back(*latency);
+  }
+  return {};
+}
+
+std::string run_line(const RunRecord& rec) {
+  std::string shares;
+  const auto s = stampede::lab::shares(rec, share_source(rec));
+  for (std::size_t i = 0; i < rec.instances.size(); ++i)
+    shares += fmt::format(" {} {:.1f}%", rec.instances[i].name, s[i] * 100);
+  return fmt::format("{:<24} {:>6} requests {:>6} failed {:>8.0f} req/s {}", rec.label(),
+                     rec.requests, rec.errors, rec.rps, shares);
+}
+
+PlanInput plan_input(const LabConfig& config) {
+  const bool external = config.balancer.kind == BalancerKind::External;
+  return {config.scenarios, load_strategies(config.balancer),
+          external ? std::string() : config.balancer.sticky_strategy, config.health_intervals,
+          external};
+}
+
+std::string plan_label(const RunPlan& plan) {
+  std::string label(scenario_name(plan.scenario));
+  return plan.strategy.empty() ? label : label + "/" + plan.strategy;
+}
+
+}  // namespace
+
+Result<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::ostream* progress) {
+  const std::int64_t start = mono_ns();
+  auto dir = TempDir::create("stampede-lab");
+  if (!dir) return dir.error();
+  PoolOptions pool_options;
+  pool_options.stampede_path = config.stampede_path;
+  pool_options.work_dir = dir->path();
+  pool_options.start_timeout = config.balancer.start_timeout;
+  auto pool = InstancePool::start(config.instances, pool_options, interrupt);
+  if (!pool) return pool.error();
+  BalancerRunner balancer({config.balancer, config.stampede_path, dir->path()});
+  const Bench bench{config, interrupt, progress, **pool, balancer};
+
+  LabResult result;
+  result.config = config;
+  result.balancer = balancer.describe();
+  for (std::size_t i = 0; i < (*pool)->size(); ++i)
+    result.addresses.push_back((*pool)->host_port(i));
+  say(bench, "{} instances on {}", (*pool)->size(), fmt::join(result.addresses, ", "));
+
+  Pool current = Pool::Even;
+  Direct direct;
+  for (const RunPlan& plan : plan_runs(plan_input(config))) {
+    if (interrupt.requested()) return make_error("interrupted");
+    if (auto r = prepare_pool(bench, plan.pool, current, direct); !r) return r.error();
+    auto record = execute(bench, plan, direct);
+    if (!record) return make_error(plan_label(plan) + ": " + record.error().message);
+    say(bench, "{}", run_line(*record));
+    result.runs.push_back(std::move(record).value());
+  }
+  result.findings = read_runs(result.runs);
+  result.wall_seconds = static_cast<double>(mono_ns() - start) / 1e9;
+  return result;
+}
+
+}  // namespace stampede::lab

@@ -1,0 +1,35 @@
+// run_lab(): the whole procedure of the load-balancing guide, as one call. Starts the
+// instances, then for each planned run (scenario.h) puts the pool in the state it needs, starts
+// the balancer, resets the counters, drives the load in-process, reads the three sources and
+// stops the balancer; finally reads the result (findings.h). Every process it starts is stopped
+// before it returns, on every path.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "core/result.h"
+#include "lab/config.h"
+#include "lab/findings.h"
+#include "lab/interrupt.h"
+#include "lab/record.h"
+
+namespace stampede::lab {
+
+struct LabResult {
+  LabConfig config;                    // as run (defaults applied)
+  std::string balancer;                // one line naming the balancer
+  std::vector<std::string> addresses;  // each instance's host:port, in config order
+  std::vector<RunRecord> runs;
+  std::vector<Finding> findings;
+  double wall_seconds = 0;
+
+  bool ok() const { return all_checks_hold(findings); }
+};
+
+// Runs the lab. `config` must be valid (validate()). One progress line per step goes to
+// `progress` when it is not null. Errors: an instance or balancer that does not start, a
+// balancer that answers nothing, a counter that cannot be reset, an interrupt ("interrupted").
+Result<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::ostream* progress);
+
+}  // namespace stampede::lab

@@ -1,0 +1,252 @@
+#include "lab/options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace stampede::lab {
+namespace {
+
+using std::chrono::milliseconds;
+
+// The options as typed: CLI11 only splits, the converters below check and convert.
+struct Raw {
+  std::string instances, connections, duration, cores, slow, sessions, session_requests;
+  std::string health_intervals, outage_duration, kill_after, start_timeout, scenarios;
+  std::string strategies;
+  std::vector<std::string> instance_specs, delays;
+};
+
+void declare(CLI::App& app, Raw& raw, LabConfig& c) {
+  app.add_option("-n,--instances", raw.instances, "Instances a, b, c, ... on free ports (3)");
+  app.add_option("--instance", raw.instance_specs,
+                 "NAME=HOST:PORT, repeatable: the pool on given ports (port 0: any free)");
+  app.add_option("--delay", raw.delays, "NAME=MS, repeatable: an instance's delay throughout");
+  app.add_option("--balancer-url", c.balancer.url,
+                 "Send load to this balancer (already running, or where --balancer-cmd listens)");
+  app.add_option("--balancer-cmd", c.balancer.command,
+                 "Shell command the lab starts per run ({strategy} {health} {port} {instances} "
+                 "{addr:NAME} {port:NAME} {dir})");
+  app.add_option("--strategies", raw.strategies, "Strategies under test (rr,least,sticky)");
+  app.add_option("--sticky-strategy", c.balancer.sticky_strategy,
+                 "The strategy that keeps sessions (sticky)");
+  app.add_option("--scenarios", raw.scenarios, "even,slow,sticky,outage (all)");
+  app.add_option("-c,--connections", raw.connections, "Connections of the load (12)");
+  app.add_option("-t,--duration", raw.duration, "Length of each even/slow run (3s)");
+  app.add_option("--cores", raw.cores, "Generator threads (1)");
+  app.add_option("--slow", raw.slow, "NAME[=MS]: the slow scenario's instance (last, 50 ms)");
+  app.add_option("--sessions", raw.sessions, "Sticky sessions (4)");
+  app.add_option("--session-requests", raw.session_requests, "Requests per session (300)");
+  app.add_option("--kill", c.kill_instance, "The instance the outage kills (the last)");
+  app.add_option("--health-intervals", raw.health_intervals,
+                 "Outage health intervals, ms (0,1000,200)");
+  app.add_option("--outage-duration", raw.outage_duration, "Length of an outage run (6s)");
+  app.add_option("--kill-after", raw.kill_after, "When the outage kills (2s)");
+  app.add_option("--start-timeout", raw.start_timeout, "Time allowed to start a process (10s)");
+  app.add_option("--stampede", c.stampede_path, "The stampede binary for serve/balance (this one)");
+  app.add_flag("--json", c.json, "The result as JSON on stdout");
+  app.add_option("--html", c.html_path, "Also write an HTML report to FILE");
+  app.add_flag("-q,--quiet", c.quiet, "No progress lines on stderr");
+}
+
+std::vector<std::string> split(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    out.emplace_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<std::uint32_t> to_count(std::string_view flag, const std::string& text) {
+  auto n = parse_count(text);
+  if (!n || *n > 1'000'000'000) {
+    return make_error(fmt::format("{}: expected a whole number, got '{}'", flag, text));
+  }
+  return static_cast<std::uint32_t>(*n);
+}
+
+Result<std::chrono::nanoseconds> to_duration(std::string_view flag, const std::string& text,
+                                             std::chrono::nanoseconds bare) {
+  auto d = parse_duration(text, bare);
+  if (!d) return make_error(fmt::format("{}: {}", flag, d.error().message));
+  return *d;
+}
+
+Result<milliseconds> to_ms(std::string_view flag, const std::string& text) {
+  auto d = to_duration(flag, text, milliseconds(1));
+  if (!d) return d.error();
+  return std::chrono::duration_cast<milliseconds>(*d);
+}
+
+// NAME=VALUE -> (NAME, VALUE).
+Result<std::pair<std::string, std::string>> name_value(std::string_view flag,
+                                                       std::string_view text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
+    return make_error(fmt::format("{}: expected NAME=VALUE, got '{}'", flag, text));
+  }
+  return std::pair{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
+}
+
+Result<void> convert_pool(const Raw& raw, LabConfig& c) {
+  if (!raw.instance_specs.empty() && !raw.instances.empty()) {
+    return make_error("give either -n/--instances or --instance, not both");
+  }
+  std::size_t count = 3;
+  if (!raw.instances.empty()) {
+    auto n = to_count("--instances", raw.instances);
+    if (!n) return n.error();
+    if (*n < 2 || *n > 26) return make_error("--instances: 2 to 26");
+    count = *n;
+  }
+  for (const std::string& text : raw.instance_specs) {
+    auto spec = parse_instance(text);
+    if (!spec) return spec.error();
+    c.instances.push_back(*spec);
+  }
+  if (c.instances.empty()) c.instances = default_instances(count);
+  for (const std::string& text : raw.delays) {
+    auto nv = name_value("--delay", text);
+    if (!nv) return nv.error();
+    auto it = std::find_if(c.instances.begin(), c.instances.end(),
+                           [&](const InstanceSpec& s) { return s.name == nv->first; });
+    if (it == c.instances.end()) {
+      return make_error(fmt::format("--delay: no instance named '{}'", nv->first));
+    }
+    auto ms = to_ms("--delay", nv->second);
+    if (!ms) return ms.error();
+    it->delay = *ms;
+  }
+  return {};
+}
+
+Result<void> convert_load(const Raw& raw, LabConfig& c) {
+  using std::chrono::seconds;
+  const auto count = [](std::string_view flag, const std::string& text, auto& field) {
+    if (text.empty()) return Result<void>();
+    auto n = to_count(flag, text);
+    if (!n) return Result<void>(n.error());
+    field = *n;
+    return Result<void>();
+  };
+  const auto duration = [](std::string_view flag, const std::string& text, auto& field,
+                           std::chrono::nanoseconds bare) {
+    if (text.empty()) return Result<void>();
+    auto d = to_duration(flag, text, bare);
+    if (!d) return Result<void>(d.error());
+    field = std::chrono::duration_cast<std::remove_reference_t<decltype(field)>>(*d);
+    return Result<void>();
+  };
+  Result<void> r = count("-c", raw.connections, c.load.connections);
+  if (r) r = count("--cores", raw.cores, c.load.cores);
+  if (r) r = count("--sessions", raw.sessions, c.sessions);
+  if (r) r = count("--session-requests", raw.session_requests, c.session_requests);
+  if (r) r = duration("-t", raw.duration, c.load.duration, seconds(1));
+  if (r) r = duration("--outage-duration", raw.outage_duration, c.outage_duration, seconds(1));
+  if (r) r = duration("--kill-after", raw.kill_after, c.kill_after, seconds(1));
+  if (r) r = duration("--start-timeout", raw.start_timeout, c.balancer.start_timeout, seconds(1));
+  return r;
+}
+
+Result<void> convert_scenarios(const Raw& raw, LabConfig& c) {
+  if (!raw.scenarios.empty()) {
+    auto s = parse_scenarios(raw.scenarios);
+    if (!s) return s.error();
+    c.scenarios = *s;
+  }
+  if (!raw.strategies.empty()) c.balancer.strategies = split(raw.strategies);
+  if (!raw.health_intervals.empty()) {
+    c.health_intervals.clear();
+    for (const std::string& h : split(raw.health_intervals)) {
+      auto ms = to_ms("--health-intervals", h);
+      if (!ms) return ms.error();
+      c.health_intervals.push_back(*ms);
+    }
+  }
+  if (!raw.slow.empty()) {
+    const std::size_t eq = raw.slow.find('=');
+    c.slow_instance = raw.slow.substr(0, eq);
+    if (eq != std::string::npos) {
+      auto ms = to_ms("--slow", raw.slow.substr(eq + 1));
+      if (!ms) return ms.error();
+      c.slow_delay = *ms;
+    }
+  }
+  return {};
+}
+
+// Which balancer, from which options were given.
+Result<void> choose_balancer(const Raw& raw, LabConfig& c) {
+  BalancerSpec& b = c.balancer;
+  if (!b.command.empty()) {
+    b.kind = BalancerKind::Command;
+  } else if (!b.url.empty()) {
+    b.kind = BalancerKind::External;
+    if (!raw.strategies.empty() || !raw.health_intervals.empty()) {
+      return make_error(
+          "--strategies and --health-intervals need a balancer the lab starts (the built-in "
+          "one or --balancer-cmd); --balancer-url alone is used as it is configured");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<InstanceSpec> parse_instance(std::string_view text) {
+  auto nv = name_value("--instance", text);
+  if (!nv) return nv.error();
+  InstanceSpec spec;
+  spec.name = nv->first;
+  const std::string& hp = nv->second;
+  const std::size_t colon = hp.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == hp.size()) {
+    return make_error(fmt::format("--instance {}: expected HOST:PORT, got '{}'", spec.name, hp));
+  }
+  spec.host = hp.substr(0, colon);
+  if (spec.host.size() > 2 && spec.host.front() == '[' && spec.host.back() == ']') {
+    spec.host = spec.host.substr(1, spec.host.size() - 2);
+  }
+  auto port = parse_count(hp.substr(colon + 1));
+  if (!port || *port > 65535) {
+    return make_error(fmt::format("--instance {}: bad port in '{}'", spec.name, hp));
+  }
+  spec.port = static_cast<std::uint16_t>(*port);
+  return spec;
+}
+
+Result<CommandLine> parse_command_line(const std::vector<std::string>& args) {
+  CommandLine cli;
+  Raw raw;
+  CLI::App app("stampede lab: the load-balancing check of the guide, against any balancer",
+               "stampede lab");
+  declare(app, raw, cli.config);
+  std::vector<const char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    cli.help = true;
+    cli.help_text = app.help();
+    return cli;
+  } catch (const CLI::ParseError& e) {
+    return make_error(e.what());
+  }
+  LabConfig& c = cli.config;
+  Result<void> r = convert_pool(raw, c);
+  if (r) r = convert_load(raw, c);
+  if (r) r = convert_scenarios(raw, c);
+  if (r) r = choose_balancer(raw, c);
+  if (!r) return r.error();
+  apply_defaults(c);
+  if (auto valid = validate(c); !valid) return valid.error();
+  return cli;
+}
+
+}  // namespace stampede::lab

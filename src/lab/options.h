@@ -1,0 +1,25 @@
+// The command line of `stampede lab` into a LabConfig (CLI11 splits, core/units converts,
+// validate() checks). No I/O.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "lab/config.h"
+
+namespace stampede::lab {
+
+struct CommandLine {
+  LabConfig config;
+  bool help = false;  // --help: print help_text, exit 0
+  std::string help_text;
+};
+
+// args[0] is "lab". Errors are one line without the "stampede: " prefix.
+Result<CommandLine> parse_command_line(const std::vector<std::string>& args);
+
+// "a=127.0.0.1:9746" (IPv6: "a=[::1]:9746"); port 0 means a free one.
+Result<InstanceSpec> parse_instance(std::string_view text);
+
+}  // namespace stampede::lab

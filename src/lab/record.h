@@ -1,0 +1,82 @@
+// What the lab measured, as plain data: one RunRecord per run, each instance's line with its
+// three counts. Built by lab.cc from the generator's RunResult and the instances' /count; read
+// by the findings (pure functions) and the reporters.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lab/scenario.h"
+
+namespace stampede::lab {
+
+// One instance in one run.
+struct InstanceRow {
+  std::string name;
+  std::int64_t delay_ms = 0;  // its delay during the run
+  // Source 1, the instance's own /count after the run; nullopt when it could not be read
+  // (killed, or not answering).
+  std::optional<std::uint64_t> served;
+  std::uint64_t by_instance = 0;    // source 2: responses with `x-instance: NAME`
+  std::uint64_t by_backend = 0;     // source 3: responses with `x-backend: NAME`
+  bool killed = false;              // killed during the run (outage)
+  std::optional<bool> balancer_up;  // the balancer's /lb-stats view, when it was read
+  // Its latency measured directly (not through the balancer) on the idle pool, in ms.
+  std::optional<double> direct_p50_ms;
+  std::optional<double> direct_p99_ms;
+};
+
+// One session of the sticky scenario: which instances served it.
+struct SessionRow {
+  std::string name;  // the x-session value
+  std::uint64_t requests = 0;
+  std::uint64_t errors = 0;
+  std::map<std::string, std::uint64_t> by_instance;  // x-instance value -> responses
+  std::map<std::string, std::uint64_t> by_backend;   // x-backend value -> responses
+};
+
+// The outage scenario's timing: when the instance died, when the failures stopped.
+struct OutageTiming {
+  std::string killed;    // the instance killed
+  double kill_at_s = 0;  // after the start of the run
+  // From the kill to the last failed request (an upper bound, within `resolution_s`);
+  // nullopt when no request failed.
+  std::optional<double> last_failure_after_kill_s;
+  double resolution_s = 0;
+  double run_s = 0;  // the run's length: a last failure near its end means "never stopped"
+};
+
+struct RunRecord {
+  ScenarioKind scenario = ScenarioKind::Even;
+  std::string strategy;                   // empty: an external balancer as configured
+  std::optional<std::int64_t> health_ms;  // the balancer's check interval (0: off)
+  std::vector<InstanceRow> instances;
+
+  std::uint64_t requests = 0;  // every request the generator completed or failed
+  std::uint64_t errors = 0;    // non-2xx/3xx responses and transport failures
+  std::map<std::string, std::uint64_t> error_codes;  // "502", "ECONNREFUSED", ...
+  double seconds = 0;
+  double rps = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+  std::vector<std::pair<double, double>> latency;  // (percentile, ms) distribution
+
+  bool backend_header = false;  // some response carried x-backend
+  // Header values that name no instance of the lab (value -> responses).
+  std::map<std::string, std::uint64_t> stray_instance_values;
+  std::map<std::string, std::uint64_t> stray_backend_values;
+
+  std::vector<SessionRow> sessions;    // sticky
+  std::optional<OutageTiming> outage;  // outage
+
+  // "even/rr", "outage/rr/health=200ms", "sticky/sticky", "slow" (external).
+  std::string label() const;
+  // The instance with this name, or null.
+  const InstanceRow* find(const std::string& name) const;
+};
+
+}  // namespace stampede::lab

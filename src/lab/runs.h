@@ -1,0 +1,59 @@
+// The load of each run, through the generator's library API (loadgen::run, in-process): the
+// closed-loop run of even and slow, the concurrent sessions of sticky, the run with a kill of
+// outage, and the direct latency probe of each instance. Called from the lab's main thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "lab/config.h"
+#include "lab/interrupt.h"
+#include "loadgen/config.h"
+#include "loadgen/runner.h"
+#include "net/socket.h"
+
+namespace stampede::lab {
+
+// The generator's config for a run against `url`: keep-alive (as the guide's autocannon),
+// closed loop, x-instance and x-backend counted. The one place where LoadSettings reach
+// loadgen::Config (a --rps would pass through here).
+loadgen::Config make_load_config(const LoadSettings& load, const std::string& url);
+
+// One run, stopped early by `interrupt`.
+Result<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& interrupt,
+                                    const loadgen::RunHooks& hooks = {});
+
+// The sticky scenario's load: `sessions` runs at once, one thread each, each one connection
+// sending `requests` requests with `x-session: s1`, `s2`, ...
+struct SessionResult {
+  std::string name;
+  loadgen::RunResult result;
+};
+Result<std::vector<SessionResult>> run_sessions(const std::string& url, std::uint32_t sessions,
+                                                std::uint32_t requests, Interrupt& interrupt);
+
+// The outage scenario's load: `config` runs while another thread calls `kill` once
+// `kill_after` has passed (unless the run ended first).
+struct OutageResult {
+  loadgen::RunResult result;
+  std::optional<double> kill_at_s;       // after the start; nullopt when the kill never happened
+  std::optional<double> last_failure_s;  // after the start (upper bound); nullopt: none failed
+  double resolution_s = 0;               // how finely the failures were timed
+};
+Result<OutageResult> run_outage(const loadgen::Config& config, std::chrono::nanoseconds kill_after,
+                                const std::function<void()>& kill, Interrupt& interrupt);
+
+// An instance's own latency, straight to it (not through the balancer): a short keep-alive run
+// on one connection. p50 and p99 in ms.
+struct DirectLatency {
+  double p50_ms = 0;
+  double p99_ms = 0;
+};
+Result<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt);
+
+}  // namespace stampede::lab

@@ -1,0 +1,77 @@
+#include "lab/scenario.h"
+
+#include <algorithm>
+
+namespace stampede::lab {
+
+std::vector<ScenarioKind> all_scenarios() {
+  return {ScenarioKind::Even, ScenarioKind::Slow, ScenarioKind::Sticky, ScenarioKind::Outage};
+}
+
+std::string_view scenario_name(ScenarioKind kind) {
+  switch (kind) {
+    case ScenarioKind::Even:
+      return "even";
+    case ScenarioKind::Slow:
+      return "slow";
+    case ScenarioKind::Sticky:
+      return "sticky";
+    case ScenarioKind::Outage:
+      return "outage";
+  }
+  return "?";
+}
+
+Result<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
+  std::vector<ScenarioKind> chosen;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view name = text.substr(start, comma - start);
+    const auto all = all_scenarios();
+    auto it = std::find_if(all.begin(), all.end(),
+                           [&](ScenarioKind k) { return scenario_name(k) == name; });
+    if (it == all.end()) {
+      return make_error("--scenarios: unknown scenario '" + std::string(name) +
+                        "' (even, slow, sticky, outage)");
+    }
+    if (std::find(chosen.begin(), chosen.end(), *it) != chosen.end()) {
+      return make_error("--scenarios: '" + std::string(name) + "' is given twice");
+    }
+    chosen.push_back(*it);
+    start = comma + 1;
+  }
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+std::vector<RunPlan> plan_runs(const PlanInput& input) {
+  using std::chrono::milliseconds;
+  std::vector<RunPlan> runs;
+  const auto wants = [&](ScenarioKind k) {
+    return std::find(input.scenarios.begin(), input.scenarios.end(), k) != input.scenarios.end();
+  };
+  const std::optional<milliseconds> off =
+      input.fixed_balancer ? std::nullopt : std::optional(milliseconds(0));
+  for (ScenarioKind kind : {ScenarioKind::Even, ScenarioKind::Slow}) {
+    if (!wants(kind)) continue;
+    const Pool pool = kind == ScenarioKind::Slow ? Pool::Slow : Pool::Even;
+    for (const std::string& strategy : input.load_strategies)
+      runs.push_back({kind, pool, strategy, off});
+  }
+  if (wants(ScenarioKind::Sticky)) {
+    runs.push_back({ScenarioKind::Sticky, Pool::Even, input.sticky_strategy, off});
+  }
+  if (wants(ScenarioKind::Outage) && !input.load_strategies.empty()) {
+    const std::string& strategy = input.load_strategies.front();
+    if (input.fixed_balancer) {
+      runs.push_back({ScenarioKind::Outage, Pool::Even, strategy, std::nullopt});
+    } else {
+      for (milliseconds health : input.health_intervals)
+        runs.push_back({ScenarioKind::Outage, Pool::Even, strategy, health});
+    }
+  }
+  return runs;
+}
+
+}  // namespace stampede::lab

@@ -1,0 +1,50 @@
+// Scenarios as data: what each one changes and which runs a lab makes (the plan), so that the
+// orchestration (lab.cc) is one loop over runs and the plan can be tested without processes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace stampede::lab {
+
+enum class ScenarioKind { Even, Slow, Sticky, Outage };
+
+std::vector<ScenarioKind> all_scenarios();
+std::string_view scenario_name(ScenarioKind kind);  // "even", "slow", "sticky", "outage"
+// "even,slow" -> {Even, Slow}; duplicates, unknown names and an empty list are errors. The
+// result is in the canonical order (even, slow, sticky, outage) whatever the input order.
+Result<std::vector<ScenarioKind>> parse_scenarios(std::string_view text);
+
+// The state of the pool a run needs: identical instances (their own --delay only), or one
+// instance slowed down.
+enum class Pool { Even, Slow };
+
+// One run of the lab: a balancer (re)started with `strategy` and `health`, counters reset,
+// load, counters read.
+struct RunPlan {
+  ScenarioKind scenario = ScenarioKind::Even;
+  Pool pool = Pool::Even;
+  std::string strategy;  // empty: the external balancer as it is configured
+  // The health-check interval the balancer is started with (0: off); nullopt for an external
+  // balancer, whose checks are whatever it was configured with.
+  std::optional<std::chrono::milliseconds> health;
+};
+
+struct PlanInput {
+  std::vector<ScenarioKind> scenarios;
+  std::vector<std::string> load_strategies;  // even, slow; the first is used by outage
+  std::string sticky_strategy;               // empty: external balancer
+  std::vector<std::chrono::milliseconds> health_intervals;
+  bool fixed_balancer = false;  // --balancer-url only: one run per scenario, health as it is
+};
+
+// The runs in order: even per strategy, slow per strategy, sticky, outage per health interval.
+std::vector<RunPlan> plan_runs(const PlanInput& input);
+
+}  // namespace stampede::lab

@@ -1,0 +1,236 @@
+#include "loadgen/cli.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "loadgen/options.h"
+#include "loadgen/rcfile.h"
+#include "loadgen/report_json.h"
+#include "loadgen/report_text.h"
+#include "loadgen/request.h"
+#include "loadgen/runner.h"
+
+namespace stampede::loadgen {
+namespace {
+
+// What CLI11 fills: strings as given, converted and checked by to_config().
+struct Args {
+  std::optional<std::string> url, n, c, t, d, cores, method, content_type, index;
+  std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
+  std::vector<std::string> headers, cookies, count_headers;
+  bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
+};
+
+void define_options(CLI::App& app, Args& a) {
+  auto last = CLI::MultiOptionPolicy::TakeLast;
+  app.add_option("url", a.url, "http://host[:port]/path");
+  app.add_option("-n", a.n, "Number of requests to send (exactly)")->multi_option_policy(last);
+  app.add_option("-c", a.c, "Concurrent clients (connections), default 10")
+      ->multi_option_policy(last);
+  app.add_option("-t", a.t, "Stop sending after this many seconds (default 10 without -n)")
+      ->multi_option_policy(last);
+  app.add_flag("-k,--keepalive,--agent", a.keep_alive, "Reuse connections (keep-alive)");
+  app.add_option("-C", a.cookies, "Cookie name=value (repeatable)")->allow_extra_args(false);
+  app.add_option("-H", a.headers, "Header name:value (repeatable; the last value wins)")
+      ->allow_extra_args(false);
+  app.add_option("-T", a.content_type, "Content type of the body (default text/plain)")
+      ->multi_option_policy(last);
+  app.add_option("-P", a.post_body, "POST this body")->multi_option_policy(last);
+  app.add_option("-A", a.patch_body, "PATCH this body")->multi_option_policy(last);
+  app.add_option("-m", a.method, "Method (any case), default GET")->multi_option_policy(last);
+  app.add_option("--data", a.data, "Send this body (keeps the method)")->multi_option_policy(last);
+  app.add_option("-p", a.post_file, "POST the contents of this file")->multi_option_policy(last);
+  app.add_option("-u", a.put_file, "PUT the contents of this file")->multi_option_policy(last);
+  app.add_option("-a", a.patch_file, "PATCH the contents of this file")->multi_option_policy(last);
+  app.add_flag("-r", a.recover, "Accepted for loadtest compatibility: errors never stop a run");
+  app.add_option("-d,--timeout", a.d, "Timeout of each request in ms (default none)")
+      ->multi_option_policy(last);
+  app.add_option("--index", a.index, "Replace this text in the URL and body by a unique index")
+      ->multi_option_policy(last);
+  app.add_option("--cores", a.cores, "Worker threads (default half the cores)")
+      ->multi_option_policy(last);
+  app.add_flag("--quiet", a.quiet, "No progress lines");
+  app.add_flag("-V,--version", a.version, "Print the version and exit");
+  app.add_flag("--json", a.json, "Print the result as JSON instead of the text report");
+  app.add_option("--count-header", a.count_headers,
+                 "Count responses by the value of this header (repeatable)")
+      ->allow_extra_args(false);
+}
+
+std::optional<RawValue> raw(const std::optional<std::string>& value, const char* origin) {
+  if (!value) return std::nullopt;
+  return RawValue{*value, origin};
+}
+
+std::vector<RawValue> raw_list(const std::vector<std::string>& values, const char* origin) {
+  std::vector<RawValue> out;
+  for (const auto& v : values)
+    out.push_back({v, origin});
+  return out;
+}
+
+RawOptions to_raw(const Args& a) {
+  RawOptions r;
+  r.url = raw(a.url, "URL");
+  r.max_requests = raw(a.n, "-n");
+  r.concurrency = raw(a.c, "-c");
+  r.max_seconds = raw(a.t, "-t");
+  r.timeout = raw(a.d, "--timeout");
+  r.cores = raw(a.cores, "--cores");
+  r.method = raw(a.method, "-m");
+  r.content_type = raw(a.content_type, "-T");
+  r.index_param = raw(a.index, "--index");
+  r.data = raw(a.data, "--data");
+  r.post_body = raw(a.post_body, "-P");
+  r.post_file = raw(a.post_file, "-p");
+  r.put_file = raw(a.put_file, "-u");
+  r.patch_body = raw(a.patch_body, "-A");
+  r.patch_file = raw(a.patch_file, "-a");
+  r.headers = raw_list(a.headers, "-H");
+  r.cookies = raw_list(a.cookies, "-C");
+  r.count_headers = raw_list(a.count_headers, "--count-header");
+  r.keep_alive = a.keep_alive;
+  r.quiet = a.quiet;
+  r.json = a.json;
+  return r;
+}
+
+// CLI11's messages, made into one clear line.
+std::string describe(const CLI::ParseError& e) {
+  std::string what = e.what();
+  if (e.get_name() == "ArgumentMismatch") {
+    const std::size_t colon = what.find(':');
+    if (colon != std::string::npos) return "option " + what.substr(0, colon) + " needs a value";
+  }
+  return what;
+}
+
+Result<void> check_leftovers(const CLI::App& app) {
+  for (const std::string& arg : app.remaining()) {
+    if (arg.size() > 1 && arg[0] == '-') return make_error("unknown option '" + arg + "'");
+    return make_error("unexpected argument '" + arg + "' (only one URL can be given)");
+  }
+  return {};
+}
+
+// Raises the open-file limit to its hard maximum: each connection is a descriptor.
+void raise_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+// Receives SIGINT and SIGTERM on its own thread (they are blocked everywhere else) and turns
+// them into a stop request; a second one exits at once. The destructor ends the thread.
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(StopSignal& stop) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::thread([this, &stop] {
+      int sig = 0;
+      while (sigwait(&set_, &sig) == 0 && !closing_.load()) {
+        // A second signal means the user does not want to wait for the report.
+        if (stop.stop_requested()) std::_Exit(128 + sig);
+        stop.request_stop();
+      }
+    });
+  }
+  ~SignalWatcher() {
+    closing_.store(true);
+    pthread_kill(thread_.native_handle(), SIGTERM);
+    thread_.join();
+  }
+  SignalWatcher(const SignalWatcher&) = delete;
+  SignalWatcher& operator=(const SignalWatcher&) = delete;
+
+ private:
+  sigset_t set_;
+  std::atomic<bool> closing_{false};
+  std::thread thread_;
+};
+
+int run_and_report(const Config& config) {
+  raise_file_limit();
+  StopSignal stop;
+  Result<RunResult> result = make_error("not run");
+  {
+    SignalWatcher watcher(stop);
+    RunHooks hooks;
+    hooks.progress = config.quiet ? nullptr : &std::cerr;
+    hooks.stop = &stop;
+    result = run(config, hooks);
+  }
+  if (!result) {
+    std::fprintf(stderr, "stampede: %s\n", result.error().message.c_str());
+    return 1;
+  }
+  if (config.json) {
+    write_json_report(*result, std::cout);
+  } else {
+    write_text_report(*result, std::cout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<CliRequest> parse_command_line(int argc, const char* const* argv,
+                                      const std::filesystem::path& rc_dir) {
+  CLI::App app("stampede: HTTP load generator (loadtest-compatible options)", "stampede");
+  app.allow_extras();
+  Args args;
+  define_options(app, args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    return CliRequest{CliRequest::Action::Help, {}, app.help()};
+  } catch (const CLI::ParseError& e) {
+    return make_error(describe(e));
+  }
+  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}};
+  if (auto r = check_leftovers(app); !r) return r.error();
+  auto rc = read_loadtestrc(rc_dir);
+  if (!rc) return rc.error();
+  auto config = to_config(merge(to_raw(args), *rc));
+  if (!config) return config.error();
+  return CliRequest{CliRequest::Action::Run, std::move(config).value(), {}};
+}
+
+int cli_main(int argc, char** argv) {
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  auto request = parse_command_line(argc, argv, ec ? std::filesystem::path(".") : cwd);
+  if (!request) {
+    std::fprintf(stderr, "stampede: %s\n", request.error().message.c_str());
+    return 2;
+  }
+  switch (request->action) {
+    case CliRequest::Action::Help:
+      std::fputs(request->text.c_str(), stdout);
+      return 0;
+    case CliRequest::Action::Version:
+      std::printf("stampede %s\n", version().c_str());
+      return 0;
+    case CliRequest::Action::Run:
+      break;
+  }
+  return run_and_report(request->config);
+}
+
+}  // namespace stampede::loadgen

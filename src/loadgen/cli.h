@@ -1,0 +1,31 @@
+// The load generator's command line: `stampede [options] URL`, loadtest 8's flags plus ours.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "core/result.h"
+#include "loadgen/config.h"
+
+namespace stampede::loadgen {
+
+struct CliRequest {
+  enum class Action { Run, Help, Version };
+  Action action = Action::Run;
+  Config config;     // Run
+  std::string text;  // Help: the help text
+};
+
+// Parses argv (argv[0] is the program; options before or after the URL) and fills what it does
+// not give from `rc_dir`/.loadtestrc. Errors are one line for the user, without "stampede: ".
+Result<CliRequest> parse_command_line(int argc, const char* const* argv,
+                                      const std::filesystem::path& rc_dir);
+
+// The subcommand's entry point, for the binary's main: parses, runs with progress on stderr
+// (unless --quiet) and Ctrl-C/SIGTERM stopping the run early, prints the report (text or
+// --json) on stdout. Returns 0 after a run (whatever its errors), 2 for bad input (one line
+// on stderr), 1 when the run cannot start. Blocks SIGINT and SIGTERM for the rest of the
+// process (they are received by a thread of its own).
+int cli_main(int argc, char** argv);
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,33 @@
+#include "loadgen/config.h"
+
+#include <thread>
+
+#include "http/url.h"
+#include "http/writer.h"
+#include "loadgen/request.h"
+
+namespace stampede::loadgen {
+
+Result<void> validate(const Config& config) {
+  auto url = http::parse_url(config.url);
+  if (!url) return url.error();
+  if (url->scheme != http::Scheme::Http) {
+    return make_error("unsupported scheme '" + std::string(http::scheme_name(url->scheme)) +
+                      "' in URL '" + config.url + "' (only http:// is supported)");
+  }
+  if (config.concurrency < 1) return make_error("concurrency must be at least 1");
+  if (config.cores < 1) return make_error("cores must be at least 1");
+  if (config.max_duration.count() < 0) return make_error("max duration must not be negative");
+  if (config.timeout.count() < 0) return make_error("timeout must not be negative");
+  for (const auto& name : config.count_headers) {
+    if (!is_token(name)) return make_error("invalid header name to count '" + name + "'");
+  }
+  return http::validate_request(make_request_spec(config, *url));
+}
+
+std::uint32_t default_cores() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n >= 2 ? (n + 1) / 2 : 1;
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,67 @@
+// Config: every option of a load-generator run, typed. Filled by the command line (cli.h) or
+// directly by library callers (the lab, tests); checked by validate() before a run.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace stampede::loadgen {
+
+// How long a run lasts when neither max_requests nor max_duration is set (loadtest 8's default).
+inline constexpr std::chrono::seconds kDefaultDuration{10};
+
+struct Config {
+  std::string url;  // http://host[:port]/path?query
+
+  // -n: exactly this many requests are sent and reported; 0 = no limit.
+  std::uint64_t max_requests = 0;
+  // -t: stop sending after this long, then wait at most `drain_timeout()` for requests in
+  // flight; 0 = no limit. When both limits are 0 the run lasts kDefaultDuration.
+  std::chrono::nanoseconds max_duration{0};
+
+  std::uint32_t concurrency = 10;  // -c: connections, spread over the workers
+  std::uint32_t cores = 1;         // --cores: worker threads (capped at concurrency)
+  bool keep_alive = false;         // -k: reuse connections; else one connection per request
+
+  std::string method = "GET";  // upper case
+  // -H, .loadtestrc headers: names lower-cased, one entry per name (the last value wins), in
+  // the order first given. The host, accept and user-agent defaults are added unless named here.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::string> cookies;  // -C name=value, sent as one "cookie" header
+  std::optional<std::string> body;   // -P, -A, --data, or the contents of -p/-u/-a
+  std::string content_type;          // -T; "text/plain" when there is a body and it is empty
+
+  std::chrono::nanoseconds timeout{0};  // -d/--timeout: per request; 0 = none
+  std::string index_param;  // --index: replaced in the URL path and body by a unique index
+
+  // Response header names (any case) whose values are counted: RunResult::header_counts.
+  std::vector<std::string> count_headers;
+
+  bool quiet = false;  // no progress lines
+  bool json = false;   // the result as JSON instead of the text report (cli only)
+
+  // The limit on how long a -t run waits for requests in flight after it stops sending.
+  std::chrono::nanoseconds drain_timeout() const {
+    return timeout.count() > 0 ? timeout : std::chrono::nanoseconds(std::chrono::seconds(1));
+  }
+  // The time limit in effect: max_duration, or kDefaultDuration when no limit is set.
+  std::chrono::nanoseconds effective_duration() const {
+    if (max_duration.count() > 0 || max_requests > 0) return max_duration;
+    return kDefaultDuration;
+  }
+};
+
+// Checks a Config made by hand (the cli builds valid ones): URL scheme and syntax, counts >= 1,
+// method and header syntax. The message is one line for the user.
+Result<void> validate(const Config& config);
+
+// Half the cores of this machine, at least 1 (loadtest's default for --cores).
+std::uint32_t default_cores();
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,331 @@
+#include "loadgen/connection.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+
+#include "core/clock.h"
+
+namespace stampede::loadgen {
+namespace {
+
+constexpr std::uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+
+}  // namespace
+
+Connection::Connection(const ConnectionContext& context)
+    : context_(context), parser_(context.count_headers), timer_([this] { on_timer(); }) {}
+
+void Connection::start() {
+  request_next();
+}
+
+void Connection::stop_sending() {
+  switch (state_) {
+    case State::Idle:
+    case State::Waiting:
+    case State::Draining:
+      finish();
+      break;
+    default:
+      break;
+  }
+}
+
+void Connection::request_next() {
+  const std::int64_t now = context_.loop->now_ns();
+  const SendPermit permit = context_.owner->next_send(now);
+  if (!permit.send) {
+    finish();
+    return;
+  }
+  if (permit.at_ns > now) {
+    pending_ = permit;
+    has_pending_ = true;
+    state_ = State::Waiting;
+    context_.loop->schedule(timer_, permit.at_ns);
+    return;
+  }
+  begin(permit);
+}
+
+void Connection::begin(const SendPermit& permit) {
+  if (context_.request->indexed()) {
+    context_.request->render(permit.index, rendered_);
+    request_ = rendered_;
+  } else {
+    request_ = context_.request->fixed();
+  }
+  if (fd_ && peer_closed_) close_socket();  // the server closed the idle connection
+  written_ = 0;
+  if (context_.head_request) parser_.expect_no_body();
+  if (!fd_) {
+    open_socket();
+    return;
+  }
+  write_request();
+}
+
+// A non-blocking connect; the socket is registered once, for its whole life. net::connect_tcp
+// is not used because the errno of a failed connect is the error code reported.
+void Connection::open_socket() {
+  begin_ns_ = mono_ns();
+  const net::Address& address = context_.address;
+  fd_.reset(::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd_) {
+    fail(errno);
+    return;
+  }
+  int one = 1;
+  ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const int rc = ::connect(fd_.get(), address.sa(), address.length);
+  if (rc != 0 && errno != EINPROGRESS) {
+    fail(errno);
+    return;
+  }
+  context_.stats->add_connection();
+  if (!context_.loop->add(fd_.get(), kSocketEvents, this)) {
+    fail(errno);
+    return;
+  }
+  arm_timeout(begin_ns_);
+  if (rc == 0) {
+    write_request();
+  } else {
+    state_ = State::Connecting;
+  }
+}
+
+void Connection::on_events(std::uint32_t events) {
+  switch (state_) {
+    case State::Connecting:
+      if (events & EPOLLIN) readable_ = true;
+      on_connect_event();
+      break;
+    case State::Writing:
+      if (events & kReadEvents) readable_ = true;
+      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) write_request();
+      break;
+    case State::Reading:
+      if (events & kReadEvents) read_response(events);
+      break;
+    case State::Draining:
+      drain(events);
+      break;
+    case State::Idle:
+    case State::Waiting:
+      if (events & kHangupEvents) peer_closed_ = true;
+      break;
+    case State::Finished:
+      break;
+  }
+}
+
+void Connection::on_connect_event() {
+  const int err = net::connect_result(fd_.get());
+  if (err != 0) {
+    fail(err);
+    return;
+  }
+  write_request();
+}
+
+void Connection::write_request() {
+  if (written_ == 0) {
+    start_ns_ = mono_ns();
+    if (begin_ns_ == 0) {  // a reused connection: the request begins with its first byte
+      begin_ns_ = start_ns_;
+      arm_timeout(begin_ns_);
+    }
+  }
+  while (written_ < request_.size()) {
+    std::size_t n = 0;
+    const net::IoStatus status =
+        net::write_some(fd_.get(), request_.data() + written_, request_.size() - written_, n);
+    if (status == net::IoStatus::WouldBlock) {
+      state_ = State::Writing;
+      return;
+    }
+    if (status != net::IoStatus::Done) {
+      fail(errno);
+      return;
+    }
+    written_ += n;
+    context_.stats->add_bytes(0, n);
+  }
+  state_ = State::Reading;
+  if (readable_) {
+    readable_ = false;
+    read_response(EPOLLIN);
+  }
+}
+
+void Connection::read_response(std::uint32_t events) {
+  char* buffer = context_.read_buffer.data();
+  const std::size_t capacity = context_.read_buffer.size();
+  for (;;) {
+    std::size_t n = 0;
+    const net::IoStatus status = net::read_some(fd_.get(), buffer, capacity, n);
+    if (status == net::IoStatus::WouldBlock) return;
+    if (status == net::IoStatus::Eof) {
+      on_eof();
+      return;
+    }
+    if (status == net::IoStatus::Error) {
+      fail(errno);
+      return;
+    }
+    context_.stats->add_bytes(n, 0);
+    if (consume(buffer, n)) return;
+    // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
+    // EOF still has to be read.
+    if (n < capacity && !(events & kHangupEvents)) return;
+  }
+}
+
+bool Connection::consume(const char* data, std::size_t length) {
+  for (;;) {
+    const http::Step step = parser_.feed(data, length);
+    data += step.consumed;
+    length -= step.consumed;
+    switch (step.event) {
+      case http::Event::NeedMore:
+        return false;
+      case http::Event::HeadComplete:
+        break;
+      case http::Event::MessageComplete:
+        // Bytes beyond the response (nothing was asked for them): finish it, drop the socket.
+        if (length > 0) unusable_ = true;
+        complete();
+        return true;
+      case http::Event::Error:
+        fail(EPROTO);
+        return true;
+    }
+  }
+}
+
+void Connection::on_eof() {
+  peer_closed_ = true;
+  const http::Step step = parser_.finish();
+  if (step.event == http::Event::MessageComplete) {
+    complete();
+    return;
+  }
+  // Closed before a (complete) response: what Node reports as a socket hang up.
+  fail(ECONNRESET);
+}
+
+void Connection::complete() {
+  const std::int64_t end = mono_ns();
+  WorkerStats& stats = *context_.stats;
+  stats.record_response(parser_.status(), start_ns_, end);
+  for (std::size_t i = 0; i < context_.count_headers.size(); ++i) {
+    if (auto value = parser_.captured(i)) stats.count_header_value(i, *value);
+  }
+  context_.loop->cancel(timer_);
+  begin_ns_ = 0;
+  responded_ = true;
+  failures_ = 0;
+  const bool server_keeps_it = parser_.keep_alive() && !parser_.upgrade();
+  if (context_.keep_alive && server_keeps_it && !peer_closed_ && !unusable_) {
+    request_next();
+    return;
+  }
+  if (server_keeps_it || peer_closed_ || unusable_ || parser_.upgrade()) {
+    close_socket();
+    request_next();
+    return;
+  }
+  // The server said it closes after this response: wait for its FIN, so that the TIME_WAIT
+  // is on its side and not on our ephemeral ports.
+  state_ = State::Draining;
+  const std::int64_t grace =
+      context_.timeout_ns > 0 ? std::min(context_.timeout_ns, kDrainGraceNs) : kDrainGraceNs;
+  context_.loop->schedule(timer_, context_.loop->now_ns() + grace);
+}
+
+void Connection::fail(int err) {
+  const std::int64_t end = mono_ns();
+  context_.stats->record_failure(err, begin_ns_ ? begin_ns_ : end, end);
+  const bool fresh = !responded_;
+  close_socket();
+  if (!fresh) {
+    request_next();
+    return;
+  }
+  ++failures_;
+  const std::int64_t backoff =
+      std::min(kBackoffBaseNs << std::min<std::uint32_t>(failures_ - 1, 20), kBackoffMaxNs);
+  has_pending_ = false;
+  state_ = State::Waiting;
+  context_.loop->schedule(timer_, context_.loop->now_ns() + backoff);
+}
+
+void Connection::drain(std::uint32_t events) {
+  if (!(events & kReadEvents)) return;
+  char* buffer = context_.read_buffer.data();
+  for (;;) {
+    std::size_t n = 0;
+    const net::IoStatus status = net::read_some(fd_.get(), buffer, context_.read_buffer.size(), n);
+    if (status == net::IoStatus::WouldBlock) return;
+    if (status != net::IoStatus::Done) break;  // EOF or error: the server closed
+    context_.stats->add_bytes(n, 0);
+  }
+  close_socket();
+  request_next();
+}
+
+void Connection::on_timer() {
+  switch (state_) {
+    case State::Waiting:
+      if (has_pending_) {
+        has_pending_ = false;
+        begin(pending_);
+      } else {
+        request_next();  // backoff over
+      }
+      break;
+    case State::Connecting:
+    case State::Writing:
+    case State::Reading:
+      fail(ETIMEDOUT);
+      break;
+    case State::Draining:
+      close_socket();
+      request_next();
+      break;
+    case State::Idle:
+    case State::Finished:
+      break;
+  }
+}
+
+void Connection::arm_timeout(std::int64_t from_ns) {
+  if (context_.timeout_ns > 0) context_.loop->schedule(timer_, from_ns + context_.timeout_ns);
+}
+
+// Closing the descriptor also removes it from epoll: no epoll_ctl call.
+void Connection::close_socket() {
+  context_.loop->cancel(timer_);
+  fd_.reset();
+  parser_.reset();
+  begin_ns_ = 0;
+  readable_ = peer_closed_ = unusable_ = responded_ = false;
+  state_ = State::Idle;
+}
+
+void Connection::finish() {
+  close_socket();
+  has_pending_ = false;
+  state_ = State::Finished;
+  context_.owner->on_finished();
+}
+
+}  // namespace stampede::loadgen

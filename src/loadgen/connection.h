@@ -1,0 +1,136 @@
+// Connection: one client of a worker, a state machine over one socket at a time.
+//
+//   Waiting -> Connecting -> Writing -> Reading -> (keep-alive: next request on the same socket |
+//   close: Draining until the server's FIN, then a new socket) ... -> Finished
+//
+// Every socket is registered once with the worker's loop, edge-triggered (IN|OUT|RDHUP|ET):
+// no epoll_ctl per request. A keep-alive request costs one write and one read in the steady
+// state. The response body is parsed in the worker's read buffer and dropped, never copied.
+// Each request ends in exactly one record in WorkerStats (a response or a failure), except when
+// the worker abandons requests in flight at the end of a -t run or on an interrupt.
+//
+// Thread: the worker's, only. Owned by its Worker; the loop, the context and what it points to
+// outlive every Connection.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/response_parser.h"
+#include "loadgen/request.h"
+#include "loadgen/worker_stats.h"
+#include "net/event_loop.h"
+#include "net/fd.h"
+#include "net/socket.h"
+
+namespace stampede::loadgen {
+
+// The worker's answer when a connection is ready to send.
+struct SendPermit {
+  bool send = false;        // false: no more requests; the connection finishes
+  std::int64_t at_ns = 0;   // intended send time (monotonic); later than now: wait for it
+  std::uint64_t index = 0;  // the request's unique index (--index)
+};
+
+// What a connection asks of and tells its worker.
+class ConnectionOwner {
+ public:
+  virtual SendPermit next_send(std::int64_t now_ns) = 0;
+  // The connection will send nothing more (it got a permit with send == false, or was told to
+  // stop while idle).
+  virtual void on_finished() = 0;
+
+ protected:
+  ~ConnectionOwner() = default;
+};
+
+// Shared by the connections of one worker.
+struct ConnectionContext {
+  net::EventLoop* loop = nullptr;
+  ConnectionOwner* owner = nullptr;
+  WorkerStats* stats = nullptr;
+  const RequestTemplate* request = nullptr;
+  net::Address address;
+  std::span<char> read_buffer;  // the worker's: a connection uses it only inside on_events
+  bool keep_alive = false;
+  bool head_request = false;    // responses have no body
+  std::int64_t timeout_ns = 0;  // per request, from its first byte sent (or connect); 0: none
+  std::vector<std::string> count_headers;  // response headers whose values are counted
+};
+
+class Connection final : public net::IoHandler {
+ public:
+  explicit Connection(const ConnectionContext& context);
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Asks for the first permit and starts.
+  void start();
+  // The worker sends nothing more: a connection without a request in flight finishes now; one
+  // with a request in flight finishes after it (its next permit says stop).
+  void stop_sending();
+  bool finished() const { return state_ == State::Finished; }
+
+  void on_events(std::uint32_t events) override;
+
+  // Backoff after failures on a connection that never got a response (refused, reset...):
+  // kBackoffBase doubling up to kBackoffMax, so a dead target does not spin a core.
+  static constexpr std::int64_t kBackoffBaseNs = 10'000'000;
+  static constexpr std::int64_t kBackoffMaxNs = 250'000'000;
+  // How long a "Connection: close" response waits for the server's FIN before closing anyway
+  // (the server closes first, so the TIME_WAIT is on its side).
+  static constexpr std::int64_t kDrainGraceNs = 1'000'000'000;
+
+ private:
+  enum class State : std::uint8_t {
+    Idle,
+    Waiting,
+    Connecting,
+    Writing,
+    Reading,
+    Draining,
+    Finished
+  };
+
+  void request_next();
+  void begin(const SendPermit& permit);
+  void open_socket();
+  void on_connect_event();
+  void write_request();
+  void read_response(std::uint32_t events);
+  // Feeds bytes to the parser; true when the request ended (completed or failed).
+  bool consume(const char* data, std::size_t length);
+  void on_eof();
+  void complete();
+  void fail(int err);
+  void drain(std::uint32_t events);
+  void on_timer();
+  void close_socket();
+  void finish();
+  void arm_timeout(std::int64_t from_ns);
+
+  const ConnectionContext& context_;
+  net::Fd fd_;
+  http::ResponseParser parser_;
+  net::Timer timer_;
+  State state_ = State::Idle;
+
+  std::string rendered_;      // the request, when it varies per request (--index)
+  std::string_view request_;  // the bytes being sent
+  std::size_t written_ = 0;
+  std::int64_t begin_ns_ = 0;  // the request began: connect started, or first byte on reuse;
+                               // timeouts and failures count from here
+  std::int64_t start_ns_ = 0;  // first byte written: response latency counts from here
+  SendPermit pending_;         // a permit waiting for its time
+  bool has_pending_ = false;
+  bool readable_ = false;       // data arrived while not reading (edge-triggered: remember it)
+  bool peer_closed_ = false;    // EOF or RDHUP seen on this socket
+  bool unusable_ = false;       // extra bytes after a response: do not reuse
+  bool responded_ = false;      // this socket delivered a complete response
+  std::uint32_t failures_ = 0;  // consecutive failures without a response, for the backoff
+};
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,246 @@
+#include "loadgen/options.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "core/units.h"
+#include "http/header.h"
+#include "loadgen/request.h"
+
+namespace stampede::loadgen {
+namespace {
+
+using std::chrono::nanoseconds;
+
+Error option_error(const RawValue& value, const std::string& message) {
+  return make_error(value.origin + ": " + message);
+}
+
+// A whole number >= minimum, at most `maximum` ("10k" is fine).
+Result<std::uint64_t> whole_number(const RawValue& value, std::uint64_t minimum,
+                                   std::uint64_t maximum) {
+  auto n = parse_count(value.text);
+  if (!n) return option_error(value, n.error().message);
+  if (*n < minimum) {
+    return option_error(
+        value, "must be at least " + std::to_string(minimum) + ", got '" + value.text + "'");
+  }
+  if (*n > maximum) return option_error(value, "too large: '" + value.text + "'");
+  return *n;
+}
+
+Result<nanoseconds> duration(const RawValue& value, nanoseconds bare_unit) {
+  auto d = parse_duration(value.text, bare_unit);
+  if (!d) return option_error(value, d.error().message);
+  return *d;
+}
+
+Result<std::string> read_body_file(const RawValue& value) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(value.text, ec)) {
+    return option_error(value, "cannot read body file '" + value.text + "': is a directory");
+  }
+  std::ifstream in(value.text, std::ios::binary);
+  if (!in) {
+    return option_error(value,
+                        "cannot read body file '" + value.text + "': " + std::strerror(errno));
+  }
+  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return option_error(value, "cannot read body file '" + value.text + "'");
+  return contents;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    c = http::ascii_lower(c);
+  return out;
+}
+
+// "name:value" -> (lower-case name, trimmed value); the last value of a name wins, at the
+// position where the name first appeared (loadtest keeps headers in an object).
+Result<void> add_header(const RawValue& raw, Config& config) {
+  const std::size_t colon = raw.text.find(':');
+  if (colon == std::string::npos || colon == 0) {
+    return option_error(raw, "malformed header '" + raw.text + "' (expected name:value)");
+  }
+  std::string name = lower(trim(std::string_view(raw.text).substr(0, colon)));
+  std::string value = trim(std::string_view(raw.text).substr(colon + 1));
+  if (!is_token(name)) {
+    return option_error(raw, "malformed header name in '" + raw.text + "'");
+  }
+  if (!is_field_value(value)) {
+    return option_error(raw, "malformed header value in '" + raw.text + "'");
+  }
+  if (name == "content-length" || name == "transfer-encoding") {
+    return option_error(raw, "'" + name + "' is computed from the body and cannot be set");
+  }
+  for (auto& [n, v] : config.headers) {
+    if (n == name) {
+      v = std::move(value);
+      return {};
+    }
+  }
+  config.headers.emplace_back(std::move(name), std::move(value));
+  return {};
+}
+
+Result<void> add_cookie(const RawValue& raw, Config& config) {
+  const std::size_t eq = raw.text.find('=');
+  if (eq == std::string::npos || eq == 0 || !is_token(raw.text.substr(0, eq)) ||
+      !is_field_value(raw.text) || raw.text.find(';') != std::string::npos) {
+    return option_error(raw, "malformed cookie '" + raw.text + "' (expected name=value)");
+  }
+  config.cookies.push_back(raw.text);
+  return {};
+}
+
+// The body and the method it implies, in loadtest's precedence order (the last source wins).
+Result<void> resolve_body(const RawOptions& raw, Config& config) {
+  struct Source {
+    const std::optional<RawValue>& value;
+    bool is_file;
+    const char* method;  // nullptr: keeps the method
+  };
+  const Source sources[] = {
+      {raw.data, false, nullptr},
+      {raw.post_body, false, "POST"},
+      {raw.post_file, true, raw.file_keeps_method ? nullptr : "POST"},
+      {raw.put_file, true, "PUT"},
+      {raw.patch_body, false, "PATCH"},
+      {raw.patch_file, true, "PATCH"},
+  };
+  for (const Source& s : sources) {
+    if (!s.value) continue;
+    if (s.is_file) {
+      auto contents = read_body_file(*s.value);
+      if (!contents) return contents.error();
+      config.body = std::move(contents).value();
+    } else {
+      config.body = s.value->text;
+    }
+    if (s.method) config.method = s.method;
+  }
+  return {};
+}
+
+Result<void> convert_numbers(const RawOptions& raw, Config& config) {
+  if (raw.max_requests) {
+    auto n = whole_number(*raw.max_requests, 0, std::numeric_limits<std::uint64_t>::max());
+    if (!n) return n.error();
+    config.max_requests = *n;
+  }
+  if (raw.max_seconds) {
+    auto d = duration(*raw.max_seconds, std::chrono::seconds(1));
+    if (!d) return d.error();
+    config.max_duration = *d;
+  }
+  if (raw.concurrency) {
+    auto n = whole_number(*raw.concurrency, 1, 1'000'000);
+    if (!n) return n.error();
+    config.concurrency = static_cast<std::uint32_t>(*n);
+  }
+  if (raw.cores) {
+    auto n = whole_number(*raw.cores, 1, 1024);
+    if (!n) return n.error();
+    config.cores = static_cast<std::uint32_t>(*n);
+  }
+  if (raw.timeout) {
+    auto d = duration(*raw.timeout, std::chrono::milliseconds(1));
+    if (!d) return d.error();
+    config.timeout = *d;
+  }
+  return {};
+}
+
+Result<void> convert_request(const RawOptions& raw, Config& config) {
+  if (raw.method) {
+    config.method = upper_case(raw.method->text);
+    if (!is_token(config.method)) {
+      return option_error(*raw.method, "invalid method '" + raw.method->text + "'");
+    }
+  }
+  if (auto r = resolve_body(raw, config); !r) return r;
+  if (raw.content_type) {
+    if (!is_field_value(raw.content_type->text)) {
+      return option_error(*raw.content_type, "invalid content type");
+    }
+    config.content_type = raw.content_type->text;
+  }
+  if (raw.index_param) {
+    if (raw.index_param->text.empty()) return option_error(*raw.index_param, "empty parameter");
+    config.index_param = raw.index_param->text;
+  }
+  for (const RawValue& h : raw.headers) {
+    if (auto r = add_header(h, config); !r) return r;
+  }
+  for (const RawValue& c : raw.cookies) {
+    if (auto r = add_cookie(c, config); !r) return r;
+  }
+  for (const RawValue& h : raw.count_headers) {
+    if (!is_token(h.text)) return option_error(h, "invalid header name '" + h.text + "'");
+    config.count_headers.push_back(lower(h.text));
+  }
+  return {};
+}
+
+}  // namespace
+
+RawOptions merge(RawOptions cli, const RawOptions& rc) {
+  auto fill = [](std::optional<RawValue>& mine, const std::optional<RawValue>& theirs) {
+    if (!mine && theirs) mine = theirs;
+  };
+  fill(cli.url, rc.url);
+  fill(cli.max_requests, rc.max_requests);
+  fill(cli.max_seconds, rc.max_seconds);
+  fill(cli.concurrency, rc.concurrency);
+  fill(cli.timeout, rc.timeout);
+  fill(cli.cores, rc.cores);
+  fill(cli.method, rc.method);
+  fill(cli.content_type, rc.content_type);
+  fill(cli.index_param, rc.index_param);
+  const bool cli_has_body = cli.data || cli.post_body || cli.post_file || cli.put_file ||
+                            cli.patch_body || cli.patch_file;
+  if (!cli_has_body) {
+    cli.data = rc.data;
+    cli.post_file = rc.post_file;
+    cli.file_keeps_method = rc.file_keeps_method;
+  }
+  std::vector<RawValue> headers = rc.headers;
+  headers.insert(headers.end(), cli.headers.begin(), cli.headers.end());
+  cli.headers = std::move(headers);
+  if (cli.cookies.empty()) cli.cookies = rc.cookies;
+  if (cli.count_headers.empty()) cli.count_headers = rc.count_headers;
+  cli.keep_alive = cli.keep_alive || rc.keep_alive;
+  cli.quiet = cli.quiet || rc.quiet;
+  cli.json = cli.json || rc.json;
+  return cli;
+}
+
+Result<Config> to_config(const RawOptions& raw) {
+  Config config;
+  config.cores = default_cores();
+  if (!raw.url || raw.url->text.empty()) return make_error("missing URL (see --help)");
+  config.url = raw.url->text;
+  if (auto r = convert_numbers(raw, config); !r) return r.error();
+  if (auto r = convert_request(raw, config); !r) return r.error();
+  config.keep_alive = raw.keep_alive;
+  config.quiet = raw.quiet;
+  config.json = raw.json;
+  if (auto r = validate(config); !r) return r.error();
+  return config;
+}
+
+}  // namespace stampede::loadgen

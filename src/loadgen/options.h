@@ -1,0 +1,58 @@
+// RawOptions: option values as the user wrote them, from the command line or .loadtestrc, before
+// any checking. to_config() is the one place that validates and converts them into a Config.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "loadgen/config.h"
+
+namespace stampede::loadgen {
+
+// One value and where it came from ("-n", ".loadtestrc maxRequests"), for error messages.
+struct RawValue {
+  std::string text;
+  std::string origin;
+};
+
+struct RawOptions {
+  std::optional<RawValue> url;
+  std::optional<RawValue> max_requests;  // -n / maxRequests
+  std::optional<RawValue> max_seconds;   // -t / maxSeconds
+  std::optional<RawValue> concurrency;   // -c / concurrency
+  std::optional<RawValue> timeout;       // -d, --timeout / timeout (milliseconds)
+  std::optional<RawValue> cores;         // --cores
+  std::optional<RawValue> method;        // -m / method
+  std::optional<RawValue> content_type;  // -T / contentType
+  std::optional<RawValue> index_param;   // --index / indexParam
+
+  // Body sources in loadtest's precedence order: a later one wins (and sets the method).
+  std::optional<RawValue> data;        // --data / body: keeps the method
+  std::optional<RawValue> post_body;   // -P: POST
+  std::optional<RawValue> post_file;   // -p / file: POST (file: keeps the method)
+  std::optional<RawValue> put_file;    // -u: PUT
+  std::optional<RawValue> patch_body;  // -A: PATCH
+  std::optional<RawValue> patch_file;  // -a: PATCH
+  bool file_keeps_method = false;      // post_file came from .loadtestrc "file"
+
+  std::vector<RawValue> headers;  // "name:value" (-H), or "name:value" built from .loadtestrc
+  std::vector<RawValue> cookies;  // "name=value"
+  std::vector<RawValue> count_headers;
+
+  bool keep_alive = false;
+  bool quiet = false;
+  bool json = false;
+};
+
+// Fills what `cli` leaves unset from `rc` (loadtest: the file is used only for options the
+// command line does not give). Headers from both are kept, the file's first, so a header on the
+// command line wins; cookies come from the command line when it gives any.
+RawOptions merge(RawOptions cli, const RawOptions& rc);
+
+// Validates and converts. Reads body files. Errors are one line naming the offending option.
+Result<Config> to_config(const RawOptions& raw);
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,140 @@
+#include "loadgen/rcfile.h"
+
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+namespace stampede::loadgen {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string origin(const std::string& key) {
+  return std::string(kRcFileName) + " " + key;
+}
+
+// A number or a string holding one; the text is validated later by to_config().
+Result<RawValue> number_value(const std::string& key, const Json& v) {
+  if (v.is_number()) return RawValue{v.dump(), origin(key)};
+  if (v.is_string()) return RawValue{v.get<std::string>(), origin(key)};
+  return make_error(origin(key) + ": expected a number");
+}
+
+Result<RawValue> string_value(const std::string& key, const Json& v) {
+  if (v.is_string()) return RawValue{v.get<std::string>(), origin(key)};
+  return make_error(origin(key) + ": expected a string");
+}
+
+Result<bool> bool_value(const std::string& key, const Json& v) {
+  if (v.is_boolean()) return v.get<bool>();
+  return make_error(origin(key) + ": expected true or false");
+}
+
+// "headers": {"name": "value"} -> "name:value" entries.
+Result<void> read_headers(const Json& v, RawOptions& out) {
+  if (!v.is_object()) return make_error(origin("headers") + ": expected an object");
+  for (const auto& [name, value] : v.items()) {
+    if (!value.is_string()) return make_error(origin("headers") + ": '" + name + "' not a string");
+    out.headers.push_back({name + ":" + value.get<std::string>(), origin("headers")});
+  }
+  return {};
+}
+
+// "cookies": {"name": "value"} (loadtest's form) or ["name=value", ...].
+Result<void> read_cookies(const Json& v, RawOptions& out) {
+  if (v.is_object()) {
+    for (const auto& [name, value] : v.items()) {
+      if (!value.is_string())
+        return make_error(origin("cookies") + ": '" + name + "' not a string");
+      out.cookies.push_back({name + "=" + value.get<std::string>(), origin("cookies")});
+    }
+    return {};
+  }
+  if (v.is_array()) {
+    for (const auto& c : v) {
+      if (!c.is_string()) return make_error(origin("cookies") + ": expected strings");
+      out.cookies.push_back({c.get<std::string>(), origin("cookies")});
+    }
+    return {};
+  }
+  return make_error(origin("cookies") + ": expected an object");
+}
+
+// Keys that change nothing for an http:// load generator: the test server's and TLS's.
+bool ignored_key(const std::string& key) {
+  static const std::set<std::string> kIgnored = {"delay",    "error", "percent", "secureProtocol",
+                                                 "insecure", "cert",  "key",     "recover"};
+  return kIgnored.count(key) > 0;
+}
+
+// A key whose feature is not supported: refused when it asks for something.
+bool unsupported_and_set(const std::string& key, const Json& v) {
+  if (key != "requestsPerSecond" && key != "proxy" && key != "requestGenerator") return false;
+  if (v.is_null()) return false;
+  if (v.is_number()) return v.get<double>() != 0;
+  if (v.is_string()) return !v.get<std::string>().empty();
+  return true;
+}
+
+Result<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
+  auto set = [&](std::optional<RawValue>& field, Result<RawValue> r) -> Result<void> {
+    if (!r) return r.error();
+    field = std::move(r).value();
+    return {};
+  };
+  if (key == "maxRequests") return set(out.max_requests, number_value(key, v));
+  if (key == "concurrency") return set(out.concurrency, number_value(key, v));
+  if (key == "maxSeconds") return set(out.max_seconds, number_value(key, v));
+  if (key == "timeout") return set(out.timeout, number_value(key, v));
+  if (key == "method") return set(out.method, string_value(key, v));
+  if (key == "contentType") return set(out.content_type, string_value(key, v));
+  if (key == "indexParam") return set(out.index_param, string_value(key, v));
+  if (key == "body") {
+    if (v.is_string()) return set(out.data, string_value(key, v));
+    return set(out.data, RawValue{v.dump(), origin(key)});  // an object is sent as JSON
+  }
+  if (key == "file") {
+    out.file_keeps_method = true;
+    return set(out.post_file, string_value(key, v));
+  }
+  if (key == "headers") return read_headers(v, out);
+  if (key == "cookies") return read_cookies(v, out);
+  if (key == "agentKeepAlive" || key == "quiet") {
+    auto b = bool_value(key, v);
+    if (!b) return b.error();
+    (key == "quiet" ? out.quiet : out.keep_alive) = *b;
+    return {};
+  }
+  if (ignored_key(key)) return {};
+  if (unsupported_and_set(key, v)) return make_error(origin(key) + ": not supported");
+  if (key == "requestsPerSecond" || key == "proxy" || key == "requestGenerator") return {};
+  return make_error(std::string(kRcFileName) + ": unknown key '" + key + "'");
+}
+
+}  // namespace
+
+Result<RawOptions> parse_loadtestrc(std::string_view text) {
+  Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
+  if (doc.is_discarded()) return make_error(std::string(kRcFileName) + ": invalid JSON");
+  if (!doc.is_object()) return make_error(std::string(kRcFileName) + ": expected a JSON object");
+  RawOptions out;
+  for (const auto& [key, value] : doc.items()) {
+    if (auto r = read_key(key, value, out); !r) return r.error();
+  }
+  return out;
+}
+
+Result<RawOptions> read_loadtestrc(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / kRcFileName;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return RawOptions{};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot read " + path.string());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_loadtestrc(text);
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,27 @@
+// .loadtestrc: loadtest's JSON configuration file, read from the working directory. Its values
+// fill the options the command line does not give (see merge() in options.h).
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+#include "core/result.h"
+#include "loadgen/options.h"
+
+namespace stampede::loadgen {
+
+inline constexpr std::string_view kRcFileName = ".loadtestrc";
+
+// Parses the text of a .loadtestrc. Keys are loadtest's (README): maxRequests, concurrency,
+// maxSeconds, timeout, method, contentType, body, file, cookies, headers, agentKeepAlive,
+// indexParam, quiet, recover; the server and TLS keys (delay, error, percent, secureProtocol,
+// insecure, cert, key) are accepted and have no effect here. requestsPerSecond, proxy and
+// requestGenerator are refused when set (not supported), as are unknown keys and values of the
+// wrong type. Numbers may be JSON numbers or numeric strings.
+Result<RawOptions> parse_loadtestrc(std::string_view text);
+
+// Reads `dir`/.loadtestrc: empty options when the file does not exist, an error when it cannot be
+// read or is invalid ("…/.loadtestrc: …").
+Result<RawOptions> read_loadtestrc(const std::filesystem::path& dir);
+
+}  // namespace stampede::loadgen

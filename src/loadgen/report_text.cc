@@ -1,0 +1,71 @@
+#include "loadgen/report_text.h"
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+namespace stampede::loadgen {
+namespace {
+
+// Milliseconds with microsecond resolution.
+std::string ms(double ns) {
+  return fmt::format("{:.3f}", ns / 1e6);
+}
+
+void write_settings(const RunResult& r, std::ostream& out) {
+  fmt::print(out, "\nTarget URL:          {}\n", r.url);
+  if (r.max_requests > 0) {
+    fmt::print(out, "Max requests:        {}\n", r.max_requests);
+  } else if (r.max_seconds > 0) {
+    fmt::print(out, "Max time (s):        {}\n", r.max_seconds);
+  }
+  fmt::print(out, "Concurrent clients:  {}\n", r.clients);
+  fmt::print(out, "Running on cores:    {}\n", r.cores);
+  fmt::print(out, "Agent:               {}\n\n", r.keep_alive ? "keepalive" : "none");
+}
+
+void write_latency(const RunResult& r, std::ostream& out) {
+  fmt::print(out, "Completed requests:  {}\n", r.total_requests);
+  fmt::print(out, "Total errors:        {}\n", r.total_errors);
+  fmt::print(out, "Total time:          {:.3f} s\n", r.elapsed_seconds());
+  fmt::print(out, "Mean latency:        {} ms\n", ms(r.latency.mean()));
+  fmt::print(out, "Effective rps:       {}\n\n", std::llround(r.effective_rps()));
+  fmt::print(out, "Percentage of requests served within a certain time\n");
+  for (const char* p : {"50", "90", "95", "99", "99.9"}) {
+    const double value = static_cast<double>(r.latency.percentile(std::stod(p)));
+    fmt::print(out, "{:>4}%      {} ms\n", p, ms(value));
+  }
+  fmt::print(out, " 100%      {} ms (longest request)\n", ms(static_cast<double>(r.latency.max())));
+}
+
+// loadtest's layout: the code right-aligned in 4 columns (at least one space before it).
+void write_errors(const RunResult& r, std::ostream& out) {
+  if (r.total_errors == 0) return;
+  out << '\n';
+  for (const auto& [code, n] : r.error_codes) {
+    const std::size_t pad = code.size() < 4 ? 4 - code.size() : 1;
+    fmt::print(out, " {}{}:   {} errors\n", std::string(pad, ' '), code, n);
+  }
+}
+
+void write_header_counts(const RunResult& r, std::ostream& out) {
+  for (const auto& [name, counts] : r.header_counts) {
+    fmt::print(out, "\nResponses by {}:\n", name);
+    for (const auto& [value, n] : counts)
+      fmt::print(out, "  {}:   {}\n", value, n);
+  }
+}
+
+}  // namespace
+
+void write_text_report(const RunResult& result, std::ostream& out) {
+  write_settings(result, out);
+  write_latency(result, out);
+  write_errors(result, out);
+  write_header_counts(result, out);
+  out.flush();
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,63 @@
+// The request a run sends: loadtest's headers built from a Config, formatted once, and a
+// template that substitutes a per-request index (--index) without allocating.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "http/url.h"
+#include "http/writer.h"
+#include "loadgen/config.h"
+
+namespace stampede::loadgen {
+
+// "0.1.0": the project's version.
+std::string version();
+// "stampede/0.1.0": the default user-agent.
+std::string user_agent();
+
+std::string upper_case(std::string_view text);
+// An HTTP token (RFC 9110 tchar+): method names, header and cookie names.
+bool is_token(std::string_view text);
+// No CR, LF or NUL: safe to send as (part of) a header value.
+bool is_field_value(std::string_view text);
+
+// loadtest's request for `config`: "host" from the URL, "accept: */*", "user-agent:
+// stampede/VERSION" (each unless the config names it), the config's headers in order, the
+// cookies as one "cookie" header, content-type ("text/plain" by default) and the body when
+// there is one, and "Connection: keep-alive" or "Connection: close".
+http::RequestSpec make_request_spec(const Config& config, const http::Url& url);
+
+// The bytes of every request of a run. Without an index parameter they are fixed; with one, each
+// occurrence of it in the request target and in the body is replaced by the request's index
+// (and Content-Length adjusted). Immutable after build(): shared read-only by the workers.
+class RequestTemplate {
+ public:
+  static RequestTemplate build(const http::RequestSpec& spec, std::string_view index_param);
+
+  bool indexed() const { return !pieces_.empty(); }
+  // The request when !indexed().
+  std::string_view fixed() const { return formatted_; }
+  // The request for `index` into `out` (replacing its contents). No allocation once `out` has
+  // grown to the largest request.
+  void render(std::uint64_t index, std::string& out) const;
+
+ private:
+  enum class PieceKind : std::uint8_t { Literal, Index, ContentLength };
+  struct Piece {
+    PieceKind kind;
+    std::size_t offset = 0;  // Literal: a range of formatted_
+    std::size_t length = 0;
+  };
+  void add_literal(std::size_t from, std::size_t to);
+
+  std::string formatted_;  // format_request's output, the index parameter left in place
+  std::vector<Piece> pieces_;
+  std::uint64_t body_fixed_bytes_ = 0;  // body length without the parameter occurrences
+  std::uint64_t body_index_count_ = 0;  // occurrences of the parameter in the body
+};
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,268 @@
+#include "loadgen/runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "core/clock.h"
+#include "http/url.h"
+#include "loadgen/request.h"
+#include "loadgen/worker.h"
+#include "net/socket.h"
+
+namespace stampede::loadgen {
+namespace {
+
+using Clock = std::chrono::steady_clock;  // CLOCK_MONOTONIC, like mono_ns()
+
+Clock::time_point to_time_point(std::int64_t ns) {
+  return Clock::time_point(std::chrono::nanoseconds(ns));
+}
+
+// Wakes the runner's thread: a worker is done, or a stop was requested.
+struct Monitor {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::uint32_t done = 0;
+  bool stop = false;
+
+  void worker_done() {
+    std::lock_guard lock(mutex);
+    ++done;
+    cv.notify_all();
+  }
+  void request_stop() {
+    std::lock_guard lock(mutex);
+    stop = true;
+    cv.notify_all();
+  }
+};
+
+// loadtest's progress lines, from the workers' relaxed counters.
+class ProgressPrinter {
+ public:
+  ProgressPrinter(std::ostream& out, const Config& config,
+                  const std::vector<std::unique_ptr<Worker>>& workers, std::int64_t start_ns)
+      : out_(out), config_(config), workers_(workers), last_ns_(start_ns) {}
+
+  void print(std::int64_t now_ns) {
+    std::uint64_t requests = 0, errors = 0, latency = 0;
+    for (const auto& w : workers_) {
+      requests += w->progress().requests.load(std::memory_order_relaxed);
+      errors += w->progress().errors.load(std::memory_order_relaxed);
+      latency += w->progress().latency_sum_ns.load(std::memory_order_relaxed);
+    }
+    const double seconds = static_cast<double>(now_ns - last_ns_) / 1e9;
+    const std::uint64_t partial = requests - requests_;
+    const double mean_ms =
+        partial ? static_cast<double>(latency - latency_) / static_cast<double>(partial) / 1e6 : 0;
+    std::string percent;
+    if (config_.max_requests > 0) {
+      percent = fmt::format(" ({}%)", std::llround(100.0 * static_cast<double>(requests) /
+                                                   static_cast<double>(config_.max_requests)));
+    }
+    fmt::print(out_, "Requests: {}{}, requests per second: {}, mean latency: {:.3f} ms\n", requests,
+               percent, std::llround(static_cast<double>(partial) / seconds), mean_ms);
+    if (errors > 0) {
+      fmt::print(out_, "Errors: {}, accumulated errors: {}, {:.1f}% of total requests\n",
+                 errors - errors_, errors,
+                 100.0 * static_cast<double>(errors) / static_cast<double>(requests));
+    }
+    out_.flush();
+    requests_ = requests;
+    errors_ = errors;
+    latency_ = latency;
+    last_ns_ = now_ns;
+  }
+
+ private:
+  std::ostream& out_;
+  const Config& config_;
+  const std::vector<std::unique_ptr<Worker>>& workers_;
+  std::int64_t last_ns_;
+  std::uint64_t requests_ = 0, errors_ = 0, latency_ = 0;
+};
+
+// Splits `total` as evenly as possible: part `i` of `parts`.
+std::uint32_t share(std::uint32_t total, std::uint32_t parts, std::uint32_t i) {
+  return total / parts + (i < total % parts ? 1 : 0);
+}
+
+Result<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
+                                                          const ConnectionContext& context,
+                                                          SharedBudget& budget, Monitor& monitor,
+                                                          std::uint32_t count) {
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    WorkerParams params;
+    params.id = i;
+    params.workers = count;
+    params.connections = share(config.concurrency, count, i);
+    params.context = context;
+    params.budget = &budget;
+    params.drain_ns = config.drain_timeout().count();
+    params.on_done = [&monitor] { monitor.worker_done(); };
+    auto worker = Worker::create(std::move(params));
+    if (!worker) return worker.error();
+    workers.push_back(std::move(worker).value());
+  }
+  return workers;
+}
+
+// Waits for the workers, printing progress and passing on a stop request. Returns the time
+// of the stop request, or 0.
+std::int64_t supervise(Monitor& monitor, const std::vector<std::unique_ptr<Worker>>& workers,
+                       ProgressPrinter* printer, std::chrono::nanoseconds interval,
+                       std::int64_t start_ns) {
+  std::int64_t next_progress = start_ns + interval.count();
+  std::int64_t stopped_at = 0;
+  std::unique_lock lock(monitor.mutex);
+  while (monitor.done < workers.size()) {
+    if (monitor.stop && stopped_at == 0) {
+      stopped_at = mono_ns();
+      for (const auto& w : workers)
+        w->interrupt();
+      continue;
+    }
+    if (printer == nullptr || stopped_at != 0) {
+      monitor.cv.wait(lock);
+      continue;
+    }
+    monitor.cv.wait_until(lock, to_time_point(next_progress));
+    const std::int64_t now = mono_ns();
+    if (now >= next_progress && monitor.done < workers.size() && !monitor.stop) {
+      lock.unlock();
+      printer->print(now);
+      lock.lock();
+      next_progress += interval.count();
+    }
+  }
+  return stopped_at;
+}
+
+void fill_result(RunResult& result, const WorkerStats& total, const Config& config) {
+  result.total_requests = total.requests();
+  result.total_errors = total.errors();
+  result.latency = total.latency();
+  for (int status = 0; status < WorkerStats::kMaxStatus; ++status) {
+    const std::uint64_t n = total.status_count(status);
+    if (n == 0) continue;
+    result.status_counts[status] = n;
+    if (WorkerStats::is_error_status(status)) result.error_codes[std::to_string(status)] += n;
+  }
+  for (int err = 1; err < WorkerStats::kMaxErrno; ++err) {
+    const std::uint64_t n = total.failure_count(err);
+    if (n > 0) result.error_codes[net::errno_name(err)] += n;
+  }
+  for (std::size_t h = 0; h < total.header_counts().size(); ++h) {
+    auto& counts = result.header_counts[config.count_headers[h]];
+    for (const auto& [value, n] : total.header_counts()[h])
+      counts[value] += n;
+  }
+  result.bytes_read = total.bytes_read();
+  result.bytes_written = total.bytes_written();
+  result.connections_opened = total.connections();
+}
+
+RunResult settings_of(const Config& config, std::uint32_t workers) {
+  RunResult r;
+  r.url = config.url;
+  r.cores = workers;
+  r.max_requests = config.max_requests;
+  r.max_seconds = std::chrono::duration<double>(config.effective_duration()).count();
+  r.concurrency = config.concurrency;
+  r.keep_alive = config.keep_alive;
+  r.clients = config.concurrency;
+  return r;
+}
+
+}  // namespace
+
+double RunResult::effective_rps() const {
+  return elapsed_ns > 0 ? static_cast<double>(total_requests) / elapsed_seconds() : 0;
+}
+
+void StopSignal::request_stop() {
+  std::lock_guard lock(mutex_);
+  requested_ = true;
+  if (wake_) wake_();
+}
+
+bool StopSignal::stop_requested() const {
+  std::lock_guard lock(mutex_);
+  return requested_;
+}
+
+void StopSignal::on_stop(std::function<void()> wake) {
+  std::lock_guard lock(mutex_);
+  wake_ = std::move(wake);
+  if (requested_ && wake_) wake_();
+}
+
+Result<RunResult> run(const Config& config, const RunHooks& hooks) {
+  if (auto valid = validate(config); !valid) return valid.error();
+  auto url = http::parse_url(config.url);
+  if (!url) return url.error();
+  auto address = net::resolve(url->host, url->port);
+  if (!address) return address.error();
+  const RequestTemplate request =
+      RequestTemplate::build(make_request_spec(config, *url), config.index_param);
+
+  ConnectionContext context;
+  context.request = &request;
+  context.address = *address;
+  context.keep_alive = config.keep_alive;
+  context.head_request = config.method == "HEAD";
+  context.timeout_ns = config.timeout.count();
+  context.count_headers = config.count_headers;
+
+  const std::uint32_t count = std::min(config.cores, config.concurrency);
+  SharedBudget budget(config.max_requests, count);
+  Monitor monitor;
+  auto workers = make_workers(config, context, budget, monitor, count);
+  if (!workers) return workers.error();
+
+  const std::int64_t start = mono_ns();
+  const std::int64_t duration = config.effective_duration().count();
+  const std::int64_t deadline = duration > 0 ? start + duration : 0;
+  std::vector<std::thread> threads;
+  try {
+    for (auto& w : *workers)
+      threads.emplace_back([&w, deadline] { w->run(deadline); });
+  } catch (const std::system_error& e) {
+    for (std::size_t i = 0; i < threads.size(); ++i)
+      (*workers)[i]->interrupt();
+    for (auto& t : threads)
+      t.join();
+    return make_error(std::string("cannot start a worker thread: ") + e.what());
+  }
+  if (hooks.stop) hooks.stop->on_stop([&monitor] { monitor.request_stop(); });
+  std::optional<ProgressPrinter> printer;
+  if (hooks.progress) printer.emplace(*hooks.progress, config, *workers, start);
+  const std::int64_t stopped_at =
+      supervise(monitor, *workers, printer ? &*printer : nullptr, hooks.progress_interval, start);
+  if (hooks.stop) hooks.stop->on_stop(nullptr);
+  for (auto& t : threads)
+    t.join();
+
+  RunResult result = settings_of(config, count);
+  WorkerStats total(config.count_headers.size());
+  std::int64_t end = start;
+  for (const auto& w : *workers) {
+    total.merge(w->stats());
+    end = std::max(end, w->end_ns());
+  }
+  if (stopped_at != 0) end = stopped_at;
+  result.interrupted = stopped_at != 0;
+  result.elapsed_ns = end - start;
+  fill_result(result, total, config);
+  return result;
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,75 @@
+// run(): one load-generator run, callable from the cli, tests and other modules (the lab).
+// Starts the workers, applies -n exactly and -t, prints progress, stops early on request, and
+// merges what the workers measured.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <string>
+
+#include "core/result.h"
+#include "loadgen/config.h"
+#include "stats/histogram.h"
+
+namespace stampede::loadgen {
+
+// What a run measured, with the settings it ran with (what the reports print).
+struct RunResult {
+  // Settings.
+  std::string url;
+  std::uint32_t cores = 0;  // worker threads used
+  std::uint64_t max_requests = 0;
+  double max_seconds = 0;  // the time limit in effect (10 when neither -n nor -t was given)
+  std::uint32_t concurrency = 0;
+  bool keep_alive = false;
+  std::uint32_t clients = 0;  // connections (clients) the run had
+
+  // Outcome. Every request is counted once: a response (any status) or a transport failure.
+  std::uint64_t total_requests = 0;
+  std::uint64_t total_errors = 0;  // non-2xx/3xx responses plus transport failures
+  std::int64_t elapsed_ns = 0;     // start to the last response (or the stop)
+  stats::Histogram latency;        // ns, every request, from its first byte written
+  std::map<std::string, std::uint64_t> error_codes;  // "500", "ECONNREFUSED", "ETIMEDOUT"...
+  std::map<int, std::uint64_t> status_counts;        // every response by status
+  // Config::count_headers: header name -> value -> responses that had it.
+  std::map<std::string, std::map<std::string, std::uint64_t>> header_counts;
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;
+  std::uint64_t connections_opened = 0;
+  bool interrupted = false;  // stopped early by a StopSignal
+
+  double elapsed_seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
+  double effective_rps() const;
+};
+
+// A thread-safe request to stop a run early (Ctrl-C). Not async-signal-safe: call it from a
+// normal thread (the cli waits for signals with sigwait on a thread of its own).
+class StopSignal {
+ public:
+  void request_stop();
+  bool stop_requested() const;
+  // For run(): `wake` is called once a stop is requested (at once if it already was); an empty
+  // function unregisters it.
+  void on_stop(std::function<void()> wake);
+
+ private:
+  mutable std::mutex mutex_;
+  bool requested_ = false;
+  std::function<void()> wake_;
+};
+
+struct RunHooks {
+  std::ostream* progress = nullptr;  // progress lines (loadtest's); none when null
+  std::chrono::nanoseconds progress_interval = std::chrono::seconds(5);
+  StopSignal* stop = nullptr;  // stop early; the result covers what ran
+};
+
+// Runs `config` (validated here). Errors are set-up failures (bad config, name resolution,
+// event loop creation); a run that started always returns a RunResult, whatever the errors.
+Result<RunResult> run(const Config& config, const RunHooks& hooks = {});
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,92 @@
+#include "loadgen/worker.h"
+
+#include <algorithm>
+
+#include "core/clock.h"
+
+namespace stampede::loadgen {
+namespace {
+
+// One read buffer per worker: a connection uses it only within its own on_events call.
+constexpr std::size_t kReadBufferBytes = 64 * 1024;
+
+}  // namespace
+
+Result<std::unique_ptr<Worker>> Worker::create(WorkerParams params) {
+  auto loop = net::EventLoop::create();
+  if (!loop) return loop.error();
+  return std::unique_ptr<Worker>(new Worker(std::move(params), std::move(loop).value()));
+}
+
+Worker::Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop)
+    : params_(std::move(params)),
+      loop_(std::move(loop)),
+      stats_(params_.context.count_headers.size()),
+      read_buffer_(kReadBufferBytes),
+      budget_(*params_.budget),
+      deadline_timer_([this] { on_deadline(); }),
+      drain_timer_([this] { loop_->stop(); }) {
+  if (!params_.pacer) params_.pacer = std::make_unique<ClosedLoopPacer>();
+  ConnectionContext& context = params_.context;
+  context.loop = loop_.get();
+  context.owner = this;
+  context.stats = &stats_;
+  context.read_buffer = std::span<char>(read_buffer_);
+  connections_.reserve(params_.connections);
+  for (std::uint32_t i = 0; i < params_.connections; ++i) {
+    connections_.push_back(std::make_unique<Connection>(params_.context));
+  }
+}
+
+Worker::~Worker() {
+  connections_.clear();  // before the loop their sockets and timers belong to
+}
+
+void Worker::run(std::int64_t deadline_ns) {
+  deadline_ns_ = deadline_ns;
+  loop_->update_time();
+  if (deadline_ns_ > 0) loop_->schedule(deadline_timer_, deadline_ns_);
+  for (auto& c : connections_)
+    c->start();
+  if (finished_ < connections_.size()) loop_->run();
+  const std::int64_t last = stats_.last_record_ns();
+  if (interrupted_.load(std::memory_order_acquire)) {
+    end_ns_ = mono_ns();
+  } else if (deadline_passed_) {
+    end_ns_ = std::max(last, deadline_ns_);
+  } else {
+    end_ns_ = last > 0 ? last : mono_ns();
+  }
+  if (params_.on_done) params_.on_done();
+}
+
+void Worker::interrupt() {
+  interrupted_.store(true, std::memory_order_release);
+  loop_->stop();
+}
+
+SendPermit Worker::next_send(std::int64_t now_ns) {
+  if (!sending_ || !budget_.take()) return SendPermit{};
+  SendPermit permit;
+  permit.send = true;
+  permit.at_ns = params_.pacer->next_send_time(now_ns);
+  // Unique across workers: worker w sends w+1, w+1+W, w+1+2W... (loadtest starts at 1).
+  permit.index = next_index_++ * params_.workers + params_.id + 1;
+  return permit;
+}
+
+void Worker::on_finished() {
+  if (++finished_ == connections_.size()) loop_->stop();
+}
+
+void Worker::on_deadline() {
+  sending_ = false;
+  deadline_passed_ = true;
+  for (auto& c : connections_)
+    c->stop_sending();
+  if (finished_ < connections_.size()) {
+    loop_->schedule(drain_timer_, loop_->now_ns() + params_.drain_ns);
+  }
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,76 @@
+// Worker: one thread, one EventLoop, its connections and its WorkerStats. Nothing is shared
+// with other workers on the hot path; the runner merges the stats after join.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/result.h"
+#include "loadgen/budget.h"
+#include "loadgen/connection.h"
+#include "loadgen/pacer.h"
+#include "loadgen/worker_stats.h"
+#include "net/event_loop.h"
+
+namespace stampede::loadgen {
+
+struct WorkerParams {
+  std::uint32_t id = 0;       // 0-based, for unique request indexes
+  std::uint32_t workers = 1;  // how many workers the run has
+  std::uint32_t connections = 1;
+  ConnectionContext context;       // loop, owner and stats are filled in by the worker
+  SharedBudget* budget = nullptr;  // the -n budget shared by all workers; outlives the worker
+  std::unique_ptr<Pacer> pacer;    // closed loop when null
+  std::int64_t drain_ns = 0;       // after the deadline, wait this long for requests in flight
+  std::function<void()> on_done;   // called on the worker thread when run() ends
+};
+
+class Worker final : public ConnectionOwner {
+ public:
+  static Result<std::unique_ptr<Worker>> create(WorkerParams params);
+  ~Worker();
+
+  // Runs the connections until they are all finished, the drain time after `deadline_ns` (stop
+  // sending then; 0: no deadline) is over, or interrupt(). Call once, on the worker's thread.
+  void run(std::int64_t deadline_ns);
+  // Any thread: stop now; requests in flight are abandoned (not reported).
+  void interrupt();
+
+  // After run() returned (or from the worker's thread).
+  WorkerStats& stats() { return stats_; }
+  const WorkerStats& stats() const { return stats_; }
+  // When the worker's measurement ended: its last recorded request, but not before the
+  // deadline when it had one; the interrupt time when interrupted.
+  std::int64_t end_ns() const { return end_ns_; }
+  // Relaxed counters for the progress printer (any thread).
+  const Progress& progress() const { return stats_.progress(); }
+
+  SendPermit next_send(std::int64_t now_ns) override;
+  void on_finished() override;
+
+ private:
+  Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop);
+  void on_deadline();
+
+  WorkerParams params_;
+  std::unique_ptr<net::EventLoop> loop_;
+  WorkerStats stats_;
+  std::vector<char> read_buffer_;
+  LocalBudget budget_;
+  // Connections are destroyed before the timers and the loop (members are destroyed in reverse).
+  net::Timer deadline_timer_;
+  net::Timer drain_timer_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::uint64_t next_index_ = 0;
+  std::uint32_t finished_ = 0;
+  bool sending_ = true;
+  bool deadline_passed_ = false;
+  std::int64_t deadline_ns_ = 0;
+  std::atomic<bool> interrupted_{false};
+  std::int64_t end_ns_ = 0;
+};
+
+}  // namespace stampede::loadgen

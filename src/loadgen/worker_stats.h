@@ -1,0 +1,88 @@
+// WorkerStats: what one worker measured. Written only by its worker thread (no locks, no atomic
+// read-modify-writes); merged by the runner after the workers join. The Progress counters are
+// the one exception: relaxed atomics the worker stores and the progress printer reads.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stats/histogram.h"
+
+namespace stampede::loadgen {
+
+// Published after every request for the progress line (single writer: plain stores).
+struct alignas(64) Progress {
+  std::atomic<std::uint64_t> requests{0};
+  std::atomic<std::uint64_t> errors{0};
+  std::atomic<std::uint64_t> latency_sum_ns{0};
+};
+
+// How many responses carried each value of one header.
+using ValueCounts = std::map<std::string, std::uint64_t, std::less<>>;
+
+class WorkerStats {
+ public:
+  static constexpr int kMaxStatus = 1000;
+  static constexpr int kMaxErrno = 256;  // larger errno values are counted as kMaxErrno - 1
+
+  explicit WorkerStats(std::size_t counted_headers = 0);
+
+  // One complete response: `status` is the final status (errors are status < 200 or >= 400).
+  // Latency is end_ns - start_ns (monotonic).
+  void record_response(int status, std::int64_t start_ns, std::int64_t end_ns);
+  // One request that failed without a response: `err` is an errno value (ECONNREFUSED...).
+  void record_failure(int err, std::int64_t start_ns, std::int64_t end_ns);
+  // The value of the `index`-th counted header in a response. No allocation once seen.
+  void count_header_value(std::size_t index, std::string_view value);
+
+  void add_bytes(std::uint64_t read, std::uint64_t written) {
+    bytes_read_ += read;
+    bytes_written_ += written;
+  }
+  void add_connection() { ++connections_; }
+
+  // Adds `other` (another worker's, after it joined).
+  void merge(const WorkerStats& other);
+
+  static bool is_error_status(int status) { return status < 200 || status >= 400; }
+
+  const stats::Histogram& latency() const { return latency_; }
+  std::uint64_t requests() const { return requests_; }
+  std::uint64_t errors() const { return errors_; }
+  std::uint64_t status_count(int status) const;
+  std::uint64_t failure_count(int err) const;
+  const std::array<std::uint64_t, kMaxStatus>& statuses() const { return statuses_; }
+  const std::array<std::uint64_t, kMaxErrno>& failures() const { return failures_; }
+  const std::vector<ValueCounts>& header_counts() const { return header_counts_; }
+  std::uint64_t bytes_read() const { return bytes_read_; }
+  std::uint64_t bytes_written() const { return bytes_written_; }
+  std::uint64_t connections() const { return connections_; }
+  // When the last request was recorded (monotonic ns); 0 before any.
+  std::int64_t last_record_ns() const { return last_record_ns_; }
+  Progress& progress() { return progress_; }
+  const Progress& progress() const { return progress_; }
+
+ private:
+  void publish(std::int64_t start_ns, std::int64_t end_ns);
+
+  stats::Histogram latency_;
+  std::uint64_t requests_ = 0;
+  std::uint64_t errors_ = 0;
+  std::array<std::uint64_t, kMaxStatus> statuses_{};
+  std::array<std::uint64_t, kMaxErrno> failures_{};
+  std::vector<ValueCounts> header_counts_;
+  std::uint64_t bytes_read_ = 0;
+  std::uint64_t bytes_written_ = 0;
+  std::uint64_t connections_ = 0;
+  std::uint64_t latency_sum_ns_ = 0;
+  std::int64_t last_record_ns_ = 0;
+  Progress progress_;
+};
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,270 @@
+#include "server/cli.h"
+
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "core/clock.h"
+#include "core/units.h"
+#include "server/ready_file.h"
+
+namespace stampede::server {
+namespace {
+
+// The options as typed, before conversion: CLI11 only splits, core/units converts.
+struct RawArgs {
+  std::string positional_port, port, delay, error, percent, cores, body, file;
+  std::string max_header_bytes, max_uri_bytes, max_body_bytes;
+  std::string idle_timeout, header_timeout, drain_timeout;
+};
+
+void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
+  ServerOptions& s = cli.server;
+  app.add_option("port", raw.positional_port, "Port to listen on (default 7357; 0: any free)")
+      ->type_name("PORT");
+  app.add_option("-p,--port", raw.port, "Port to listen on (same as the positional port)")
+      ->type_name("PORT");
+  app.add_option("--host", s.host, "Address to listen on (default 127.0.0.1)")->type_name("ADDR");
+  app.add_option("-d,--delay", raw.delay, "Wait before answering each request (ms, or 50ms, 1s)")
+      ->type_name("MS");
+  app.add_option("-e,--error", raw.error, "Answer every request with this status")
+      ->type_name("CODE");
+  app.add_option("-P,--percent", raw.percent,
+                 "Only this % of requests get the error (500 unless --error is given)")
+      ->type_name("N");
+  app.add_option("-c,--cores", raw.cores,
+                 "Worker threads sharing the port (default: half the cores)")
+      ->type_name("N");
+  app.add_option("-b,--body", raw.body, "Response body (default OK)")->type_name("TEXT");
+  app.add_option("-f,--file", raw.file, "Response body read from this file")->type_name("PATH");
+  app.add_option("--id", s.id, "Instance name: x-instance header, {\"id\":NAME} body, /count")
+      ->type_name("NAME");
+  app.add_option("--ready-file", cli.ready_file, "Write the bound port here once listening")
+      ->type_name("PATH");
+  app.add_flag("-q,--quiet", cli.quiet, "No per-second lines on stderr");
+  app.add_option("--max-header-bytes", raw.max_header_bytes,
+                 "Request head limit (431; default 16k)")
+      ->type_name("SIZE");
+  app.add_option("--max-uri-bytes", raw.max_uri_bytes, "Request target limit (414; default 8k)")
+      ->type_name("SIZE");
+  app.add_option("--max-body-bytes", raw.max_body_bytes, "Request body limit (413; default 64m)")
+      ->type_name("SIZE");
+  app.add_option("--idle-timeout", raw.idle_timeout, "Close idle connections after (default 60s)")
+      ->type_name("DURATION");
+  app.add_option("--header-timeout", raw.header_timeout,
+                 "Time allowed to send a request head (408; default 10s)")
+      ->type_name("DURATION");
+  app.add_option("--drain-timeout", raw.drain_timeout,
+                 "On SIGINT/SIGTERM, time left to in-flight requests (default 5s)")
+      ->type_name("DURATION");
+}
+
+Result<std::uint64_t> to_count(std::string_view flag, const std::string& text, std::uint64_t max) {
+  auto n = parse_count(text);
+  if (!n || *n > max) {
+    return make_error(
+        fmt::format("{}: expected a whole number up to {}, got '{}'", flag, max, text));
+  }
+  return *n;
+}
+
+Result<int> to_status(const std::string& text) {
+  int code = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), code);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    return make_error(fmt::format("--error: expected a status code, got '{}'", text));
+  }
+  return code;
+}
+
+// Sets `field` from `text` when the option was given, through `convert`.
+template <class T, class Convert>
+Result<void> convert_into(const std::string& text, T& field, Convert convert) {
+  if (text.empty()) return {};
+  auto value = convert(text);
+  if (!value) return value.error();
+  field = static_cast<T>(*value);
+  return {};
+}
+
+Result<std::chrono::nanoseconds> to_duration(std::string_view flag, const std::string& text,
+                                             std::chrono::nanoseconds bare_unit) {
+  auto d = parse_duration(text, bare_unit);
+  if (!d) return make_error(fmt::format("{}: {}", flag, d.error().message));
+  return *d;
+}
+
+Result<std::uint64_t> to_size(std::string_view flag, const std::string& text) {
+  auto n = parse_size(text);
+  if (!n) return make_error(fmt::format("{}: {}", flag, n.error().message));
+  return *n;
+}
+
+Result<void> convert_numbers(const RawArgs& raw, ServerOptions& s) {
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+  if (!raw.port.empty() && !raw.positional_port.empty() && raw.port != raw.positional_port) {
+    return make_error("the port is given twice, with different values");
+  }
+  const std::string& port = raw.port.empty() ? raw.positional_port : raw.port;
+  Result<void> r = convert_into(port, s.port, [](auto& t) { return to_count("port", t, 65535); });
+  if (r)
+    r = convert_into(raw.delay, s.delay,
+                     [](auto& t) { return to_duration("--delay", t, milliseconds(1)); });
+  if (r) r = convert_into(raw.error, s.error_status, to_status);
+  if (r)
+    r = convert_into(raw.percent, s.error_percent, [](auto& t) -> Result<double> {
+      auto p = parse_number(t);
+      if (!p) return make_error(fmt::format("--percent: {}", p.error().message));
+      return *p;
+    });
+  if (r) r = convert_into(raw.cores, s.cores, [](auto& t) { return to_count("--cores", t, 1024); });
+  if (r)
+    r = convert_into(raw.max_header_bytes, s.max_header_bytes,
+                     [](auto& t) { return to_size("--max-header-bytes", t); });
+  if (r)
+    r = convert_into(raw.max_uri_bytes, s.max_uri_bytes,
+                     [](auto& t) { return to_size("--max-uri-bytes", t); });
+  if (r)
+    r = convert_into(raw.max_body_bytes, s.max_body_bytes,
+                     [](auto& t) { return to_size("--max-body-bytes", t); });
+  if (r)
+    r = convert_into(raw.idle_timeout, s.idle_timeout,
+                     [](auto& t) { return to_duration("--idle-timeout", t, seconds(1)); });
+  if (r)
+    r = convert_into(raw.header_timeout, s.header_timeout,
+                     [](auto& t) { return to_duration("--header-timeout", t, seconds(1)); });
+  if (r)
+    r = convert_into(raw.drain_timeout, s.drain_timeout,
+                     [](auto& t) { return to_duration("--drain-timeout", t, seconds(1)); });
+  return r;
+}
+
+// Blocks SIGINT and SIGTERM in this thread (and so in the workers it starts): they are taken
+// with sigtimedwait by the reporting loop instead of interrupting anything.
+sigset_t block_stop_signals(sigset_t& previous) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, &previous);
+  return set;
+}
+
+// Once a second (unless quiet) a line with the rate and the mean service time of that second,
+// until SIGINT or SIGTERM.
+void serve_until_signal(const Server& server, const sigset_t& signals, bool quiet) {
+  constexpr std::int64_t kSecond = 1'000'000'000;
+  ServerTotals last = server.totals();
+  std::int64_t last_ns = mono_ns();
+  std::int64_t next_ns = last_ns + kSecond;
+  for (;;) {
+    const std::int64_t wait = std::max<std::int64_t>(0, next_ns - mono_ns());
+    const timespec timeout{static_cast<time_t>(wait / kSecond), static_cast<long>(wait % kSecond)};
+    const int sig = sigtimedwait(&signals, nullptr, &timeout);
+    if (sig == SIGINT || sig == SIGTERM) return;
+    if (sig < 0 && errno == EINTR) continue;
+    const std::int64_t now = mono_ns();
+    if (now < next_ns) continue;
+    const ServerTotals t = server.totals();
+    ServerTotals delta;
+    delta.requests = t.requests - last.requests;
+    delta.service_ns = t.service_ns - last.service_ns;
+    if (!quiet) {
+      const double rps =
+          static_cast<double>(delta.requests) * 1e9 / static_cast<double>(now - last_ns);
+      fmt::print(stderr,
+                 "Requests: {}, requests per second: {:.0f}, mean service time: {:.3f} ms\n",
+                 t.requests, rps, delta.mean_service_ms());
+    }
+    last = t;
+    last_ns = now;
+    next_ns = std::max(next_ns + kSecond, now + 1);  // after SIGSTOP, no burst of catch-up lines
+  }
+}
+
+void print_totals(const ServerTotals& t) {
+  const double seconds = static_cast<double>(t.elapsed_ns) / 1e9;
+  const double rps = seconds > 0 ? static_cast<double>(t.requests) / seconds : 0.0;
+  fmt::print("Total requests: {}, errors: {}, bad requests: {}, connections: {}\n", t.requests,
+             t.errors, t.bad_requests, t.connections);
+  fmt::print("Elapsed: {:.1f} s, requests per second: {:.0f}, mean service time: {:.3f} ms\n",
+             seconds, rps, t.mean_service_ms());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
+  CliOptions cli;
+  RawArgs raw;
+  CLI::App app("stampede serve: a test server and self-naming instance", "stampede serve");
+  declare(app, raw, cli);
+  std::vector<const char*> argv;
+  for (const std::string& a : args)
+    argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    cli.help = true;
+    cli.help_text = app.help();
+    return cli;
+  } catch (const CLI::ParseError& e) {
+    return make_error(e.what());
+  }
+  if (app.count("--body") > 0) cli.server.body = raw.body;
+  cli.server.body_file = raw.file;
+  if (auto r = convert_numbers(raw, cli.server); !r) return r.error();
+  if (auto r = validate(cli.server); !r) return r.error();
+  if (!raw.file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(raw.file, ec) || !std::ifstream(raw.file)) {
+      return make_error(fmt::format("--file: cannot read '{}'", raw.file));
+    }
+  }
+  return cli;
+}
+
+int cli_main(int argc, char** argv) {
+  auto parsed = parse_command_line(std::vector<std::string>(argv, argv + argc));
+  if (!parsed) {
+    fmt::print(stderr, "stampede: {}\n", parsed.error().message);
+    return 2;
+  }
+  if (parsed->help) {
+    fmt::print("{}", parsed->help_text);
+    return 0;
+  }
+  sigset_t previous;
+  const sigset_t signals = block_stop_signals(previous);
+  auto server = Server::start(parsed->server);
+  int code = 0;
+  if (!server) {
+    fmt::print(stderr, "stampede: {}\n", server.error().message);
+    code = 1;
+  } else if (auto ready = parsed->ready_file.empty()
+                              ? Result<void>()
+                              : write_ready_file(parsed->ready_file, (*server)->port());
+             !ready) {
+    fmt::print(stderr, "stampede: {}\n", ready.error().message);
+    code = 1;
+  } else {
+    if (!parsed->quiet) {
+      fmt::print(stderr, "Listening on http://{}:{}/ ({} worker threads)\n", parsed->server.host,
+                 (*server)->port(), (*server)->workers());
+    }
+    serve_until_signal(**server, signals, parsed->quiet);
+    print_totals((*server)->stop());
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return code;
+}
+
+}  // namespace stampede::server

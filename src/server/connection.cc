@@ -1,0 +1,405 @@
+#include "server/connection.h"
+
+#include <sys/epoll.h>
+
+#include "core/clock.h"
+#include "server/worker.h"
+
+namespace stampede::server {
+namespace {
+
+// Output above this stops parsing until the client has read some (pipelined floods).
+constexpr std::size_t kOutputHighWater = 256 * 1024;
+// Reads per activation before yielding to the other connections of the worker.
+constexpr int kReadsPerActivation = 64;
+// How long to keep discarding a refused client's input so our answer is not lost to a reset.
+constexpr std::int64_t kLingerNs = 2'000'000'000;
+// Buffers grown past this are freed once empty, so one large answer does not pin memory.
+constexpr std::size_t kKeepCapacity = 64 * 1024;
+constexpr std::size_t kKeepScratchCapacity = 1024 * 1024;
+
+http::ParserLimits limits_of(const ServerOptions& o) {
+  return {o.max_header_bytes, o.max_uri_bytes, o.max_body_bytes};
+}
+
+void clear_buffer(std::string& s, std::size_t keep = kKeepCapacity) {
+  if (s.capacity() > keep) {
+    std::string().swap(s);
+  } else {
+    s.clear();
+  }
+}
+
+}  // namespace
+
+Connection::Connection(Worker& worker)
+    : worker_(worker),
+      parser_(limits_of(worker.options())),
+      delay_timer_([this] { on_delay(); }),
+      deadline_timer_([this] { on_deadline(); }) {}
+
+bool Connection::open(std::unique_ptr<Transport> transport) {
+  transport_ = std::move(transport);
+  const std::int64_t now = worker_.loop().now_ns();
+  phase_start_ns_ = last_activity_ns_ = now;
+  if (!worker_.loop().add(fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this)) return false;
+  arm_deadline();
+  return true;
+}
+
+void Connection::release() {
+  worker_.loop().cancel(delay_timer_);
+  worker_.loop().cancel(deadline_timer_);
+  transport_.reset();
+  parser_.reset();
+  clear_buffer(in_);
+  clear_buffer(out_);
+  out_sent_ = 0;
+  request_ = Request{};
+  phase_ = Phase::Idle;
+  requests_ = 0;
+  ++generation_;
+  answered_in_batch_ = 0;
+  batch_offsets_ns_ = 0;
+  socket_unread_ = peer_hup_ = peer_eof_ = false;
+  closing_ = linger_ = lingering_ = draining_ = false;
+}
+
+void Connection::drain() {
+  draining_ = true;
+  if (phase_ == Phase::Idle && in_.empty() && out_.empty() && !closing_) {
+    close_now();
+  }
+}
+
+void Connection::on_events(std::uint32_t events) {
+  if (events & EPOLLERR) {
+    close_now();
+    return;
+  }
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) socket_unread_ = true;
+  if (events & (EPOLLRDHUP | EPOLLHUP)) peer_hup_ = true;
+  advance();
+}
+
+// Makes every bit of progress possible now: answers buffered requests, reads what the socket
+// holds, writes the answers. Returns with the connection closed, or waiting for an event or a
+// timer.
+void Connection::advance() {
+  for (int reads = 0;; ++reads) {
+    drain_input();
+    if (output_full()) {
+      if (!flush()) return;
+      if (output_full()) break;
+      continue;
+    }
+    if (blocked() || !socket_unread_) break;
+    if (reads == kReadsPerActivation) {
+      // Edge-triggered: no new event will come for bytes already there, so come back later.
+      worker_.loop().defer([this, generation = generation_] {
+        if (generation == generation_) advance();
+      });
+      break;
+    }
+    if (!read_once()) return;
+  }
+  if (!flush()) return;
+  finish_up();
+}
+
+// Parses what an earlier pause left in in_.
+void Connection::drain_input() {
+  if (in_.empty() || blocked()) return;
+  const std::size_t used = parse(in_.data(), in_.size());
+  if (closing_) {
+    in_.clear();
+  } else {
+    in_.erase(0, used);
+  }
+}
+
+// One read into the worker's buffer, parsed in place. False when the connection was closed.
+bool Connection::read_once() {
+  const std::size_t capacity = worker_.scratch_in_size();
+  std::size_t n = 0;
+  switch (transport_->read(worker_.scratch_in(), capacity, n)) {
+    case net::IoStatus::Done: {
+      last_activity_ns_ = worker_.loop().now_ns();
+      // A short read drained the socket, unless the peer closed: then read on to see EOF.
+      if (n < capacity && !peer_hup_) socket_unread_ = false;
+      if (lingering_) return true;
+      const char* data = worker_.scratch_in();
+      const std::size_t used = parse(data, n);
+      if (used < n && !closing_) in_.append(data + used, n - used);
+      return true;
+    }
+    case net::IoStatus::WouldBlock:
+      socket_unread_ = false;
+      return true;
+    case net::IoStatus::Eof:
+      socket_unread_ = false;
+      peer_eof_ = true;
+      return true;
+    case net::IoStatus::Error:
+      break;
+  }
+  close_now();
+  return false;
+}
+
+// Feeds the parser until the input is used up or parsing must pause. Returns the bytes used.
+std::size_t Connection::parse(const char* data, std::size_t length) {
+  std::size_t used = 0;
+  while (!blocked()) {
+    const http::Step step = parser_.feed(data + used, length - used);
+    used += step.consumed;
+    switch (step.event) {
+      case http::Event::NeedMore:
+        if (step.consumed > 0 && phase_ == Phase::Idle) {
+          phase_ = Phase::Head;
+          if (requests_ > 0) phase_start_ns_ = worker_.loop().now_ns();
+        }
+        return used;
+      case http::Event::HeadComplete:
+        on_head();
+        break;
+      case http::Event::MessageComplete:
+        on_message();
+        break;
+      case http::Event::Error:
+        refuse(parser_.error().status, parser_.error().message);
+        return length;
+    }
+  }
+  return used;
+}
+
+void Connection::on_head() {
+  phase_ = Phase::Body;
+  request_ = Request{};
+  request_.head_only = parser_.method() == "HEAD";
+  const std::string_view path = parser_.path();
+  if (path == "/count") {
+    request_.kind = Kind::Count;
+  } else if (path == "/reset") {
+    request_.kind = Kind::Reset;
+  } else if (const std::string_view query = parser_.query(); !query.empty()) {
+    if (auto error = parse_overrides(query, request_.overrides)) {
+      request_.bad_override = error->message;
+    }
+  }
+  const bool has_body = parser_.chunked() || parser_.content_length().value_or(0) > 0;
+  if (parser_.expect_continue() && has_body) Responses::append_continue(out());
+}
+
+// A request is complete: count it, decide its answer, answer now or after its delay.
+void Connection::on_message() {
+  phase_ = Phase::Idle;
+  ++requests_;
+  Request& r = request_;
+  r.keep_alive = parser_.keep_alive() && !r.overrides.close;
+  r.completed_ns = worker_.loop().now_ns();
+  if (r.kind != Kind::Normal || !r.bad_override.empty()) {
+    answer();
+    return;
+  }
+  WorkerCounters::add(worker_.counters().requests, std::uint64_t{1});
+  const ServerOptions& o = worker_.options();
+  if (r.overrides.status) {
+    r.status = *r.overrides.status;
+  } else if (o.error_percent > 0 ? worker_.spread().next() : o.error_status != 0) {
+    r.status = worker_.responses().error_status();
+    r.canned_error = true;
+  }
+  const std::int64_t delay = r.overrides.delay_ns.value_or(o.delay.count());
+  if (delay > 0) {
+    phase_ = Phase::Delayed;
+    worker_.loop().schedule(delay_timer_, r.completed_ns + delay);
+    return;
+  }
+  answer();
+}
+
+void Connection::answer() {
+  const bool keep_alive = request_.keep_alive && !draining_;
+  std::string& o = out();
+  const Responses& responses = worker_.responses();
+  const Framing framing{keep_alive, request_.head_only};
+  switch (request_.kind) {
+    case Kind::Count:
+      responses.append_count(o, worker_.shared().served(), framing);
+      break;
+    case Kind::Reset:
+      worker_.shared().reset_served();
+      responses.append_count(o, worker_.shared().served(), framing);
+      break;
+    case Kind::Normal:
+      answer_normal(o, framing);
+      break;
+  }
+  if (!keep_alive) closing_ = true;
+}
+
+void Connection::answer_normal(std::string& buffer, Framing framing) {
+  const Request& r = request_;
+  const Responses& responses = worker_.responses();
+  if (!r.bad_override.empty()) {
+    WorkerCounters::add(worker_.counters().bad_requests, std::uint64_t{1});
+    responses.append_text(buffer, 400, r.bad_override, framing);
+    return;
+  }
+  if (r.overrides.status || r.overrides.size) {
+    responses.append_custom(buffer, {r.status, r.overrides.size}, framing);
+  } else {
+    responses.append_canned(buffer, r.canned_error ? Canned::Error : Canned::Ok, framing);
+  }
+  if (r.status >= 400) WorkerCounters::add(worker_.counters().errors, std::uint64_t{1});
+  // Start times are summed relative to the batch's first one, so the sum cannot overflow.
+  if (answered_in_batch_++ == 0) batch_base_ns_ = r.completed_ns;
+  batch_offsets_ns_ += r.completed_ns - batch_base_ns_;
+}
+
+// Bad input: answer `status`, stop parsing, close after a lingering read.
+void Connection::refuse(int status, std::string_view message) {
+  WorkerCounters::add(worker_.counters().bad_requests, std::uint64_t{1});
+  worker_.responses().append_text(out(), status, message, Framing{false, false});
+  closing_ = linger_ = true;
+  phase_ = Phase::Idle;
+}
+
+// Writes the pending output in one call; keeps what the socket did not take. False when the
+// connection was closed.
+bool Connection::flush() {
+  std::string& scratch = worker_.scratch_out();
+  const bool own = !out_.empty();
+  const std::string& pending = own ? out_ : scratch;
+  const std::size_t offset = own ? out_sent_ : 0;
+  if (pending.size() == offset) return true;
+  std::size_t n = 0;
+  const net::IoStatus status =
+      transport_->write(pending.data() + offset, pending.size() - offset, n);
+  if (status == net::IoStatus::Error) {
+    close_now();
+    return false;
+  }
+  if (status != net::IoStatus::Done) n = 0;
+  if (n > 0) last_activity_ns_ = worker_.loop().now_ns();
+  if (answered_in_batch_ > 0) {
+    // Service time: from when each request was complete to when its answer left.
+    const std::int64_t since_base = mono_ns() - batch_base_ns_;
+    WorkerCounters::add(worker_.counters().service_ns,
+                        since_base * answered_in_batch_ - batch_offsets_ns_);
+    answered_in_batch_ = 0;
+    batch_offsets_ns_ = 0;
+  }
+  if (own) {
+    out_sent_ += n;
+    if (out_sent_ == out_.size()) {
+      clear_buffer(out_);
+      out_sent_ = 0;
+    }
+  } else {
+    if (n < scratch.size()) out_.assign(scratch, n);
+    clear_buffer(scratch, kKeepScratchCapacity);
+  }
+  return true;
+}
+
+// After an activation: close when done, else make sure a timer will come back.
+void Connection::finish_up() {
+  if (peer_eof_ && !closing_ && phase_ != Phase::Delayed && in_.empty()) {
+    // Nothing more will come: a request cut short gets its 400, then the connection closes.
+    if (parser_.finish().event == http::Event::Error && phase_ != Phase::Idle) {
+      refuse(parser_.error().status, parser_.error().message);
+    }
+    closing_ = true;
+    if (!flush()) return;
+  }
+  if (!out_.empty()) {
+    arm_deadline();
+    return;
+  }
+  if (closing_ && !lingering_) {
+    if (!linger_ || peer_eof_) {
+      close_now();
+      return;
+    }
+    start_linger();
+    if (socket_unread_) {
+      advance();
+      return;
+    }
+  }
+  if ((lingering_ && peer_eof_) || (draining_ && phase_ == Phase::Idle && in_.empty())) {
+    close_now();
+    return;
+  }
+  arm_deadline();
+}
+
+void Connection::start_linger() {
+  transport_->shutdown_write();
+  lingering_ = true;
+  linger_deadline_ns_ = worker_.loop().now_ns() + kLingerNs;
+}
+
+void Connection::close_now() {
+  worker_.scratch_out().clear();
+  worker_.close(*this);
+}
+
+void Connection::on_delay() {
+  phase_ = Phase::Idle;
+  answer();
+  advance();
+}
+
+void Connection::on_deadline() {
+  const std::int64_t due = deadline();
+  if (due == kNever) return;
+  if (worker_.loop().now_ns() < due) {
+    worker_.loop().schedule(deadline_timer_, due);
+    return;
+  }
+  if (phase_ == Phase::Head && !closing_) {
+    refuse(408, "request head not received in time");
+    advance();
+    return;
+  }
+  close_now();
+}
+
+void Connection::arm_deadline() {
+  const std::int64_t due = deadline();
+  if (due == kNever) return;
+  if (!deadline_timer_.armed() || deadline_timer_.deadline_ns() > due) {
+    worker_.loop().schedule(deadline_timer_, due);
+  }
+}
+
+// When the connection's current wait runs out: the linger bound, the header timeout for a
+// head (or a first request) in progress, else the idle timeout since the last progress.
+std::int64_t Connection::deadline() const {
+  const ServerOptions& o = worker_.options();
+  if (lingering_) return linger_deadline_ns_;
+  if (phase_ == Phase::Delayed && out_.empty()) return kNever;
+  if (out_.empty() && (phase_ == Phase::Head || (phase_ == Phase::Idle && requests_ == 0))) {
+    return phase_start_ns_ + o.header_timeout.count();
+  }
+  return last_activity_ns_ + o.idle_timeout.count();
+}
+
+std::string& Connection::out() {
+  return out_.empty() ? worker_.scratch_out() : out_;
+}
+
+bool Connection::output_full() const {
+  return out_.size() - out_sent_ > kOutputHighWater ||
+         worker_.scratch_out().size() > kOutputHighWater;
+}
+
+bool Connection::blocked() const {
+  return phase_ == Phase::Delayed || (closing_ && !lingering_) || output_full();
+}
+
+}  // namespace stampede::server

@@ -1,0 +1,73 @@
+// Responses: the bytes the server answers with. The common case is canned (built once, only
+// the Date rewritten once a second); everything else is formatted straight into the caller's
+// output buffer, without allocating once that buffer has grown.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/http_date.h"
+#include "server/shared.h"
+
+namespace stampede::server {
+
+// The canned answers: the default (200 and the configured body) and the configured error
+// (-e/-P: that status, or 500, with "ERROR").
+enum class Canned : std::uint8_t { Ok, Error };
+
+// How one response ends the exchange.
+struct Framing {
+  bool keep_alive = true;  // "Connection: keep-alive", else "Connection: close"
+  bool head_only = false;  // a HEAD request: the head (with Content-Length), no body
+};
+
+// A response built for one request (query overrides). The body is `size` filler bytes when
+// set, else the default body for status < 400 and "ERROR" from 400 on; 204 and 304 have none.
+struct CustomResponse {
+  int status = 200;
+  std::optional<std::uint64_t> size;
+};
+
+// One per worker thread: it owns its copy so that the Date can be rewritten in place.
+class Responses {
+ public:
+  explicit Responses(const Shared& shared);
+
+  // Rewrites the Date of every response to `unix_seconds` (once a second, on the worker).
+  void set_date(std::int64_t unix_seconds);
+
+  void append_canned(std::string& out, Canned which, Framing framing) const;
+  void append_custom(std::string& out, const CustomResponse& response, Framing framing) const;
+  // The JSON of GET /count and /reset: {"id":"NAME","served":N,"delay":MS}.
+  void append_count(std::string& out, std::uint64_t served, Framing framing) const;
+  // A short text answer: `status` with `message` and a newline as the body (refusals of bad
+  // input, bad query overrides).
+  void append_text(std::string& out, int status, std::string_view message, Framing framing) const;
+  static void append_continue(std::string& out);
+
+  int error_status() const { return error_status_; }
+
+ private:
+  struct Prebuilt {
+    std::string bytes;
+    std::size_t head_length = 0;
+    std::size_t date_offset = 0;
+  };
+  Prebuilt build(int status, std::string_view content_type, std::string_view body,
+                 bool keep_alive) const;
+  void append_head(std::string& out, int status, std::string_view content_type,
+                   std::uint64_t length, bool keep_alive) const;
+
+  std::string id_;
+  std::string body_;
+  std::string content_type_;
+  std::string id_json_;     // "\"NAME\"" or null
+  std::string delay_json_;  // the configured delay in ms, as a JSON number
+  int error_status_;
+  HttpDate date_;
+  Prebuilt canned_[2][2];  // [Canned][keep_alive]
+};
+
+}  // namespace stampede::server

@@ -1,0 +1,100 @@
+// The test server (`stampede serve`) as a library: start it in-process, learn its port, stop it.
+//
+// Server::start binds one SO_REUSEPORT listener per worker thread and runs the workers in the
+// background; stop() (or the destructor) drains them and joins the threads. Every method is
+// thread-safe. The generator's integration tests and the CLI both go through this API.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/result.h"
+
+namespace stampede::server {
+
+// Every option of `stampede serve`, typed. See docs/serve.md for the behaviour of each.
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 7357;                 // 0: the kernel picks one; read it with port()
+  std::chrono::nanoseconds delay{0};         // wait before answering each request
+  int error_status = 0;                      // -e: answer with this status (0: none)
+  double error_percent = 0;                  // -P: only this % of requests get the error
+  int cores = 0;                             // worker threads; 0: half the cores, at least 1
+  std::optional<std::string> body;           // -b; the default is "OK" or {"id":"NAME"}
+  std::string body_file;                     // -f: the body is this file's content
+  std::string id;                            // --id: x-instance header and JSON default body
+  std::size_t max_header_bytes = 16 * 1024;  // request line + headers -> 431
+  std::size_t max_uri_bytes = 8 * 1024;      // request target -> 414
+  std::uint64_t max_body_bytes = std::uint64_t{64} << 20;  // request body -> 413
+  std::chrono::nanoseconds idle_timeout = std::chrono::seconds(60);
+  std::chrono::nanoseconds header_timeout = std::chrono::seconds(10);
+  std::chrono::nanoseconds drain_timeout = std::chrono::seconds(5);  // bound on stop()
+};
+
+// Checks ranges and combinations (status codes, percent, cores, id characters, limits).
+Result<void> validate(const ServerOptions& options);
+
+// The worker threads `cores` resolves to: itself when set, else half the cores (at least 1).
+int resolve_cores(int cores);
+
+// Counts since start, summed over the workers.
+struct ServerTotals {
+  std::uint64_t requests = 0;      // requests read in full, /count and /reset excluded
+  std::uint64_t errors = 0;        // of those, answered with a status >= 400
+  std::uint64_t bad_requests = 0;  // malformed or over a limit: 400/408/413/414/431/505
+  std::uint64_t connections = 0;   // accepted
+  std::int64_t service_ns = 0;     // summed service time of `requests` (read to written)
+  std::int64_t elapsed_ns = 0;     // since start (until stop once stopped)
+
+  double mean_service_ms() const {
+    return requests == 0 ? 0.0 : static_cast<double>(service_ns) / 1e6 / requests;
+  }
+};
+
+class Worker;
+struct Shared;
+
+class Server {
+ public:
+  // Binds, starts the workers and returns once every listener is accepting. Errors: invalid
+  // options, unreadable body file, address unavailable or in use.
+  static Result<std::unique_ptr<Server>> start(const ServerOptions& options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // The bound port (the kernel's pick when options.port was 0).
+  std::uint16_t port() const { return port_; }
+  // Worker threads it runs (the resolved --cores).
+  int workers() const;
+
+  // A snapshot of the counters; cheap, for a once-a-second report.
+  ServerTotals totals() const;
+  // What GET /count reports: requests served since start or the last reset.
+  std::uint64_t served() const;
+
+  // Stops accepting, lets in-flight requests finish (at most options.drain_timeout), closes
+  // every connection and joins the workers. Idempotent; returns the final totals.
+  ServerTotals stop();
+
+ private:
+  Server(std::unique_ptr<Shared> shared, std::uint16_t port);
+
+  std::unique_ptr<Shared> shared_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::thread> threads_;
+  std::uint16_t port_;
+  std::int64_t started_ns_;
+  std::atomic<std::int64_t> stopped_ns_{0};
+  std::mutex stop_mutex_;
+  bool stopped_ = false;
+};
+
+}  // namespace stampede::server

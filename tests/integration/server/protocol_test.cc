@@ -1,0 +1,368 @@
+// HTTP/1.x behaviour of the test server, over raw sockets: keep-alive, HTTP/1.0, pipelining,
+// request bodies, 100-continue, HEAD, per-request overrides, delays, large answers, stop.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "fixture.h"
+#include "support/process.h"
+
+namespace stampede::server::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+TEST(ServerProtocol, KeepAliveServesManyRequestsOnOneConnection) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  ASSERT_TRUE(client.connected());
+  for (int i = 0; i < 100; ++i) {
+    auto reply = client.exchange(get("/"));
+    ASSERT_TRUE(reply) << "request " << i;
+    EXPECT_EQ(reply->status, 200);
+    EXPECT_EQ(reply->body, "OK");
+    EXPECT_EQ(reply->content_type, "text/plain");
+    EXPECT_TRUE(reply->keep_alive);
+  }
+  ServerTotals totals = server->stop();
+  EXPECT_EQ(totals.requests, 100u);
+  EXPECT_EQ(totals.connections, 1u);
+  EXPECT_EQ(totals.errors, 0u);
+}
+
+TEST(ServerProtocol, DateHeaderIsSent) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  ASSERT_TRUE(client.send(get("/", "Connection: close\r\n")));
+  const std::string raw = client.read_until_close();
+  const std::size_t date = raw.find("\r\nDate: ");
+  ASSERT_NE(date, std::string::npos) << raw;
+  EXPECT_EQ(raw.substr(date + 8 + 25, 6), " GMT\r\n") << raw;
+}
+
+TEST(ServerProtocol, Http10ClosesUnlessAskedToKeepAlive) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  {
+    RawClient client(server->port());
+    auto reply = client.exchange("GET / HTTP/1.0\r\n\r\n");
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 200);
+    EXPECT_EQ(reply->body, "OK");
+    EXPECT_EQ(reply->connection, "close");
+    EXPECT_TRUE(client.closed_by_peer());
+  }
+  RawClient client(server->port());
+  for (int i = 0; i < 3; ++i) {
+    auto reply = client.exchange("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    ASSERT_TRUE(reply) << i;
+    EXPECT_EQ(reply->status, 200);
+    EXPECT_EQ(reply->connection, "keep-alive");
+  }
+  EXPECT_EQ(server->stop().requests, 4u);
+}
+
+TEST(ServerProtocol, ConnectionCloseIsHonoured) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  auto reply = client.exchange(get("/", "Connection: close\r\n"));
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_FALSE(reply->keep_alive);
+  EXPECT_TRUE(client.closed_by_peer());
+}
+
+TEST(ServerProtocol, PipelinedRequestsAreAnsweredInOrder) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  // The first answer is delayed: a server answering as requests finish would reorder them.
+  std::string batch = get("/?delay=40&size=1") + get("/?size=2") + get("/?status=404") +
+                      "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n" + get("/?size=3");
+  ASSERT_TRUE(client.send(batch));
+  auto r1 = client.read_reply();
+  auto r2 = client.read_reply();
+  auto r3 = client.read_reply();
+  auto r4 = client.read_reply(true);
+  auto r5 = client.read_reply();
+  ASSERT_TRUE(r1 && r2 && r3 && r4 && r5);
+  EXPECT_EQ(r1->body, "x");
+  EXPECT_EQ(r2->body, "xx");
+  EXPECT_EQ(r3->status, 404);
+  EXPECT_EQ(r4->status, 200);
+  EXPECT_EQ(r4->body, "");
+  EXPECT_EQ(r5->body, "xxx");
+}
+
+TEST(ServerProtocol, ManyPipelinedRequestsInOneWrite) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  std::string batch;
+  for (int i = 0; i < 2000; ++i)
+    batch += get("/");
+  ASSERT_TRUE(client.send(batch));
+  for (int i = 0; i < 2000; ++i) {
+    auto reply = client.read_reply();
+    ASSERT_TRUE(reply) << i;
+    ASSERT_EQ(reply->status, 200);
+  }
+  EXPECT_EQ(server->stop().requests, 2000u);
+}
+
+TEST(ServerProtocol, ContentLengthBodyIsReadAndDiscarded) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  const std::string body(100000, 'b');
+  ASSERT_TRUE(client.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" +
+                          body + get("/?size=5")));
+  auto first = client.read_reply();
+  auto second = client.read_reply();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(first->body, "OK");
+  EXPECT_EQ(second->body, "xxxxx");
+}
+
+TEST(ServerProtocol, LargeUploadIsReadInTurnsAndDiscarded) {
+  // 16 MiB: more than one activation reads (64 x 64 KiB), so the connection has to come back
+  // to the rest of its socket on its own.
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  const std::size_t size = 16u << 20;
+  ASSERT_TRUE(client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(size) +
+                          "\r\n\r\n"));
+  const std::string chunk(1 << 20, 'u');
+  for (std::size_t sent = 0; sent < size; sent += chunk.size())
+    ASSERT_TRUE(client.send(chunk));
+  ASSERT_TRUE(client.send(get("/?size=6")));
+  auto first = client.read_reply();
+  auto second = client.read_reply();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(first->body, "OK");
+  EXPECT_EQ(second->body, "xxxxxx");
+}
+
+TEST(ServerProtocol, ChunkedBodyIsReadAndDiscarded) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  const std::string request =
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\nhello\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-Trailer: t\r\n\r\n";
+  // Sent byte by byte: the body and its framing may arrive in any pieces.
+  for (char c : request)
+    ASSERT_TRUE(client.send(std::string_view(&c, 1)));
+  auto reply = client.read_reply();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  auto next = client.exchange(get("/"));
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+  EXPECT_EQ(server->stop().requests, 2u);
+}
+
+TEST(ServerProtocol, ExpectContinueGetsA100BeforeTheBody) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  ASSERT_TRUE(client.send(
+      "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"));
+  const std::string interim = client.read_until("\r\n\r\n");
+  EXPECT_EQ(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(client.send("hello"));
+  auto reply = client.read_reply();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+}
+
+TEST(ServerProtocol, ExpectContinueWithoutBodyGetsNoInterim) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  ASSERT_TRUE(client.send(get("/", "Expect: 100-continue\r\nConnection: close\r\n")));
+  const std::string raw = client.read_until_close();
+  EXPECT_EQ(raw.find("100 Continue"), std::string::npos) << raw;
+  EXPECT_EQ(raw.rfind("HTTP/1.1 200 OK", 0), 0u) << raw;
+}
+
+TEST(ServerProtocol, HeadAnswersWithoutBody) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  auto head = client.exchange("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->body, "");
+  auto next = client.exchange(get("/"));  // framing intact: no stray body bytes
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->body, "OK");
+}
+
+TEST(ServerProtocol, QueryOverridesShapeTheAnswer) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  auto r = client.exchange(get("/any/path?status=503&size=20k"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(r->body.size(), 20480u);
+  r = client.exchange(get("/?status=201&cachebust=123"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 201);
+  EXPECT_EQ(r->body, "OK");
+  r = client.exchange(get("/?status=204"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 204);
+  EXPECT_EQ(r->body, "");
+  r = client.exchange(get("/?close=1"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_FALSE(r->keep_alive);
+  EXPECT_TRUE(client.closed_by_peer());
+  const ServerTotals totals = server->stop();
+  EXPECT_EQ(totals.requests, 4u);
+  EXPECT_EQ(totals.errors, 1u);
+}
+
+TEST(ServerProtocol, BadOverrideIs400AndKeepsTheConnection) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  auto r = client.exchange(get("/?delay=soon"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("delay"), std::string::npos);
+  EXPECT_TRUE(r->keep_alive);
+  r = client.exchange(get("/"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  const ServerTotals totals = server->stop();
+  EXPECT_EQ(totals.requests, 1u);
+  EXPECT_EQ(totals.bad_requests, 1u);
+}
+
+TEST(ServerProtocol, ServerDelayIsAtLeastTheDelay) {
+  ServerOptions o;
+  o.delay = std::chrono::milliseconds(50);
+  auto server = start_server(o);
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  for (int i = 0; i < 3; ++i) {
+    const auto start = Clock::now();
+    auto reply = client.exchange(get("/"));
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 200);
+    EXPECT_GE(elapsed_ms(start), 50);
+  }
+  // The service time covers the delay.
+  EXPECT_GE(server->stop().mean_service_ms(), 50.0);
+}
+
+TEST(ServerProtocol, QueryDelayOverridesServerDelay) {
+  ServerOptions o;
+  o.delay = std::chrono::seconds(30);
+  auto server = start_server(o);
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  auto start = Clock::now();
+  auto reply = client.exchange(get("/?delay=80"));
+  ASSERT_TRUE(reply);
+  const auto ms = elapsed_ms(start);
+  EXPECT_GE(ms, 80);
+  EXPECT_LT(ms, 30000);
+  start = Clock::now();
+  reply = client.exchange(get("/?delay=0"));
+  ASSERT_TRUE(reply);
+  EXPECT_LT(elapsed_ms(start), 30000);
+}
+
+TEST(ServerProtocol, DelaysRunConcurrentlyAcrossConnections) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  std::vector<std::unique_ptr<RawClient>> clients;
+  for (int i = 0; i < 50; ++i) {
+    clients.push_back(std::make_unique<RawClient>(server->port()));
+    ASSERT_TRUE(clients.back()->send(get("/?delay=200")));
+  }
+  const auto start = Clock::now();
+  for (auto& c : clients) {
+    auto reply = c->read_reply();
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, 200);
+  }
+  // Fifty 200 ms waits on one worker thread overlap: far less than 50 x 200 ms.
+  EXPECT_LT(elapsed_ms(start), 5000);
+}
+
+TEST(ServerProtocol, LargeAnswersSurviveASlowReader) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  ASSERT_TRUE(client.send(get("/?size=8m") + get("/?size=3")));
+  auto big = client.read_reply();
+  auto small = client.read_reply();
+  ASSERT_TRUE(big && small);
+  EXPECT_EQ(big->body.size(), 8u << 20);
+  EXPECT_EQ(small->body, "xxx");
+}
+
+TEST(ServerProtocol, BodyFromFile) {
+  const std::string dir = stampede::testing::make_temp_dir();
+  const std::string path = dir + "/body.json";
+  std::ofstream(path) << R"({"hello":"world"})";
+  ServerOptions o;
+  o.body_file = path;
+  auto server = start_server(o);
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  auto reply = client.exchange(get("/"));
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->body, R"({"hello":"world"})");
+  EXPECT_EQ(reply->content_type, "application/json");
+  std::remove(path.c_str());
+  std::remove(dir.c_str());
+}
+
+TEST(ServerProtocol, StopFinishesInFlightRequests) {
+  ServerOptions o;
+  o.delay = std::chrono::milliseconds(300);
+  auto server = start_server(o);
+  ASSERT_TRUE(server);
+  RawClient busy(server->port());
+  RawClient idle(server->port());
+  ASSERT_TRUE(idle.exchange(get("/?delay=0")));
+  ASSERT_TRUE(busy.send(get("/")));
+  ASSERT_TRUE(eventually([&] { return server->totals().requests == 2; }));
+  std::thread stopper([&] { server->stop(); });
+  auto reply = busy.read_reply();
+  stopper.join();
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 200);
+  EXPECT_EQ(reply->connection, "close");
+  EXPECT_TRUE(idle.closed_by_peer());
+}
+
+TEST(ServerProtocol, StopIsBoundedByTheDrainTimeout) {
+  ServerOptions o;
+  o.drain_timeout = std::chrono::milliseconds(100);
+  auto server = start_server(o);
+  ASSERT_TRUE(server);
+  RawClient client(server->port());
+  ASSERT_TRUE(client.send(get("/?delay=60000")));
+  ASSERT_TRUE(eventually([&] { return server->totals().requests == 1; }));
+  const auto start = Clock::now();
+  server->stop();
+  EXPECT_LT(elapsed_ms(start), 5000);
+  EXPECT_TRUE(client.closed_by_peer());
+}
+
+}  // namespace
+}  // namespace stampede::server::testing

@@ -1,0 +1,80 @@
+// ScriptedServer: a tiny HTTP/1.1 test server on 127.0.0.1 (port 0), on a thread of its own,
+// that answers each request with canned raw bytes chosen by a script. It produces what a normal
+// server never does (close-delimited bodies, 1xx, a close in the middle of a response, garbage,
+// slow or missing answers) so the load generator can be tested against edge cases.
+//
+// Requests are framed by their head ("\r\n\r\n") and Content-Length; nothing else is parsed.
+// The counters are safe to read from any thread. The destructor stops and joins the thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace stampede::testing {
+
+struct ScriptedReply {
+  std::string bytes;                   // written as they are, after the request arrived
+  bool close_after = false;            // close the connection once `bytes` are written
+  std::chrono::milliseconds delay{0};  // wait this long before answering
+  bool silent = false;                 // never answer (the connection stays open)
+};
+
+// 200 "OK" with Content-Length; "Connection: close" and a close when `request` asked for it.
+ScriptedReply ok_reply(const std::string& request);
+
+class ScriptedServer {
+ public:
+  // `script(index, request)` is called on the server thread for each request (index from 0).
+  using Script = std::function<ScriptedReply(std::uint64_t index, const std::string& request)>;
+
+  explicit ScriptedServer(Script script);
+  ~ScriptedServer();
+  ScriptedServer(const ScriptedServer&) = delete;
+  ScriptedServer& operator=(const ScriptedServer&) = delete;
+
+  std::uint16_t port() const { return port_; }
+  std::string url(const std::string& path = "/") const;
+  std::uint64_t requests() const { return requests_.load(); }
+  std::uint64_t connections() const { return connections_.load(); }
+  // The last request received (head and body).
+  std::string last_request() const;
+
+ private:
+  struct Client;
+  void serve();
+  void on_readable(Client& client);
+  void take_requests(Client& client);
+  bool flush(Client& client);
+
+  Script script_;
+  int listen_fd_ = -1;
+  int wake_[2] = {-1, -1};
+  std::uint16_t port_ = 0;
+  std::atomic<std::uint64_t> requests_{0};
+  std::atomic<std::uint64_t> connections_{0};
+  mutable std::mutex last_mutex_;
+  std::string last_request_;
+  std::thread thread_;
+};
+
+// A 127.0.0.1 port on which nothing listens (bound, not listening, while the object lives):
+// connecting to it is refused.
+class RefusedPort {
+ public:
+  RefusedPort();
+  ~RefusedPort();
+  RefusedPort(const RefusedPort&) = delete;
+  RefusedPort& operator=(const RefusedPort&) = delete;
+  std::uint16_t port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace stampede::testing

@@ -1,0 +1,134 @@
+#include "balancer/head_rewrite.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace stampede::balancer {
+namespace {
+
+std::string request_head(std::vector<http::Header> headers, bool drop_expect = false) {
+  Buffer out;
+  append_request_head(
+      out, RequestHeadInput{"GET", "/p?q=1", 1, headers, "10.0.0.9", "http", drop_expect});
+  return std::string(out.view());
+}
+
+TEST(RequestHead, DropsHopByHopAndAddsForwarded) {
+  std::string head = request_head({{"Host", "example"},
+                                   {"Connection", "keep-alive, X-Secret"},
+                                   {"Keep-Alive", "timeout=5"},
+                                   {"X-Secret", "1"},
+                                   {"TE", "trailers"},
+                                   {"Trailer", "x"},
+                                   {"Upgrade", "websocket"},
+                                   {"Proxy-Connection", "keep-alive"},
+                                   {"Accept", "*/*"},
+                                   {"X-Forwarded-Proto", "https"}});
+  EXPECT_EQ(head,
+            "GET /p?q=1 HTTP/1.1\r\nHost: example\r\nAccept: */*\r\n"
+            "X-Forwarded-For: 10.0.0.9\r\nX-Forwarded-Proto: http\r\n\r\n");
+}
+
+TEST(RequestHead, AppendsToAnExistingForwardedFor) {
+  std::string head =
+      request_head({{"X-Forwarded-For", "1.2.3.4"}, {"Host", "h"}, {"x-forwarded-for", "5.6.7.8"}});
+  EXPECT_NE(head.find("X-Forwarded-For: 1.2.3.4, 5.6.7.8, 10.0.0.9\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("x-forwarded-for"), std::string::npos);
+}
+
+TEST(RequestHead, ConnectionCannotRemoveFraming) {
+  std::string head = request_head({{"Host", "h"},
+                                   {"Connection", "content-length, host, transfer-encoding"},
+                                   {"Content-Length", "5"}});
+  EXPECT_NE(head.find("Host: h\r\n"), std::string::npos);
+  EXPECT_NE(head.find("Content-Length: 5\r\n"), std::string::npos);
+}
+
+TEST(RequestHead, ExpectDroppedOnlyWhenAnswered) {
+  EXPECT_NE(request_head({{"Expect", "100-continue"}}).find("Expect"), std::string::npos);
+  EXPECT_EQ(request_head({{"Expect", "100-continue"}}, true).find("Expect"), std::string::npos);
+}
+
+std::string response_head(std::string_view raw, ResponseHeadOptions opt) {
+  Buffer out;
+  if (!append_response_head(out, raw, opt)) return "<invalid>";
+  return std::string(out.view());
+}
+
+TEST(ResponseHead, AddsBackendAndDropsHopByHop) {
+  std::string raw =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: keep-alive, X-Hop\r\n"
+      "Keep-Alive: timeout=5\r\nX-Hop: 1\r\nx-backend: forged\r\nContent-Length: 2\r\n\r\n";
+  EXPECT_EQ(response_head(raw, {"b", true, false}),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n"
+            "x-backend: b\r\n\r\n");
+  EXPECT_EQ(response_head(raw, {"b", false, false}),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n"
+            "x-backend: b\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(response_head(raw, {"b", true, true}).find("Connection: keep-alive\r\n"),
+            std::string::npos);
+}
+
+TEST(ResponseHead, InterimResponsesAreDropped) {
+  std::string raw =
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+      "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n";
+  EXPECT_EQ(response_head(raw, {"c", true, false}),
+            "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nx-backend: c\r\n\r\n");
+}
+
+TEST(ResponseHead, RejectsGarbage) {
+  EXPECT_EQ(response_head("SMTP ready\r\n\r\n", {"a", true, false}), "<invalid>");
+  EXPECT_EQ(response_head("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", {"a", true, false}),
+            "<invalid>");
+}
+
+TEST(ConnectionTokens, ParsesLists) {
+  ConnectionTokens t;
+  t.add_list(" close ,X-A,, x-b ");
+  EXPECT_TRUE(t.contains("close"));
+  EXPECT_TRUE(t.contains("x-a"));
+  EXPECT_TRUE(t.contains("X-B"));
+  EXPECT_FALSE(t.contains("x-c"));
+}
+
+TEST(BufferTest, GrowsSlidesAndTruncates) {
+  Buffer b;
+  std::string big(10000, 'x');
+  b.append(big);
+  b.consume(9990);
+  EXPECT_EQ(b.size(), 10u);
+  char* p = b.tail(100000);
+  EXPECT_GE(b.tail_room(), 100000u);
+  std::memcpy(p, "yz", 2);
+  b.commit(2);
+  EXPECT_EQ(b.view(), std::string(10, 'x') + "yz");
+  b.truncate(3);
+  EXPECT_EQ(b.view(), "xxx");
+  b.consume(3);
+  EXPECT_TRUE(b.empty());
+}
+
+}  // namespace
+}  // namespace stampede::balancer
+
+namespace stampede::balancer {
+namespace {
+
+TEST(RequestHead, UpgradeKeptOnlyWhenTunnelling) {
+  std::vector<http::Header> headers = {
+      {"Host", "h"}, {"Upgrade", "websocket"}, {"Connection", "keep-alive, Upgrade"}};
+  Buffer tunnel;
+  append_request_head(tunnel,
+                      RequestHeadInput{"GET", "/ws", 1, headers, "1.1.1.1", "http", false, true});
+  EXPECT_EQ(tunnel.view(),
+            "GET /ws HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nX-Forwarded-For: 1.1.1.1\r\n"
+            "X-Forwarded-Proto: http\r\nConnection: upgrade\r\n\r\n");
+  Buffer plain;
+  append_request_head(plain, RequestHeadInput{"GET", "/ws", 1, headers, "1.1.1.1"});
+  EXPECT_EQ(plain.view().find("pgrade"), std::string_view::npos);
+}
+
+}  // namespace
+}  // namespace stampede::balancer

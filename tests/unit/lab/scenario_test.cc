@@ -1,0 +1,52 @@
+#include "lab/scenario.h"
+
+#include <gtest/gtest.h>
+
+namespace stampede::lab {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(LabScenario, ParsesNamesInCanonicalOrder) {
+  auto s = parse_scenarios("outage,even");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(*s, (std::vector<ScenarioKind>{ScenarioKind::Even, ScenarioKind::Outage}));
+  EXPECT_FALSE(parse_scenarios("even,even").ok());
+  EXPECT_FALSE(parse_scenarios("even,").ok());
+  EXPECT_FALSE(parse_scenarios("").ok());
+  auto bad = parse_scenarios("evn");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("'evn'"), std::string::npos);
+}
+
+TEST(LabScenario, PlanRunsEachStrategyThenStickyThenEachInterval) {
+  PlanInput in{
+      all_scenarios(), {"rr", "least"}, "sticky", {milliseconds(0), milliseconds(200)}, false};
+  const auto plan = plan_runs(in);
+  ASSERT_EQ(plan.size(), 7u);
+  EXPECT_EQ(plan[0].scenario, ScenarioKind::Even);
+  EXPECT_EQ(plan[1].strategy, "least");
+  EXPECT_EQ(plan[2].scenario, ScenarioKind::Slow);
+  EXPECT_EQ(plan[2].pool, Pool::Slow);
+  EXPECT_EQ(plan[4].scenario, ScenarioKind::Sticky);
+  EXPECT_EQ(plan[4].strategy, "sticky");
+  EXPECT_EQ(plan[4].pool, Pool::Even);
+  EXPECT_EQ(plan[5].scenario, ScenarioKind::Outage);
+  EXPECT_EQ(plan[5].strategy, "rr");
+  EXPECT_EQ(plan[5].health, milliseconds(0));
+  EXPECT_EQ(plan[6].health, milliseconds(200));
+  EXPECT_EQ(plan[0].health, milliseconds(0));  // checks off outside the outage
+}
+
+TEST(LabScenario, AFixedBalancerRunsOncePerScenarioWithItsOwnHealth) {
+  PlanInput in{all_scenarios(), {""}, "", {milliseconds(0), milliseconds(200)}, true};
+  const auto plan = plan_runs(in);
+  ASSERT_EQ(plan.size(), 4u);
+  for (const RunPlan& run : plan) {
+    EXPECT_EQ(run.strategy, "");
+    EXPECT_FALSE(run.health.has_value());
+  }
+}
+
+}  // namespace
+}  // namespace stampede::lab

@@ -1,0 +1,157 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "loadgen/report_json.h"
+#include "loadgen/report_text.h"
+
+namespace stampede::loadgen {
+namespace {
+
+// 100 requests: 50 x 100 us, 40 x 200 us, 9 x 1 ms, 1 x 5 ms; 1 error 500, 2 refused.
+RunResult sample() {
+  RunResult r;
+  r.url = "http://127.0.0.1:8080/";
+  r.cores = 2;
+  r.max_requests = 100;
+  r.concurrency = 10;
+  r.clients = 10;
+  r.keep_alive = true;
+  r.total_requests = 100;
+  r.total_errors = 3;
+  r.elapsed_ns = 500'000'000;
+  r.latency.record_n(100'000, 50);
+  r.latency.record_n(200'000, 40);
+  r.latency.record_n(1'000'000, 9);
+  r.latency.record(5'000'000);
+  r.error_codes = {{"500", 1}, {"ECONNREFUSED", 2}};
+  r.status_counts = {{200, 97}, {500, 1}};
+  r.bytes_read = 1000;
+  r.bytes_written = 2000;
+  r.connections_opened = 12;
+  return r;
+}
+
+TEST(TextReport, LoadtestsFormatWithFinerPercentiles) {
+  std::ostringstream out;
+  write_text_report(sample(), out);
+  EXPECT_EQ(out.str(),
+            "\n"
+            "Target URL:          http://127.0.0.1:8080/\n"
+            "Max requests:        100\n"
+            "Concurrent clients:  10\n"
+            "Running on cores:    2\n"
+            "Agent:               keepalive\n"
+            "\n"
+            "Completed requests:  100\n"
+            "Total errors:        3\n"
+            "Total time:          0.500 s\n"
+            "Mean latency:        0.270 ms\n"
+            "Effective rps:       200\n"
+            "\n"
+            "Percentage of requests served within a certain time\n"
+            "  50%      0.100 ms\n"
+            "  90%      0.200 ms\n"
+            "  95%      1.000 ms\n"
+            "  99%      1.000 ms\n"
+            "99.9%      5.000 ms\n"
+            " 100%      5.000 ms (longest request)\n"
+            "\n"
+            "  500:   1 errors\n"
+            "  ECONNREFUSED:   2 errors\n");
+}
+
+TEST(TextReport, TimeLimitAndNoErrors) {
+  RunResult r = sample();
+  r.max_requests = 0;
+  r.max_seconds = 10;
+  r.keep_alive = false;
+  r.total_errors = 0;
+  r.error_codes.clear();
+  r.header_counts["x-instance"] = {{"a", 60}, {"b", 40}};
+  std::ostringstream out;
+  write_text_report(r, out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("\nMax time (s):        10\n"), std::string::npos);
+  EXPECT_EQ(text.find("Max requests"), std::string::npos);
+  EXPECT_NE(text.find("\nAgent:               none\n"), std::string::npos);
+  EXPECT_EQ(text.find("errors\n"), std::string::npos);
+  EXPECT_NE(text.find("\nResponses by x-instance:\n  a:   60\n  b:   40\n"), std::string::npos);
+}
+
+TEST(TextReport, EmptyRunPrintsZeros) {
+  RunResult r;
+  r.url = "http://127.0.0.1:1/";
+  r.max_seconds = 1;
+  std::ostringstream out;
+  write_text_report(r, out);
+  EXPECT_NE(out.str().find("Completed requests:  0\n"), std::string::npos);
+  EXPECT_NE(out.str().find("Mean latency:        0.000 ms\n"), std::string::npos);
+  EXPECT_NE(out.str().find("Effective rps:       0\n"), std::string::npos);
+}
+
+TEST(JsonReport, LoadtestsFieldsAndOurs) {
+  const auto j = to_json(sample());
+  for (const char* key : {"url",
+                          "cores",
+                          "maxRequests",
+                          "maxSeconds",
+                          "concurrency",
+                          "agent",
+                          "requestsPerSecond",
+                          "clients",
+                          "totalRequests",
+                          "totalErrors",
+                          "totalTimeSeconds",
+                          "elapsedSeconds",
+                          "meanLatencyMs",
+                          "minLatencyMs",
+                          "maxLatencyMs",
+                          "effectiveRps",
+                          "percentiles",
+                          "errorCodes",
+                          "statusCodes",
+                          "headerCounts",
+                          "bytesReceived",
+                          "bytesSent",
+                          "connectionsOpened",
+                          "interrupted",
+                          "latencyStddevMs"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["url"], "http://127.0.0.1:8080/");
+  EXPECT_EQ(j["maxRequests"], 100);
+  EXPECT_TRUE(j["maxSeconds"].is_null());
+  EXPECT_EQ(j["agent"], "keepalive");
+  EXPECT_EQ(j["totalRequests"], 100);
+  EXPECT_EQ(j["totalErrors"], 3);
+  EXPECT_DOUBLE_EQ(j["elapsedSeconds"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["meanLatencyMs"].get<double>(), 0.27);
+  EXPECT_DOUBLE_EQ(j["minLatencyMs"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(j["maxLatencyMs"].get<double>(), 5.0);
+  EXPECT_EQ(j["effectiveRps"], 200);
+  EXPECT_DOUBLE_EQ(j["percentiles"]["50"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(j["percentiles"]["90"].get<double>(), 0.2);
+  EXPECT_DOUBLE_EQ(j["percentiles"]["99.9"].get<double>(), 5.0);
+  EXPECT_EQ(j["errorCodes"]["500"], 1);
+  EXPECT_EQ(j["errorCodes"]["ECONNREFUSED"], 2);
+  EXPECT_EQ(j["statusCodes"]["200"], 97);
+  EXPECT_EQ(j["bytesReceived"], 1000);
+  EXPECT_EQ(j["bytesSent"], 2000);
+  EXPECT_EQ(j["connectionsOpened"], 12);
+  EXPECT_EQ(j["interrupted"], false);
+}
+
+TEST(JsonReport, WritesValidJsonEvenForOddHeaderValues) {
+  RunResult r = sample();
+  r.header_counts["x-odd"] = {{std::string("\xff\xfe"), 3}};
+  std::ostringstream out;
+  write_json_report(r, out);
+  const auto parsed = nlohmann::json::parse(out.str(), nullptr, false);
+  ASSERT_FALSE(parsed.is_discarded());
+  EXPECT_EQ(parsed["headerCounts"]["x-odd"].size(), 1u);
+}
+
+}  // namespace
+}  // namespace stampede::loadgen
