@@ -4,7 +4,7 @@ set -euo pipefail
 bin=${1:-build/stampede}
 dir=$(mktemp -d)
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -rf "$dir"' EXIT
-"$bin" serve --port 0 --quiet --ready-file "$dir/port" &
+"$bin" serve --port 0 --quiet --ready-file "$dir/port" >/dev/null &
 server=$!
 for _ in $(seq 1 500); do [ -s "$dir/port" ] && break; sleep 0.01; done
 [ -s "$dir/port" ] || { echo "demo: the test server did not start" >&2; exit 1; }
