@@ -10,7 +10,7 @@ BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-de
   nlohmann-json3-dev libfmt-dev liburing-dev libluajit-5.1-dev libwslay-dev libgtest-dev \
   libgmock-dev libbenchmark-dev clang-format
 # Peers the integration tests run against (real balancers and servers, on loopback only).
-TEST_DEPS := haproxy nginx-light nodejs npm
+TEST_DEPS := haproxy
 BENCH_DEPS := wrk apache2-utils
 
 .PHONY: all build deps test-deps run test test-release test-asan format bench clean
@@ -65,7 +65,7 @@ format:
 	find src include apps tests examples bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
 
 bench: build
-	$(call apt_install,$(BENCH_DEPS) nginx-light haproxy nodejs npm)
+	$(call apt_install,$(BENCH_DEPS) nginx haproxy)
 	bash bench/run.sh
 
 clean:
