@@ -167,6 +167,9 @@ void Connection::write_request() {
 }
 
 void Connection::read_response(std::uint32_t events) {
+  // The server's FIN may come in the same edge as the response: after that response the
+  // socket is dropped at once, not drained (no further edge would announce the EOF).
+  if (events & (EPOLLRDHUP | EPOLLHUP)) peer_closed_ = true;
   char* buffer = context_.read_buffer.data();
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {

@@ -182,6 +182,35 @@ RunResult settings_of(const Config& config, std::uint32_t workers) {
   return r;
 }
 
+ConnectionContext make_context(const Config& config, const RequestTemplate& request,
+                               const net::Address& address) {
+  ConnectionContext context;
+  context.request = &request;
+  context.address = address;
+  context.keep_alive = config.keep_alive;
+  context.head_request = config.method == "HEAD";
+  context.timeout_ns = config.timeout.count();
+  context.count_headers = config.count_headers;
+  return context;
+}
+
+// The workers' stats summed; the run ends at the last worker's end, or at the interrupt.
+RunResult merge_workers(const Config& config, const std::vector<std::unique_ptr<Worker>>& workers,
+                        std::int64_t start_ns, std::int64_t stopped_at) {
+  RunResult result = settings_of(config, static_cast<std::uint32_t>(workers.size()));
+  WorkerStats total(config.count_headers.size());
+  std::int64_t end = start_ns;
+  for (const auto& w : workers) {
+    total.merge(w->stats());
+    end = std::max(end, w->end_ns());
+  }
+  if (stopped_at != 0) end = stopped_at;
+  result.interrupted = stopped_at != 0;
+  result.elapsed_ns = end - start_ns;
+  fill_result(result, total, config);
+  return result;
+}
+
 }  // namespace
 
 double RunResult::effective_rps() const {
@@ -214,14 +243,7 @@ Result<RunResult> run(const Config& config, const RunHooks& hooks) {
   const RequestTemplate request =
       RequestTemplate::build(make_request_spec(config, *url), config.index_param);
 
-  ConnectionContext context;
-  context.request = &request;
-  context.address = *address;
-  context.keep_alive = config.keep_alive;
-  context.head_request = config.method == "HEAD";
-  context.timeout_ns = config.timeout.count();
-  context.count_headers = config.count_headers;
-
+  const ConnectionContext context = make_context(config, request, *address);
   const std::uint32_t count = std::min(config.cores, config.concurrency);
   SharedBudget budget(config.max_requests, count);
   Monitor monitor;
@@ -251,18 +273,7 @@ Result<RunResult> run(const Config& config, const RunHooks& hooks) {
   for (auto& t : threads)
     t.join();
 
-  RunResult result = settings_of(config, count);
-  WorkerStats total(config.count_headers.size());
-  std::int64_t end = start;
-  for (const auto& w : *workers) {
-    total.merge(w->stats());
-    end = std::max(end, w->end_ns());
-  }
-  if (stopped_at != 0) end = stopped_at;
-  result.interrupted = stopped_at != 0;
-  result.elapsed_ns = end - start;
-  fill_result(result, total, config);
-  return result;
+  return merge_workers(config, *workers, start, stopped_at);
 }
 
 }  // namespace stampede::loadgen

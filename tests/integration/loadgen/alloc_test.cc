@@ -1,0 +1,135 @@
+// No allocation per request in the steady state: a run of 11000 requests allocates no more than
+// a run of 1000. Counts calls to the global operator new, replaced in this binary; the peer is a
+// blocking server below that does not allocate either once running.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <thread>
+
+#include "loadgen/runner.h"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+
+namespace stampede::loadgen {
+namespace {
+
+// One connection at a time, blocking I/O on fixed buffers: answers every request head with
+// 200 "OK", and closes after each answer when `close_each`.
+class FixedServer {
+ public:
+  explicit FixedServer(bool close_each) : close_each_(close_each) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_EQ(::listen(fd_, 16), 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~FixedServer() {
+    ::shutdown(fd_, SHUT_RDWR);  // wakes accept()
+    thread_.join();
+    ::close(fd_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+
+ private:
+  void serve() {
+    for (;;) {
+      const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c < 0) return;
+      answer(c);
+      ::close(c);
+    }
+  }
+  // Counts "\r\n\r\n" across reads (requests have no body) and answers each.
+  void answer(int c) {
+    static constexpr char kKeep[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK";
+    static constexpr char kClose[] =
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK";
+    char buffer[4096];
+    unsigned matched = 0;
+    for (;;) {
+      const ssize_t n = ::read(c, buffer, sizeof buffer);
+      if (n <= 0) return;
+      for (ssize_t i = 0; i < n; ++i) {
+        const char want = (matched % 2 == 0) ? '\r' : '\n';
+        matched = buffer[i] == want ? matched + 1 : (buffer[i] == '\r' ? 1 : 0);
+        if (matched < 4) continue;
+        matched = 0;
+        const char* reply = close_each_ ? kClose : kKeep;
+        const std::size_t size = close_each_ ? sizeof kClose - 1 : sizeof kKeep - 1;
+        if (::send(c, reply, size, MSG_NOSIGNAL) != static_cast<ssize_t>(size)) return;
+        if (close_each_) return;
+      }
+    }
+  }
+
+  bool close_each_;
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+long allocations_for(const std::string& url, bool keep_alive, std::uint64_t requests) {
+  Config c;
+  c.url = url;
+  c.concurrency = 1;
+  c.cores = 1;
+  c.keep_alive = keep_alive;
+  c.max_requests = requests;
+  c.timeout = std::chrono::seconds(10);
+  const long before = g_allocations.load();
+  auto r = run(c);
+  const long after = g_allocations.load();
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r->total_requests, requests);
+  EXPECT_EQ(r->total_errors, 0u);
+  // The server closes right after each answer: its FIN often comes with the response, and
+  // must not leave the connection waiting for an EOF edge that never comes.
+  EXPECT_LT(r->elapsed_seconds(), 10.0);
+  return after - before;
+}
+
+TEST(SteadyState, KeepAliveRequestsDoNotAllocate) {
+  FixedServer server(false);
+  const long small = allocations_for(server.url(), true, 1000);
+  const long large = allocations_for(server.url(), true, 11000);
+  EXPECT_LT(large - small, 10) << small << " vs " << large;
+  RecordProperty("allocations", std::to_string(small) + " vs " + std::to_string(large));
+}
+
+TEST(SteadyState, ConnectionPerRequestDoesNotAllocate) {
+  FixedServer server(true);
+  const long small = allocations_for(server.url(), false, 200);
+  const long large = allocations_for(server.url(), false, 2200);
+  EXPECT_LT(large - small, 10) << small << " vs " << large;
+  RecordProperty("allocations", std::to_string(small) + " vs " + std::to_string(large));
+}
+
+}  // namespace
+}  // namespace stampede::loadgen
