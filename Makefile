@@ -13,7 +13,7 @@ BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-de
 TEST_DEPS := haproxy
 BENCH_DEPS := wrk apache2-utils
 
-.PHONY: all build deps test-deps run test test-release test-asan format bench clean
+.PHONY: all build deps test-deps run demo test test-release test-asan format bench clean
 
 all: build
 
@@ -57,8 +57,13 @@ test-asan: deps test-deps $(ASAN_BUILD)/build.ninja
 # The whole suite: Release, then again under AddressSanitizer + UndefinedBehaviorSanitizer.
 test: test-release test-asan
 
-# Builds, starts the built-in test server on a free loopback port and load-tests it for 10 s.
+# Builds, then runs the load-balancing lab with its defaults: three self-naming instances behind
+# stampede's balancer, every scenario of the guide, findings in plain words (under 60 s).
 run: build
+	$(BUILD)/stampede lab
+
+# Builds, starts the built-in test server on a free loopback port and load-tests it for 10 s.
+demo: build
 	@bash scripts/demo.sh $(BUILD)/stampede
 
 format:
