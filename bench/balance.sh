@@ -17,7 +17,7 @@ set -euo pipefail
 
 BUILD=${1:-build}
 MODE=${2:-speed}
-STAMPEDE=$(realpath "$BUILD/apps/stampede")
+STAMPEDE=$(realpath "$BUILD/stampede")
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-64}

@@ -11,7 +11,7 @@ source bench/lib/common.sh
 ROUNDS=${1:-3}
 SECS=${2:-5}
 if [ -z "${STAMPEDE:-}" ]; then
-  for candidate in build/apps/stampede build/stampede; do
+  for candidate in build/stampede; do
     [ -x "$candidate" ] && STAMPEDE=$candidate && break
   done
 fi
