@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core/clock.h"
+#include "loadgen/pacer.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -49,7 +50,7 @@ void Connection::request_next() {
     pending_ = permit;
     has_pending_ = true;
     state_ = State::Waiting;
-    context_.loop->schedule(timer_, permit.at_ns);
+    context_.loop->schedule(timer_, context_.paced ? wake_time(permit.at_ns) : permit.at_ns);
     return;
   }
   begin(permit);

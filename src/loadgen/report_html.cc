@@ -58,7 +58,8 @@ std::vector<report::KeyValue> summary(const RunResult& r) {
       {"Duration", report::format_number(r.elapsed_seconds()) + " s"},
       {"Throughput", report::format_number(r.effective_rps()) + " req/s"}};
   if (r.rate) {
-    s.push_back({"Target rate", report::format_number(r.rate->target_rps) + " req/s" +
+    s.push_back({"Target rate", report::format_number(r.rate->target_rps) + " req/s, sent " +
+                                    report::format_number(r.rate->achieved_rps()) + " req/s" +
                                     (r.target_held() ? "" : " (not held)")});
   }
   const std::string prefix = r.rate ? "Latency (corrected) " : "Latency ";
@@ -108,7 +109,7 @@ report::ReportData to_report_data(const RunResult& result,
     d.findings.push_back(fmt::format(
         "The target rate was not held: {} req/s achieved for {} asked; {} requests were sent "
         "more than 1 ms late (max {} behind the schedule)",
-        report::format_number(result.effective_rps()),
+        report::format_number(result.rate->achieved_rps()),
         report::format_number(result.rate->target_rps), result.rate->late,
         ms_text(result.rate->lag.max())));
   }

@@ -49,8 +49,9 @@ Json timeline(const RunResult& r) {
 void add_rate(const RunResult& r, Json& j) {
   const RateResult* rate = r.rate ? &*r.rate : nullptr;
   j["rampSeconds"] = rate ? Json(rate->ramp_seconds) : Json(nullptr);
-  j["achievedRps"] = rate ? Json(std::round(r.effective_rps() * 1000) / 1000) : Json(nullptr);
+  j["achievedRps"] = rate ? Json(std::round(rate->achieved_rps() * 1000) / 1000) : Json(nullptr);
   j["scheduledRequests"] = rate ? Json(rate->scheduled) : Json(nullptr);
+  j["sentRequests"] = rate ? Json(rate->sent) : Json(nullptr);
   j["targetHeld"] = rate ? Json(r.target_held()) : Json(nullptr);
   j["correctedPercentiles"] = rate ? percentiles(r.latency) : Json(nullptr);
   j["uncorrectedPercentiles"] = rate ? percentiles(rate->uncorrected) : Json(nullptr);

@@ -61,8 +61,8 @@ void write_rate(const RunResult& r, std::ostream& out) {
   if (!r.rate) return;
   const RateResult& rate = *r.rate;
   fmt::print(out, "\nTarget rate:         {} rps\n", rate.target_rps);
-  fmt::print(out, "Achieved rate:       {:.1f} rps ({} of {} scheduled requests)\n",
-             r.effective_rps(), r.total_requests, rate.scheduled);
+  fmt::print(out, "Achieved rate:       {:.1f} rps ({} of {} scheduled requests sent)\n",
+             rate.achieved_rps(), rate.sent, rate.scheduled);
   fmt::print(out, "Send lag:            p50 {} ms, p99 {} ms, max {} ms\n",
              ms(static_cast<double>(rate.lag.percentile(50))),
              ms(static_cast<double>(rate.lag.percentile(99))),
@@ -73,7 +73,7 @@ void write_rate(const RunResult& r, std::ostream& out) {
              "\nThe target rate was not held: {:.1f} rps achieved for {} rps asked; {} of {} "
              "requests were sent more than 1 ms late (p99 {} ms, max {} ms behind the "
              "schedule).\n",
-             r.effective_rps(), rate.target_rps, rate.late, rate.lag.count(),
+             rate.achieved_rps(), rate.target_rps, rate.late, rate.sent,
              ms(static_cast<double>(rate.lag.percentile(99))),
              ms(static_cast<double>(rate.lag.max())));
 }

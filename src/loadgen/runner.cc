@@ -213,9 +213,11 @@ void fill_rate(RunResult& result, const WorkerStats& total, const Config& config
   r.ramp_seconds = std::chrono::duration<double>(config.ramp).count();
   r.scheduled = RateSchedule(config.rps, config.ramp.count()).count_before(send_window_ns);
   if (config.max_requests > 0) r.scheduled = std::min(r.scheduled, config.max_requests);
+  r.send_window_ns = send_window_ns;
   r.uncorrected = *rate->uncorrected();
   r.lag = *rate->lag();
   r.late = rate->late();
+  r.sent = r.lag.count();
 }
 
 // The workers' stats summed; the run ends at the last worker's end, or at the interrupt.
@@ -245,10 +247,15 @@ double RunResult::effective_rps() const {
   return elapsed_ns > 0 ? static_cast<double>(total_requests) / elapsed_seconds() : 0;
 }
 
+double RateResult::achieved_rps() const {
+  return send_window_ns > 0 ? static_cast<double>(sent) * 1e9 / static_cast<double>(send_window_ns)
+                            : 0;
+}
+
 bool RunResult::target_held() const {
   if (!rate) return true;
   const bool all_sent =
-      static_cast<double>(total_requests) >= 0.995 * static_cast<double>(rate->scheduled);
+      static_cast<double>(rate->sent) >= 0.995 * static_cast<double>(rate->scheduled);
   return all_sent && rate->lag.percentile(99) <= RateStats::kLateNs;
 }
 

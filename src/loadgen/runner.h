@@ -27,9 +27,15 @@ struct RateResult {
   // Requests the schedule had due before sending stopped (the -t deadline, the interrupt, or
   // -n's last request): what a run that held the rate reports.
   std::uint64_t scheduled = 0;
-  stats::Histogram uncorrected;  // ns, from the actual first byte written (service time)
-  stats::Histogram lag;          // ns, how far behind its intended time each request began
-  std::uint64_t late = 0;        // requests that began more than 1 ms behind the schedule
+  std::uint64_t sent = 0;           // requests begun (every one has a lag)
+  std::int64_t send_window_ns = 0;  // how long the run was sending: -t, the interrupt, or -n's run
+  stats::Histogram uncorrected;     // ns, from the actual first byte written (service time)
+  stats::Histogram lag;             // ns, how far behind its intended time each request began
+  std::uint64_t late = 0;           // requests that began more than 1 ms behind the schedule
+
+  // The rate the pacer sent at: sent / send window (what --rps asks for; effective_rps() is
+  // loadtest's completed / elapsed).
+  double achieved_rps() const;
 };
 
 // What a run measured, with the settings it ran with (what the reports print).
@@ -64,8 +70,8 @@ struct RunResult {
 
   double elapsed_seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
   double effective_rps() const;
-  // With --rps: every scheduled request was counted (99.5% of them at least) and the send lag
-  // p99 stayed within 1 ms. True without --rps.
+  // With --rps: 99.5% of the scheduled requests at least were sent and the send lag p99 stayed
+  // within 1 ms. True without --rps.
   bool target_held() const;
 };
 

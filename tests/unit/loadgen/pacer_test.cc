@@ -83,6 +83,15 @@ TEST(OpenLoopPacer, TheScheduleDoesNotWaitForTheCaller) {
   EXPECT_EQ(pacer.next_send_time(10 * kSecond), kSecond + kSecond / 10);
 }
 
+TEST(WakeTime, RoundsUpToTheSharedGrid) {
+  EXPECT_EQ(wake_time(0), 0);
+  EXPECT_EQ(wake_time(1), kWakeGridNs);
+  EXPECT_EQ(wake_time(kWakeGridNs), kWakeGridNs);
+  EXPECT_EQ(wake_time(5 * kSecond + 1), 5 * kSecond + kWakeGridNs);
+  // Requests due within one step share a wake-up.
+  EXPECT_EQ(wake_time(kSecond + 10'000), wake_time(kSecond + 90'000));
+}
+
 TEST(ClosedLoopPacer, SendsNow) {
   ClosedLoopPacer pacer;
   pacer.begin(1);

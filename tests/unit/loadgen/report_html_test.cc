@@ -25,6 +25,8 @@ RunResult paced_run() {
   RateResult& rate = r.rate.emplace();
   rate.target_rps = 50;
   rate.scheduled = 100;
+  rate.sent = 100;
+  rate.send_window_ns = 2'000'000'000;
   for (int i = 1; i <= 100; ++i) {
     r.latency.record(i * 1'000'000LL);
     rate.uncorrected.record(500'000);
@@ -75,7 +77,7 @@ TEST(HtmlReport, ClosedLoopHasOneSeriesAndFindingsPassThrough) {
 
 TEST(HtmlReport, NotHeldIsAFinding) {
   RunResult r = paced_run();
-  r.total_requests = 60;
+  r.rate->sent = 60;
   const report::ReportData d = to_report_data(r);
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].rfind("The target rate was not held", 0), 0u) << d.findings[0];

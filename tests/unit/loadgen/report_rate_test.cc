@@ -28,6 +28,8 @@ RunResult paced_sample(std::uint64_t late, std::int64_t max_lag_ns) {
   RateResult& rate = r.rate.emplace();
   rate.target_rps = 250;
   rate.scheduled = 1000;
+  rate.sent = 1000;
+  rate.send_window_ns = 4'000'000'000;
   rate.late = late;
   for (int i = 1; i <= 1000; ++i) {
     r.latency.record(i * 1'000'000LL);
@@ -55,7 +57,7 @@ TEST(RateReport, TextLabelsBothLatencySets) {
                               "  50%      1.000 ms\n"));
   EXPECT_THAT(text,
               HasSubstr("\nTarget rate:         250 rps\n"
-                        "Achieved rate:       250.0 rps (1000 of 1000 scheduled requests)\n"
+                        "Achieved rate:       250.0 rps (1000 of 1000 scheduled requests sent)\n"
                         "Send lag:            p50 0.050 ms, p99 0.050 ms, max 0.050 ms\n"
                         "Late requests:       0 (sent more than 1 ms behind the schedule)\n"));
   EXPECT_THAT(text, Not(HasSubstr("not held")));
@@ -64,12 +66,14 @@ TEST(RateReport, TextLabelsBothLatencySets) {
 TEST(RateReport, TextSaysPlainlyWhenTheTargetWasNotHeld) {
   RunResult r = paced_sample(200, 800'000'000);
   r.total_requests = 900;
+  r.rate->sent = 900;
   r.rate->ramp_seconds = 2;
   const std::string text = text_of(r);
   EXPECT_THAT(text, HasSubstr("Target rps:          250 (ramp 2 s)\n"));
-  EXPECT_THAT(text, HasSubstr("Achieved rate:       225.0 rps (900 of 1000 scheduled requests)\n"));
+  EXPECT_THAT(text,
+              HasSubstr("Achieved rate:       225.0 rps (900 of 1000 scheduled requests sent)\n"));
   EXPECT_THAT(text, HasSubstr("\nThe target rate was not held: 225.0 rps achieved for 250 rps "
-                              "asked; 200 of 1000 requests were sent more than 1 ms late (p99 "));
+                              "asked; 200 of 900 requests were sent more than 1 ms late (p99 "));
   EXPECT_FALSE(r.target_held());
 }
 
@@ -89,6 +93,7 @@ TEST(RateReport, JsonFields) {
   EXPECT_EQ(j["rampSeconds"], 0);
   EXPECT_DOUBLE_EQ(j["achievedRps"].get<double>(), 250);
   EXPECT_EQ(j["scheduledRequests"], 1000);
+  EXPECT_EQ(j["sentRequests"], 1000);
   EXPECT_EQ(j["targetHeld"], true);  // 3 late of 1000: the p99 lag is within 1 ms
   EXPECT_DOUBLE_EQ(j["correctedPercentiles"]["50"].get<double>(), 500.171);  // HDR bucket
   EXPECT_EQ(j["correctedPercentiles"], j["percentiles"]);
@@ -122,9 +127,9 @@ TEST(RateReport, JsonClosedLoopHasNulls) {
   r.rate.reset();
   r.timeline.clear();
   const auto j = to_json(r);
-  for (const char* key :
-       {"requestsPerSecond", "rampSeconds", "achievedRps", "scheduledRequests", "targetHeld",
-        "correctedPercentiles", "uncorrectedPercentiles", "sendLagMs", "lateRequests"}) {
+  for (const char* key : {"requestsPerSecond", "rampSeconds", "achievedRps", "scheduledRequests",
+                          "sentRequests", "targetHeld", "correctedPercentiles",
+                          "uncorrectedPercentiles", "sendLagMs", "lateRequests"}) {
     EXPECT_TRUE(j[key].is_null()) << key;
   }
   EXPECT_TRUE(j["timeline"].is_array());
