@@ -58,7 +58,10 @@ void Connection::request_next() {
 
 void Connection::begin(const SendPermit& permit) {
   intended_ns_ = permit.at_ns;
-  if (RateStats* rate = context_.stats->rate()) rate->on_sent(permit.at_ns, mono_ns());
+  if (RateStats* rate = context_.stats->rate()) {
+    // The lag needs a fresh reading; the closed loop's timeline makes do with the loop's.
+    rate->on_sent(permit.at_ns, context_.paced ? mono_ns() : context_.loop->now_ns());
+  }
   if (context_.request->indexed()) {
     context_.request->render(permit.index, rendered_);
     request_ = rendered_;
