@@ -42,12 +42,13 @@ struct BalancerSpec {
 };
 
 // The generator's settings for the even and slow runs (the guide's -c 12 -t 5; the lab's
-// default run is shorter so that all scenarios fit in a minute). A future --rps passes through
-// `make_load_config()` (runs.h) into loadgen::Config.
+// default run is shorter so that all scenarios fit in a minute). `make_load_config()` (runs.h)
+// turns them into a loadgen::Config.
 struct LoadSettings {
   std::uint32_t connections = 12;
   std::chrono::nanoseconds duration = std::chrono::seconds(3);
   std::uint32_t cores = 1;  // generator worker threads
+  double rps = 0;           // --rps: open loop at this total rate (loadgen::Config::rps); 0: closed
 };
 
 struct LabConfig {

@@ -15,7 +15,7 @@ using std::chrono::milliseconds;
 struct Raw {
   std::string instances, connections, duration, cores, slow, sessions, session_requests;
   std::string health_intervals, outage_duration, kill_after, start_timeout, scenarios;
-  std::string strategies;
+  std::string strategies, rps;
   std::vector<std::string> instance_specs, delays;
 };
 
@@ -36,6 +36,7 @@ void declare(CLI::App& app, Raw& raw, LabConfig& c) {
   app.add_option("-c,--connections", raw.connections, "Connections of the load (12)");
   app.add_option("-t,--duration", raw.duration, "Length of each even/slow run (3s)");
   app.add_option("--cores", raw.cores, "Generator threads (1)");
+  app.add_option("--rps", raw.rps, "Open-loop load at this many requests per second (closed)");
   app.add_option("--slow", raw.slow, "NAME[=MS]: the slow scenario's instance (last, 50 ms)");
   app.add_option("--sessions", raw.sessions, "Sticky sessions (4)");
   app.add_option("--session-requests", raw.session_requests, "Requests per session (300)");
@@ -150,6 +151,13 @@ Result<void> convert_load(const Raw& raw, LabConfig& c) {
   if (r) r = duration("--outage-duration", raw.outage_duration, c.outage_duration, seconds(1));
   if (r) r = duration("--kill-after", raw.kill_after, c.kill_after, seconds(1));
   if (r) r = duration("--start-timeout", raw.start_timeout, c.balancer.start_timeout, seconds(1));
+  if (r && !raw.rps.empty()) {
+    auto rps = parse_number(raw.rps);
+    if (!rps || *rps <= 0) {
+      return make_error(fmt::format("--rps: expected a positive number, got '{}'", raw.rps));
+    }
+    c.load.rps = *rps;
+  }
   return r;
 }
 

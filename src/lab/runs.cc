@@ -95,6 +95,7 @@ loadgen::Config make_load_config(const LoadSettings& load, const std::string& ur
   config.cores = load.cores;
   config.keep_alive = true;
   config.max_duration = load.duration;
+  config.rps = load.rps;
   config.count_headers = counted_headers();
   config.quiet = true;
   return config;

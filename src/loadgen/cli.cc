@@ -16,10 +16,12 @@
 
 #include "loadgen/options.h"
 #include "loadgen/rcfile.h"
+#include "loadgen/report_html.h"
 #include "loadgen/report_json.h"
 #include "loadgen/report_text.h"
 #include "loadgen/request.h"
 #include "loadgen/runner.h"
+#include "loadgen/thresholds.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -27,6 +29,7 @@ namespace {
 // What CLI11 fills: strings as given, converted and checked by to_config().
 struct Args {
   std::optional<std::string> url, n, c, t, d, cores, method, content_type, index;
+  std::optional<std::string> rps, ramp, html, max_p99, max_error_rate, min_rps;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::vector<std::string> headers, cookies, count_headers;
   bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
@@ -60,6 +63,20 @@ void define_options(CLI::App& app, Args& a) {
       ->multi_option_policy(last);
   app.add_option("--cores", a.cores, "Worker threads (default half the cores)")
       ->multi_option_policy(last);
+  app.add_option("--rps", a.rps,
+                 "Open loop: send this many requests per second in total (fractional is fine)")
+      ->multi_option_policy(last);
+  app.add_option("--ramp", a.ramp, "With --rps: grow the rate from 0 over this many seconds")
+      ->multi_option_policy(last);
+  app.add_option("--html", a.html, "Also write a self-contained HTML report to this file")
+      ->multi_option_policy(last);
+  app.add_option("--max-p99", a.max_p99, "Exit with status 3 if the p99 latency exceeds this (ms)")
+      ->multi_option_policy(last);
+  app.add_option("--max-error-rate", a.max_error_rate,
+                 "Exit with status 3 if more than this percentage of requests fail")
+      ->multi_option_policy(last);
+  app.add_option("--min-rps", a.min_rps, "Exit with status 3 if the effective rate is below this")
+      ->multi_option_policy(last);
   app.add_flag("--quiet", a.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
   app.add_flag("--json", a.json, "Print the result as JSON instead of the text report");
@@ -91,6 +108,12 @@ RawOptions to_raw(const Args& a) {
   r.method = raw(a.method, "-m");
   r.content_type = raw(a.content_type, "-T");
   r.index_param = raw(a.index, "--index");
+  r.rps = raw(a.rps, "--rps");
+  r.ramp = raw(a.ramp, "--ramp");
+  r.html = raw(a.html, "--html");
+  r.max_p99 = raw(a.max_p99, "--max-p99");
+  r.max_error_rate = raw(a.max_error_rate, "--max-error-rate");
+  r.min_rps = raw(a.min_rps, "--min-rps");
   r.data = raw(a.data, "--data");
   r.post_body = raw(a.post_body, "-P");
   r.post_file = raw(a.post_file, "-p");
@@ -165,6 +188,24 @@ class SignalWatcher {
   std::thread thread_;
 };
 
+// After the report: the HTML file (1 when it cannot be written), then the thresholds (3 and one
+// line each when crossed).
+int finish_outputs(const Config& config, const RunResult& result) {
+  const std::vector<std::string> crossed = crossed_thresholds(result, config.thresholds);
+  std::vector<std::string> findings;
+  for (const std::string& line : crossed)
+    findings.push_back("Threshold crossed: " + line);
+  if (!config.html.empty()) {
+    if (auto r = write_html_report(result, config.html, findings); !r) {
+      std::fprintf(stderr, "stampede: %s\n", r.error().message.c_str());
+      return 1;
+    }
+  }
+  for (const std::string& line : crossed)
+    std::fprintf(stderr, "stampede: threshold crossed: %s\n", line.c_str());
+  return crossed.empty() ? 0 : 3;
+}
+
 int run_and_report(const Config& config) {
   raise_file_limit();
   StopSignal stop;
@@ -185,7 +226,7 @@ int run_and_report(const Config& config) {
   } else {
     write_text_report(*result, std::cout);
   }
-  return 0;
+  return finish_outputs(config, *result);
 }
 
 }  // namespace

@@ -23,9 +23,10 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
 
 // The subcommand's entry point, for the binary's main: parses, runs with progress on stderr
 // (unless --quiet) and Ctrl-C/SIGTERM stopping the run early, prints the report (text or
-// --json) on stdout. Returns 0 after a run (whatever its errors), 2 for bad input (one line
-// on stderr), 1 when the run cannot start. Blocks SIGINT and SIGTERM for the rest of the
-// process (they are received by a thread of its own).
+// --json) on stdout and --html to its file. Returns 0 after a run (whatever its errors), 3 when
+// a threshold (--max-p99, --max-error-rate, --min-rps) was crossed (one line each on stderr),
+// 2 for bad input (one line on stderr), 1 when the run cannot start or --html cannot be written.
+// Blocks SIGINT and SIGTERM for the rest of the process (they are received by a thread of its own).
 int cli_main(int argc, char** argv);
 
 }  // namespace stampede::loadgen

@@ -1,5 +1,6 @@
 #include "loadgen/config.h"
 
+#include <cmath>
 #include <thread>
 
 #include "http/url.h"
@@ -19,6 +20,11 @@ Result<void> validate(const Config& config) {
   if (config.cores < 1) return make_error("cores must be at least 1");
   if (config.max_duration.count() < 0) return make_error("max duration must not be negative");
   if (config.timeout.count() < 0) return make_error("timeout must not be negative");
+  if (!(config.rps >= 0) || !std::isfinite(config.rps)) {
+    return make_error("requests per second must be a positive number");
+  }
+  if (config.ramp.count() < 0) return make_error("ramp must not be negative");
+  if (config.ramp.count() > 0 && config.rps == 0) return make_error("--ramp needs --rps");
   for (const auto& name : config.count_headers) {
     if (!is_token(name)) return make_error("invalid header name to count '" + name + "'");
   }

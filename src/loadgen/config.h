@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "loadgen/thresholds.h"
 
 namespace stampede::loadgen {
 
@@ -43,8 +44,16 @@ struct Config {
   // Response header names (any case) whose values are counted: RunResult::header_counts.
   std::vector<std::string> count_headers;
 
-  bool quiet = false;  // no progress lines
-  bool json = false;   // the result as JSON instead of the text report (cli only)
+  // --rps: open loop, requests per second across all workers (fractional is fine); 0: closed
+  // loop. Latency then counts from each request's intended time (see pacer.h).
+  double rps = 0;
+  std::chrono::nanoseconds ramp{0};  // --ramp: the rate grows linearly from 0 to rps over this
+  bool timeline = false;  // keep a per-second timeline (RunResult::timeline); on with --rps
+
+  bool quiet = false;     // no progress lines
+  bool json = false;      // the result as JSON instead of the text report (cli only)
+  std::string html;       // --html: also write the HTML report to this file (cli only)
+  Thresholds thresholds;  // --max-p99, --max-error-rate, --min-rps (cli only: exit status 3)
 
   // The limit on how long a -t run waits for requests in flight after it stops sending.
   std::chrono::nanoseconds drain_timeout() const {

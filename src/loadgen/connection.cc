@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core/clock.h"
+#include "loadgen/pacer.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -49,13 +50,18 @@ void Connection::request_next() {
     pending_ = permit;
     has_pending_ = true;
     state_ = State::Waiting;
-    context_.loop->schedule(timer_, permit.at_ns);
+    context_.loop->schedule(timer_, context_.paced ? wake_time(permit.at_ns) : permit.at_ns);
     return;
   }
   begin(permit);
 }
 
 void Connection::begin(const SendPermit& permit) {
+  intended_ns_ = permit.at_ns;
+  if (RateStats* rate = context_.stats->rate()) {
+    // The lag needs a fresh reading; the closed loop's timeline makes do with the loop's.
+    rate->on_sent(permit.at_ns, context_.paced ? mono_ns() : context_.loop->now_ns());
+  }
   if (context_.request->indexed()) {
     context_.request->render(permit.index, rendered_);
     request_ = rendered_;
@@ -228,7 +234,12 @@ void Connection::on_eof() {
 void Connection::complete() {
   const std::int64_t end = mono_ns();
   WorkerStats& stats = *context_.stats;
-  stats.record_response(parser_.status(), start_ns_, end);
+  const std::int64_t from = context_.paced ? intended_ns_ : start_ns_;
+  stats.record_response(parser_.status(), from, end);
+  if (RateStats* rate = stats.rate()) {
+    rate->on_completed(end - from, end - start_ns_, end,
+                       RateStats::class_of_status(parser_.status()));
+  }
   for (std::size_t i = 0; i < context_.count_headers.size(); ++i) {
     if (auto value = parser_.captured(i)) stats.count_header_value(i, *value);
   }
@@ -256,7 +267,12 @@ void Connection::complete() {
 
 void Connection::fail(int err) {
   const std::int64_t end = mono_ns();
-  context_.stats->record_failure(err, begin_ns_ ? begin_ns_ : end, end);
+  const std::int64_t begun = begin_ns_ ? begin_ns_ : end;
+  const std::int64_t from = context_.paced ? intended_ns_ : begun;
+  context_.stats->record_failure(err, from, end);
+  if (RateStats* rate = context_.stats->rate()) {
+    rate->on_completed(end - from, end - begun, end, stats::ErrorClass::Transport);
+  }
   const bool fresh = !responded_;
   close_socket();
   if (!fresh) {

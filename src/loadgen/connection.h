@@ -58,6 +58,7 @@ struct ConnectionContext {
   bool keep_alive = false;
   bool head_request = false;    // responses have no body
   std::int64_t timeout_ns = 0;  // per request, from its first byte sent (or connect); 0: none
+  bool paced = false;           // --rps: latency counts from the permit's intended time (corrected)
   std::vector<std::string> count_headers;  // response headers whose values are counted
 };
 
@@ -121,10 +122,11 @@ class Connection final : public net::IoHandler {
   std::string rendered_;      // the request, when it varies per request (--index)
   std::string_view request_;  // the bytes being sent
   std::size_t written_ = 0;
-  std::int64_t begin_ns_ = 0;  // the request began: connect started, or first byte on reuse;
-                               // timeouts and failures count from here
-  std::int64_t start_ns_ = 0;  // first byte written: response latency counts from here
-  SendPermit pending_;         // a permit waiting for its time
+  std::int64_t begin_ns_ = 0;     // the request began: connect started, or first byte on reuse;
+                                  // timeouts and failures count from here
+  std::int64_t start_ns_ = 0;     // first byte written: response latency counts from here
+  std::int64_t intended_ns_ = 0;  // the permit's time: with --rps latency counts from here
+  SendPermit pending_;            // a permit waiting for its time
   bool has_pending_ = false;
   bool readable_ = false;       // data arrived while not reading (edge-triggered: remember it)
   bool peer_closed_ = false;    // EOF or RDHUP seen on this socket

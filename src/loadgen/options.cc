@@ -165,6 +165,51 @@ Result<void> convert_numbers(const RawOptions& raw, Config& config) {
   return {};
 }
 
+// --rps and --ramp: a positive (fractional) rate, a ramp in seconds that needs a rate.
+Result<void> convert_rate(const RawOptions& raw, Config& config) {
+  if (raw.rps) {
+    auto r = parse_number(raw.rps->text);
+    if (!r || *r <= 0) {
+      return option_error(*raw.rps, "expected a positive number, got '" + raw.rps->text + "'");
+    }
+    config.rps = *r;
+  }
+  if (raw.ramp) {
+    auto d = duration(*raw.ramp, std::chrono::seconds(1));
+    if (!d) return d.error();
+    if (!raw.rps) return option_error(*raw.ramp, "needs --rps");
+    config.ramp = *d;
+  }
+  return {};
+}
+
+// A threshold: a non-negative number, at most `maximum`; `expected` says what is accepted.
+Result<std::optional<double>> threshold(const std::optional<RawValue>& raw, double maximum,
+                                        const char* expected) {
+  if (!raw) return std::optional<double>();
+  auto n = parse_number(raw->text);
+  if (!n || *n > maximum) {
+    return option_error(*raw, std::string("expected ") + expected + ", got '" + raw->text + "'");
+  }
+  return std::optional<double>(*n);
+}
+
+Result<void> convert_outputs(const RawOptions& raw, Config& config) {
+  if (raw.html) {
+    if (raw.html->text.empty()) return option_error(*raw.html, "empty file name");
+    config.html = raw.html->text;
+  }
+  constexpr double kAny = std::numeric_limits<double>::max();
+  auto p99 = threshold(raw.max_p99, kAny, "a number of milliseconds");
+  if (!p99) return p99.error();
+  auto errors = threshold(raw.max_error_rate, 100, "a percentage from 0 to 100");
+  if (!errors) return errors.error();
+  auto rps = threshold(raw.min_rps, kAny, "a number of requests per second");
+  if (!rps) return rps.error();
+  config.thresholds = Thresholds{*p99, *errors, *rps};
+  return {};
+}
+
 Result<void> convert_request(const RawOptions& raw, Config& config) {
   if (raw.method) {
     config.method = upper_case(raw.method->text);
@@ -211,6 +256,11 @@ RawOptions merge(RawOptions cli, const RawOptions& rc) {
   fill(cli.method, rc.method);
   fill(cli.content_type, rc.content_type);
   fill(cli.index_param, rc.index_param);
+  fill(cli.rps, rc.rps);
+  fill(cli.ramp, rc.ramp);
+  fill(cli.max_p99, rc.max_p99);
+  fill(cli.max_error_rate, rc.max_error_rate);
+  fill(cli.min_rps, rc.min_rps);
   const bool cli_has_body = cli.data || cli.post_body || cli.post_file || cli.put_file ||
                             cli.patch_body || cli.patch_file;
   if (!cli_has_body) {
@@ -236,9 +286,12 @@ Result<Config> to_config(const RawOptions& raw) {
   config.url = raw.url->text;
   if (auto r = convert_numbers(raw, config); !r) return r.error();
   if (auto r = convert_request(raw, config); !r) return r.error();
+  if (auto r = convert_rate(raw, config); !r) return r.error();
+  if (auto r = convert_outputs(raw, config); !r) return r.error();
   config.keep_alive = raw.keep_alive;
   config.quiet = raw.quiet;
   config.json = raw.json;
+  config.timeline = raw.json || raw.html;  // the JSON and HTML reports have a timeline
   if (auto r = validate(config); !r) return r.error();
   return config;
 }

@@ -20,14 +20,20 @@ struct RawValue {
 
 struct RawOptions {
   std::optional<RawValue> url;
-  std::optional<RawValue> max_requests;  // -n / maxRequests
-  std::optional<RawValue> max_seconds;   // -t / maxSeconds
-  std::optional<RawValue> concurrency;   // -c / concurrency
-  std::optional<RawValue> timeout;       // -d, --timeout / timeout (milliseconds)
-  std::optional<RawValue> cores;         // --cores
-  std::optional<RawValue> method;        // -m / method
-  std::optional<RawValue> content_type;  // -T / contentType
-  std::optional<RawValue> index_param;   // --index / indexParam
+  std::optional<RawValue> max_requests;    // -n / maxRequests
+  std::optional<RawValue> max_seconds;     // -t / maxSeconds
+  std::optional<RawValue> concurrency;     // -c / concurrency
+  std::optional<RawValue> timeout;         // -d, --timeout / timeout (milliseconds)
+  std::optional<RawValue> cores;           // --cores
+  std::optional<RawValue> method;          // -m / method
+  std::optional<RawValue> content_type;    // -T / contentType
+  std::optional<RawValue> index_param;     // --index / indexParam
+  std::optional<RawValue> rps;             // --rps / requestsPerSecond
+  std::optional<RawValue> ramp;            // --ramp / ramp (seconds)
+  std::optional<RawValue> html;            // --html FILE
+  std::optional<RawValue> max_p99;         // --max-p99 / maxP99 (ms)
+  std::optional<RawValue> max_error_rate;  // --max-error-rate / maxErrorRate (percent)
+  std::optional<RawValue> min_rps;         // --min-rps / minRps
 
   // Body sources in loadtest's precedence order: a later one wins (and sets the method).
   std::optional<RawValue> data;        // --data / body: keeps the method

@@ -72,7 +72,7 @@ bool ignored_key(const std::string& key) {
 
 // A key whose feature is not supported: refused when it asks for something.
 bool unsupported_and_set(const std::string& key, const Json& v) {
-  if (key != "requestsPerSecond" && key != "proxy" && key != "requestGenerator") return false;
+  if (key != "proxy" && key != "requestGenerator") return false;
   if (v.is_null()) return false;
   if (v.is_number()) return v.get<double>() != 0;
   if (v.is_string()) return !v.get<std::string>().empty();
@@ -92,6 +92,14 @@ Result<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
   if (key == "method") return set(out.method, string_value(key, v));
   if (key == "contentType") return set(out.content_type, string_value(key, v));
   if (key == "indexParam") return set(out.index_param, string_value(key, v));
+  if (key == "requestsPerSecond") {
+    if (v.is_null() || (v.is_number() && v.get<double>() == 0)) return {};  // loadtest: unset
+    return set(out.rps, number_value(key, v));
+  }
+  if (key == "ramp") return set(out.ramp, number_value(key, v));
+  if (key == "maxP99") return set(out.max_p99, number_value(key, v));
+  if (key == "maxErrorRate") return set(out.max_error_rate, number_value(key, v));
+  if (key == "minRps") return set(out.min_rps, number_value(key, v));
   if (key == "body") {
     if (v.is_string()) return set(out.data, string_value(key, v));
     return set(out.data, RawValue{v.dump(), origin(key)});  // an object is sent as JSON
@@ -110,7 +118,7 @@ Result<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
   }
   if (ignored_key(key)) return {};
   if (unsupported_and_set(key, v)) return make_error(origin(key) + ": not supported");
-  if (key == "requestsPerSecond" || key == "proxy" || key == "requestGenerator") return {};
+  if (key == "proxy" || key == "requestGenerator") return {};
   return make_error(std::string(kRcFileName) + ": unknown key '" + key + "'");
 }
 

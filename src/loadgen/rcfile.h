@@ -14,10 +14,11 @@ inline constexpr std::string_view kRcFileName = ".loadtestrc";
 
 // Parses the text of a .loadtestrc. Keys are loadtest's (README): maxRequests, concurrency,
 // maxSeconds, timeout, method, contentType, body, file, cookies, headers, agentKeepAlive,
-// indexParam, quiet, recover; the server and TLS keys (delay, error, percent, secureProtocol,
-// insecure, cert, key) are accepted and have no effect here. requestsPerSecond, proxy and
-// requestGenerator are refused when set (not supported), as are unknown keys and values of the
-// wrong type. Numbers may be JSON numbers or numeric strings.
+// indexParam, quiet, recover, requestsPerSecond (0 or null: unset), and ours: ramp, maxP99,
+// maxErrorRate, minRps; the server
+// and TLS keys (delay, error, percent, secureProtocol, insecure, cert, key) are accepted and
+// have no effect here. proxy and requestGenerator are refused when set (not supported), as are
+// unknown keys and values of the wrong type. Numbers may be JSON numbers or numeric strings.
 Result<RawOptions> parse_loadtestrc(std::string_view text);
 
 // Reads `dir`/.loadtestrc: empty options when the file does not exist, an error when it cannot be

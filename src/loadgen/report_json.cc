@@ -13,12 +13,57 @@ double ms(double ns) {
   return std::round(ns / 1e3) / 1e3;
 }
 
-Json percentiles(const RunResult& r) {
+Json percentiles(const stats::Histogram& latency) {
   Json p = Json::object();
   for (const char* key : {"50", "90", "95", "99", "99.9"}) {
-    p[key] = ms(static_cast<double>(r.latency.percentile(std::stod(key))));
+    p[key] = ms(static_cast<double>(latency.percentile(std::stod(key))));
   }
   return p;
+}
+
+// A latency in ms, or null for a row without one.
+Json optional_ms(std::int64_t ns, bool present) {
+  return present ? Json(ms(static_cast<double>(ns))) : Json(nullptr);
+}
+
+Json timeline(const RunResult& r) {
+  Json rows = Json::array();
+  for (const stats::TimelineRow& row : r.timeline) {
+    const bool has_latency = row.completed > row.errors_transport;
+    Json j;
+    j["second"] = row.t_start_s;
+    j["widthSeconds"] = row.width_s;
+    j["sent"] = row.sent;
+    j["completed"] = row.completed;
+    j["errors4xx"] = row.errors_4xx;
+    j["errors5xx"] = row.errors_5xx;
+    j["errorsTransport"] = row.errors_transport;
+    j["p50Ms"] = optional_ms(row.p50_ns, has_latency);
+    j["p99Ms"] = optional_ms(row.p99_ns, has_latency);
+    rows.push_back(std::move(j));
+  }
+  return rows;
+}
+
+// --rps fields: null without it.
+void add_rate(const RunResult& r, Json& j) {
+  const RateResult* rate = r.rate ? &*r.rate : nullptr;
+  j["rampSeconds"] = rate ? Json(rate->ramp_seconds) : Json(nullptr);
+  j["achievedRps"] = rate ? Json(std::round(rate->achieved_rps() * 1000) / 1000) : Json(nullptr);
+  j["scheduledRequests"] = rate ? Json(rate->scheduled) : Json(nullptr);
+  j["sentRequests"] = rate ? Json(rate->sent) : Json(nullptr);
+  j["targetHeld"] = rate ? Json(r.target_held()) : Json(nullptr);
+  j["correctedPercentiles"] = rate ? percentiles(r.latency) : Json(nullptr);
+  j["uncorrectedPercentiles"] = rate ? percentiles(rate->uncorrected) : Json(nullptr);
+  j["uncorrectedMeanLatencyMs"] = rate ? Json(ms(rate->uncorrected.mean())) : Json(nullptr);
+  if (rate) {
+    j["sendLagMs"] = {{"50", ms(static_cast<double>(rate->lag.percentile(50)))},
+                      {"99", ms(static_cast<double>(rate->lag.percentile(99)))},
+                      {"max", ms(static_cast<double>(rate->lag.max()))}};
+  } else {
+    j["sendLagMs"] = nullptr;
+  }
+  j["lateRequests"] = rate ? Json(rate->late) : Json(nullptr);
 }
 
 }  // namespace
@@ -31,7 +76,7 @@ Json to_json(const RunResult& r) {
   j["maxSeconds"] = r.max_seconds > 0 ? Json(r.max_seconds) : Json(nullptr);
   j["concurrency"] = r.concurrency;
   j["agent"] = r.keep_alive ? "keepalive" : "none";
-  j["requestsPerSecond"] = nullptr;
+  j["requestsPerSecond"] = r.rate ? Json(r.rate->target_rps) : Json(nullptr);
   j["clients"] = r.clients;
   j["totalRequests"] = r.total_requests;
   j["totalErrors"] = r.total_errors;
@@ -41,7 +86,7 @@ Json to_json(const RunResult& r) {
   j["minLatencyMs"] = ms(static_cast<double>(r.latency.min()));
   j["maxLatencyMs"] = ms(static_cast<double>(r.latency.max()));
   j["effectiveRps"] = std::llround(r.effective_rps());
-  j["percentiles"] = percentiles(r);
+  j["percentiles"] = percentiles(r.latency);
   j["errorCodes"] = Json::object();
   for (const auto& [code, n] : r.error_codes)
     j["errorCodes"][code] = n;
@@ -61,6 +106,8 @@ Json to_json(const RunResult& r) {
   j["bytesSent"] = r.bytes_written;
   j["connectionsOpened"] = r.connections_opened;
   j["interrupted"] = r.interrupted;
+  add_rate(r, j);
+  j["timeline"] = timeline(r);
   return j;
 }
 

@@ -21,9 +21,22 @@ void write_settings(const RunResult& r, std::ostream& out) {
   } else if (r.max_seconds > 0) {
     fmt::print(out, "Max time (s):        {}\n", r.max_seconds);
   }
+  if (r.rate) {
+    fmt::print(out, "Target rps:          {}", r.rate->target_rps);
+    if (r.rate->ramp_seconds > 0) fmt::print(out, " (ramp {} s)", r.rate->ramp_seconds);
+    out << '\n';
+  }
   fmt::print(out, "Concurrent clients:  {}\n", r.clients);
   fmt::print(out, "Running on cores:    {}\n", r.cores);
   fmt::print(out, "Agent:               {}\n\n", r.keep_alive ? "keepalive" : "none");
+}
+
+void write_percentiles(const stats::Histogram& latency, std::ostream& out) {
+  for (const char* p : {"50", "90", "95", "99", "99.9"}) {
+    const double value = static_cast<double>(latency.percentile(std::stod(p)));
+    fmt::print(out, "{:>4}%      {} ms\n", p, ms(value));
+  }
+  fmt::print(out, " 100%      {} ms (longest request)\n", ms(static_cast<double>(latency.max())));
 }
 
 void write_latency(const RunResult& r, std::ostream& out) {
@@ -32,12 +45,37 @@ void write_latency(const RunResult& r, std::ostream& out) {
   fmt::print(out, "Total time:          {:.3f} s\n", r.elapsed_seconds());
   fmt::print(out, "Mean latency:        {} ms\n", ms(r.latency.mean()));
   fmt::print(out, "Effective rps:       {}\n\n", std::llround(r.effective_rps()));
-  fmt::print(out, "Percentage of requests served within a certain time\n");
-  for (const char* p : {"50", "90", "95", "99", "99.9"}) {
-    const double value = static_cast<double>(r.latency.percentile(std::stod(p)));
-    fmt::print(out, "{:>4}%      {} ms\n", p, ms(value));
+  if (r.rate) {
+    fmt::print(out, "Corrected latency (from each request's intended send time):\n");
   }
-  fmt::print(out, " 100%      {} ms (longest request)\n", ms(static_cast<double>(r.latency.max())));
+  fmt::print(out, "Percentage of requests served within a certain time\n");
+  write_percentiles(r.latency, out);
+  if (!r.rate) return;
+  fmt::print(out, "\nUncorrected latency (from each request's first byte written):\n");
+  write_percentiles(r.rate->uncorrected, out);
+}
+
+// --rps: the rate achieved against the target, the send lag, and a plain sentence when the
+// target was not held.
+void write_rate(const RunResult& r, std::ostream& out) {
+  if (!r.rate) return;
+  const RateResult& rate = *r.rate;
+  fmt::print(out, "\nTarget rate:         {} rps\n", rate.target_rps);
+  fmt::print(out, "Achieved rate:       {:.1f} rps ({} of {} scheduled requests sent)\n",
+             rate.achieved_rps(), rate.sent, rate.scheduled);
+  fmt::print(out, "Send lag:            p50 {} ms, p99 {} ms, max {} ms\n",
+             ms(static_cast<double>(rate.lag.percentile(50))),
+             ms(static_cast<double>(rate.lag.percentile(99))),
+             ms(static_cast<double>(rate.lag.max())));
+  fmt::print(out, "Late requests:       {} (sent more than 1 ms behind the schedule)\n", rate.late);
+  if (r.target_held()) return;
+  fmt::print(out,
+             "\nThe target rate was not held: {:.1f} rps achieved for {} rps asked; {} of {} "
+             "requests were sent more than 1 ms late (p99 {} ms, max {} ms behind the "
+             "schedule).\n",
+             rate.achieved_rps(), rate.target_rps, rate.late, rate.sent,
+             ms(static_cast<double>(rate.lag.percentile(99))),
+             ms(static_cast<double>(rate.lag.max())));
 }
 
 // loadtest's layout: the code right-aligned in 4 columns (at least one space before it).
@@ -63,6 +101,7 @@ void write_header_counts(const RunResult& r, std::ostream& out) {
 void write_text_report(const RunResult& result, std::ostream& out) {
   write_settings(result, out);
   write_latency(result, out);
+  write_rate(result, out);
   write_errors(result, out);
   write_header_counts(result, out);
   out.flush();

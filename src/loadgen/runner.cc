@@ -106,6 +106,12 @@ Result<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
     params.connections = share(config.concurrency, count, i);
     params.context = context;
     params.budget = &budget;
+    if (config.rps > 0) {
+      params.pacer =
+          std::make_unique<OpenLoopPacer>(RateSchedule(config.rps, config.ramp.count()), i, count);
+    }
+    params.paced = config.rps > 0;
+    params.timeline = config.timeline || config.rps > 0;
     params.drain_ns = config.drain_timeout().count();
     params.on_done = [&monitor] { monitor.worker_done(); };
     auto worker = Worker::create(std::move(params));
@@ -191,7 +197,27 @@ ConnectionContext make_context(const Config& config, const RequestTemplate& requ
   context.head_request = config.method == "HEAD";
   context.timeout_ns = config.timeout.count();
   context.count_headers = config.count_headers;
+  context.paced = config.rps > 0;
   return context;
+}
+
+// The open-loop figures and the timeline. send_window_ns: how long the run was sending.
+void fill_rate(RunResult& result, const WorkerStats& total, const Config& config,
+               std::int64_t send_window_ns) {
+  const RateStats* rate = total.rate();
+  if (rate == nullptr) return;
+  if (const stats::Timeline* timeline = rate->timeline()) result.timeline = timeline->rows();
+  if (!rate->paced()) return;
+  RateResult& r = result.rate.emplace();
+  r.target_rps = config.rps;
+  r.ramp_seconds = std::chrono::duration<double>(config.ramp).count();
+  r.scheduled = RateSchedule(config.rps, config.ramp.count()).count_before(send_window_ns);
+  if (config.max_requests > 0) r.scheduled = std::min(r.scheduled, config.max_requests);
+  r.send_window_ns = send_window_ns;
+  r.uncorrected = *rate->uncorrected();
+  r.lag = *rate->lag();
+  r.late = rate->late();
+  r.sent = r.lag.count();
 }
 
 // The workers' stats summed; the run ends at the last worker's end, or at the interrupt.
@@ -208,6 +234,10 @@ RunResult merge_workers(const Config& config, const std::vector<std::unique_ptr<
   result.interrupted = stopped_at != 0;
   result.elapsed_ns = end - start_ns;
   fill_result(result, total, config);
+  const std::int64_t duration = config.effective_duration().count();
+  std::int64_t send_window = result.elapsed_ns;
+  if (stopped_at == 0 && duration > 0) send_window = std::min(send_window, duration);
+  fill_rate(result, total, config, send_window);
   return result;
 }
 
@@ -215,6 +245,18 @@ RunResult merge_workers(const Config& config, const std::vector<std::unique_ptr<
 
 double RunResult::effective_rps() const {
   return elapsed_ns > 0 ? static_cast<double>(total_requests) / elapsed_seconds() : 0;
+}
+
+double RateResult::achieved_rps() const {
+  return send_window_ns > 0 ? static_cast<double>(sent) * 1e9 / static_cast<double>(send_window_ns)
+                            : 0;
+}
+
+bool RunResult::target_held() const {
+  if (!rate) return true;
+  const bool all_sent =
+      static_cast<double>(rate->sent) >= 0.995 * static_cast<double>(rate->scheduled);
+  return all_sent && rate->lag.percentile(99) <= RateStats::kLateNs;
 }
 
 void StopSignal::request_stop() {
@@ -256,7 +298,7 @@ Result<RunResult> run(const Config& config, const RunHooks& hooks) {
   std::vector<std::thread> threads;
   try {
     for (auto& w : *workers)
-      threads.emplace_back([&w, deadline] { w->run(deadline); });
+      threads.emplace_back([&w, deadline, start] { w->run(deadline, start); });
   } catch (const std::system_error& e) {
     for (std::size_t i = 0; i < threads.size(); ++i)
       (*workers)[i]->interrupt();

@@ -8,14 +8,35 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "loadgen/config.h"
 #include "stats/histogram.h"
+#include "stats/timeline.h"
 
 namespace stampede::loadgen {
+
+// What an open-loop (--rps) run measured beyond RunResult's own fields.
+struct RateResult {
+  double target_rps = 0;  // --rps
+  double ramp_seconds = 0;
+  // Requests the schedule had due before sending stopped (the -t deadline, the interrupt, or
+  // -n's last request): what a run that held the rate reports.
+  std::uint64_t scheduled = 0;
+  std::uint64_t sent = 0;           // requests begun (every one has a lag)
+  std::int64_t send_window_ns = 0;  // how long the run was sending: -t, the interrupt, or -n's run
+  stats::Histogram uncorrected;     // ns, from the actual first byte written (service time)
+  stats::Histogram lag;             // ns, how far behind its intended time each request began
+  std::uint64_t late = 0;           // requests that began more than 1 ms behind the schedule
+
+  // The rate the pacer sent at: sent / send window (what --rps asks for; effective_rps() is
+  // loadtest's completed / elapsed).
+  double achieved_rps() const;
+};
 
 // What a run measured, with the settings it ran with (what the reports print).
 struct RunResult {
@@ -32,7 +53,9 @@ struct RunResult {
   std::uint64_t total_requests = 0;
   std::uint64_t total_errors = 0;  // non-2xx/3xx responses plus transport failures
   std::int64_t elapsed_ns = 0;     // start to the last response (or the stop)
-  stats::Histogram latency;        // ns, every request, from its first byte written
+  // ns, every request: from its first byte written; with --rps from its intended send time
+  // (corrected for coordinated omission).
+  stats::Histogram latency;
   std::map<std::string, std::uint64_t> error_codes;  // "500", "ECONNREFUSED", "ETIMEDOUT"...
   std::map<int, std::uint64_t> status_counts;        // every response by status
   // Config::count_headers: header name -> value -> responses that had it.
@@ -40,10 +63,16 @@ struct RunResult {
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
   std::uint64_t connections_opened = 0;
-  bool interrupted = false;  // stopped early by a StopSignal
+  bool interrupted = false;        // stopped early by a StopSignal
+  std::optional<RateResult> rate;  // with --rps only
+  // Config::timeline (or --rps): per-second rows from the start, latency as in `latency`.
+  std::vector<stats::TimelineRow> timeline;
 
   double elapsed_seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
   double effective_rps() const;
+  // With --rps: 99.5% of the scheduled requests at least were sent and the send lag p99 stayed
+  // within 1 ms. True without --rps.
+  bool target_held() const;
 };
 
 // A thread-safe request to stop a run early (Ctrl-C). Not async-signal-safe: call it from a

@@ -1,5 +1,7 @@
 #include "loadgen/worker.h"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 
 #include "core/clock.h"
@@ -27,6 +29,7 @@ Worker::Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop)
       deadline_timer_([this] { on_deadline(); }),
       drain_timer_([this] { loop_->stop(); }) {
   if (!params_.pacer) params_.pacer = std::make_unique<ClosedLoopPacer>();
+  stats_.enable_rate(params_.paced, params_.timeline);
   ConnectionContext& context = params_.context;
   context.loop = loop_.get();
   context.owner = this;
@@ -42,9 +45,14 @@ Worker::~Worker() {
   connections_.clear();  // before the loop their sockets and timers belong to
 }
 
-void Worker::run(std::int64_t deadline_ns) {
+void Worker::run(std::int64_t deadline_ns, std::int64_t start_ns) {
   deadline_ns_ = deadline_ns;
   loop_->update_time();
+  const std::int64_t start = start_ns != 0 ? start_ns : loop_->now_ns();
+  params_.pacer->begin(start);
+  // Paced: the loop's timers are the schedule; the default 50 us slack would be lag.
+  if (params_.paced) ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  if (RateStats* rate = stats_.rate()) rate->start(start);
   if (deadline_ns_ > 0) loop_->schedule(deadline_timer_, deadline_ns_);
   for (auto& c : connections_)
     c->start();
@@ -52,7 +60,9 @@ void Worker::run(std::int64_t deadline_ns) {
   const std::int64_t last = stats_.last_record_ns();
   if (interrupted_.load(std::memory_order_acquire)) {
     end_ns_ = mono_ns();
-  } else if (deadline_passed_) {
+  } else if (deadline_passed_ || (params_.paced && deadline_ns_ > 0)) {
+    // A paced run ends when its last request due before the deadline is answered, which may be
+    // before the deadline: it still covers the whole schedule.
     end_ns_ = std::max(last, deadline_ns_);
   } else {
     end_ns_ = last > 0 ? last : mono_ns();
@@ -70,6 +80,9 @@ SendPermit Worker::next_send(std::int64_t now_ns) {
   SendPermit permit;
   permit.send = true;
   permit.at_ns = params_.pacer->next_send_time(now_ns);
+  // The schedule is monotonic: a request due at or after the deadline is never sent, nor any
+  // after it (without this one due exactly at the deadline could race its timer).
+  if (params_.paced && deadline_ns_ > 0 && permit.at_ns >= deadline_ns_) return SendPermit{};
   // Unique across workers: worker w sends w+1, w+1+W, w+1+2W... (loadtest starts at 1).
   permit.index = next_index_++ * params_.workers + params_.id + 1;
   return permit;

@@ -24,6 +24,8 @@ struct WorkerParams {
   ConnectionContext context;       // loop, owner and stats are filled in by the worker
   SharedBudget* budget = nullptr;  // the -n budget shared by all workers; outlives the worker
   std::unique_ptr<Pacer> pacer;    // closed loop when null
+  bool paced = false;              // --rps: keep the lag and the uncorrected latency
+  bool timeline = false;           // keep a per-second timeline
   std::int64_t drain_ns = 0;       // after the deadline, wait this long for requests in flight
   std::function<void()> on_done;   // called on the worker thread when run() ends
 };
@@ -35,7 +37,9 @@ class Worker final : public ConnectionOwner {
 
   // Runs the connections until they are all finished, the drain time after `deadline_ns` (stop
   // sending then; 0: no deadline) is over, or interrupt(). Call once, on the worker's thread.
-  void run(std::int64_t deadline_ns);
+  // start_ns: the run's start, the same for all workers (the schedule's and the timeline's
+  // origin); 0: now.
+  void run(std::int64_t deadline_ns, std::int64_t start_ns = 0);
   // Any thread: stop now; requests in flight are abandoned (not reported).
   void interrupt();
 
@@ -43,7 +47,7 @@ class Worker final : public ConnectionOwner {
   WorkerStats& stats() { return stats_; }
   const WorkerStats& stats() const { return stats_; }
   // When the worker's measurement ended: its last recorded request, but not before the
-  // deadline when it had one; the interrupt time when interrupted.
+  // deadline when it passed (or, paced, when there was one); the interrupt time when interrupted.
   std::int64_t end_ns() const { return end_ns_; }
   // Relaxed counters for the progress printer (any thread).
   const Progress& progress() const { return stats_.progress(); }

@@ -57,6 +57,17 @@ void WorkerStats::merge(const WorkerStats& other) {
   connections_ += other.connections_;
   latency_sum_ns_ += other.latency_sum_ns_;
   if (other.last_record_ns_ > last_record_ns_) last_record_ns_ = other.last_record_ns_;
+  if (other.rate_) {
+    if (rate_) {
+      rate_->merge(*other.rate_);
+    } else {
+      rate_ = std::make_unique<RateStats>(*other.rate_);
+    }
+  }
+}
+
+void WorkerStats::enable_rate(bool paced, bool timeline) {
+  if (paced || timeline) rate_ = std::make_unique<RateStats>(paced, timeline);
 }
 
 std::uint64_t WorkerStats::status_count(int status) const {

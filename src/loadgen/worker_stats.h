@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "loadgen/rate_stats.h"
 #include "stats/histogram.h"
 
 namespace stampede::loadgen {
@@ -68,6 +70,12 @@ class WorkerStats {
   Progress& progress() { return progress_; }
   const Progress& progress() const { return progress_; }
 
+  // --rps and timeline measurements (rate_stats.h): null until enable_rate(), and then only
+  // when something is kept, so a plain closed-loop run tests one null pointer per request.
+  void enable_rate(bool paced, bool timeline);
+  RateStats* rate() { return rate_.get(); }
+  const RateStats* rate() const { return rate_.get(); }
+
  private:
   void publish(std::int64_t start_ns, std::int64_t end_ns);
 
@@ -83,6 +91,7 @@ class WorkerStats {
   std::uint64_t latency_sum_ns_ = 0;
   std::int64_t last_record_ns_ = 0;
   Progress progress_;
+  std::unique_ptr<RateStats> rate_;
 };
 
 }  // namespace stampede::loadgen

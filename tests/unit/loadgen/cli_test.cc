@@ -173,7 +173,7 @@ TEST_F(Cli, BadUrls) {
 TEST_F(Cli, UnknownFlags) {
   EXPECT_EQ(error({kUrl, "--foo"}), "unknown option '--foo'");
   EXPECT_EQ(error({"-Z", kUrl}), "unknown option '-Z'");
-  EXPECT_EQ(error({kUrl, "--rps", "10"}), "unknown option '--rps'");
+  EXPECT_EQ(error({kUrl, "--rate", "10"}), "unknown option '--rate'");
 }
 
 TEST_F(Cli, BadNumbers) {
@@ -245,8 +245,8 @@ TEST_F(Cli, InvalidLoadtestrc) {
   EXPECT_EQ(error({kUrl}), ".loadtestrc agentKeepAlive: expected true or false");
   write_file(".loadtestrc", R"({"maxRequsts": 5})");
   EXPECT_EQ(error({kUrl}), ".loadtestrc: unknown key 'maxRequsts'");
-  write_file(".loadtestrc", R"({"requestsPerSecond": 10})");
-  EXPECT_EQ(error({kUrl}), ".loadtestrc requestsPerSecond: not supported");
+  write_file(".loadtestrc", R"({"requestGenerator": "gen.js"})");
+  EXPECT_EQ(error({kUrl}), ".loadtestrc requestGenerator: not supported");
   write_file(".loadtestrc", R"([1, 2])");
   EXPECT_EQ(error({kUrl}), ".loadtestrc: expected a JSON object");
   write_file(".loadtestrc", R"({"headers": {"bad name": "x"}})");

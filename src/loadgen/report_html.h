@@ -1,0 +1,23 @@
+// --html FILE: a RunResult as a self-contained HTML page (src/report): the summary, the latency
+// percentile distribution (corrected and uncorrected with --rps), and the timeline.
+#pragma once
+
+#include <string>
+
+#include "core/result.h"
+#include "loadgen/runner.h"
+#include "report/report_data.h"
+
+namespace stampede::loadgen {
+
+// The report's data. Latencies in ms; a timeline row without a response has NaN percentiles
+// (a gap in the chart); rates are per second of the row's width. `findings` are shown as is
+// (e.g. crossed thresholds).
+report::ReportData to_report_data(const RunResult& result,
+                                  const std::vector<std::string>& findings = {});
+
+// Writes the page to path. Fails with "cannot write PATH: REASON".
+Result<void> write_html_report(const RunResult& result, const std::string& path,
+                               const std::vector<std::string>& findings = {});
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,100 @@
+// A RunResult mapped onto the HTML report's data, and the page written to a file.
+#include "loadgen/report_html.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/process.h"
+
+namespace stampede::loadgen {
+namespace {
+
+RunResult paced_run() {
+  RunResult r;
+  r.url = "http://127.0.0.1:8080/";
+  r.clients = 4;
+  r.keep_alive = true;
+  r.total_requests = 100;
+  r.total_errors = 2;
+  r.elapsed_ns = 2'000'000'000;
+  r.error_codes = {{"503", 2}};
+  RateResult& rate = r.rate.emplace();
+  rate.target_rps = 50;
+  rate.scheduled = 100;
+  rate.sent = 100;
+  rate.send_window_ns = 2'000'000'000;
+  for (int i = 1; i <= 100; ++i) {
+    r.latency.record(i * 1'000'000LL);
+    rate.uncorrected.record(500'000);
+    rate.lag.record(10'000);
+  }
+  r.timeline.push_back({0, 1, 50, 48, 0, 2, 0, 3'000'000, 9'000'000});
+  r.timeline.push_back({1, 1, 50, 49, 0, 0, 1, 4'000'000, 8'000'000});
+  r.timeline.push_back({2, 2, 0, 2, 0, 0, 2, 0, 0});  // a 2 s row: transport failures only
+  return r;
+}
+
+TEST(HtmlReport, CorrectedAndUncorrectedSeries) {
+  const report::ReportData d = to_report_data(paced_run());
+  ASSERT_EQ(d.latency.size(), 2u);
+  EXPECT_EQ(d.latency[0].name, "corrected");
+  EXPECT_EQ(d.latency[1].name, "uncorrected");
+  EXPECT_EQ(d.latency[0].points.front().first, 0);
+  EXPECT_EQ(d.latency[0].points.back(), std::make_pair(100.0, 100.0));  // the max, in ms
+  EXPECT_EQ(d.latency[1].points.back().second, 0.5);
+  EXPECT_NE(d.subtitle.find("50 req/s"), std::string::npos) << d.subtitle;
+  EXPECT_TRUE(d.findings.empty());
+  ASSERT_EQ(d.tables.size(), 1u);
+  EXPECT_EQ(d.tables[0].rows[0][0], "503");
+}
+
+TEST(HtmlReport, TimelineAsRatesWithGaps) {
+  const report::ReportData d = to_report_data(paced_run());
+  ASSERT_EQ(d.timeline.size(), 3u);
+  EXPECT_EQ(d.timeline[0].sent_rps, 50);
+  EXPECT_EQ(d.timeline[0].errors_5xx, 2);
+  EXPECT_EQ(d.timeline[0].p50_ms, 3);
+  EXPECT_EQ(d.timeline[1].p99_ms, 8);
+  EXPECT_EQ(d.timeline[2].t_s, 2);
+  EXPECT_EQ(d.timeline[2].completed_rps, 1);  // 2 over a 2 s row
+  EXPECT_TRUE(std::isnan(d.timeline[2].p50_ms));
+  EXPECT_TRUE(std::isnan(d.timeline[2].p99_ms));
+}
+
+TEST(HtmlReport, ClosedLoopHasOneSeriesAndFindingsPassThrough) {
+  RunResult r = paced_run();
+  r.rate.reset();
+  const report::ReportData d = to_report_data(r, {"Threshold crossed: p99 9 ms > 5 ms"});
+  ASSERT_EQ(d.latency.size(), 1u);
+  EXPECT_EQ(d.latency[0].name, "latency");
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0], "Threshold crossed: p99 9 ms > 5 ms");
+}
+
+TEST(HtmlReport, NotHeldIsAFinding) {
+  RunResult r = paced_run();
+  r.rate->sent = 60;
+  const report::ReportData d = to_report_data(r);
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_EQ(d.findings[0].rfind("The target rate was not held", 0), 0u) << d.findings[0];
+}
+
+TEST(HtmlReport, WritesTheFile) {
+  const std::string dir = testing::make_temp_dir();
+  const std::string path = dir + "/report.html";
+  ASSERT_TRUE(write_html_report(paced_run(), path).ok());
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str().rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(text.str().find("corrected"), std::string::npos);
+  EXPECT_FALSE(write_html_report(paced_run(), dir + "/missing/report.html").ok());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace stampede::loadgen

@@ -1,0 +1,140 @@
+// The --rps parts of the text and JSON reports, and the timeline in JSON.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "loadgen/report_json.h"
+#include "loadgen/report_text.h"
+
+namespace stampede::loadgen {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// 1000 requests at 250 rps over 4 s: corrected latency 1..1000 ms, uncorrected 1 ms.
+RunResult paced_sample(std::uint64_t late, std::int64_t max_lag_ns) {
+  RunResult r;
+  r.url = "http://127.0.0.1:8080/";
+  r.cores = 1;
+  r.max_seconds = 4;
+  r.concurrency = 10;
+  r.clients = 10;
+  r.keep_alive = true;
+  r.total_requests = 1000;
+  r.elapsed_ns = 4'000'000'000;
+  RateResult& rate = r.rate.emplace();
+  rate.target_rps = 250;
+  rate.scheduled = 1000;
+  rate.sent = 1000;
+  rate.send_window_ns = 4'000'000'000;
+  rate.late = late;
+  for (int i = 1; i <= 1000; ++i) {
+    r.latency.record(i * 1'000'000LL);
+    rate.uncorrected.record(1'000'000);
+    rate.lag.record(i <= static_cast<int>(1000 - late) ? 50'000 : max_lag_ns);
+  }
+  r.timeline.push_back({0, 1, 250, 250, 0, 2, 0, 1'000'000, 2'000'000});
+  r.timeline.push_back({1, 1, 0, 3, 0, 0, 3, 0, 0});
+  return r;
+}
+
+std::string text_of(const RunResult& r) {
+  std::ostringstream out;
+  write_text_report(r, out);
+  return out.str();
+}
+
+TEST(RateReport, TextLabelsBothLatencySets) {
+  const std::string text = text_of(paced_sample(0, 0));
+  EXPECT_THAT(text, HasSubstr("\nTarget rps:          250\nConcurrent clients:  10\n"));
+  EXPECT_THAT(text, HasSubstr("\nCorrected latency (from each request's intended send time):\n"
+                              "Percentage of requests served within a certain time\n"
+                              "  50%      500.171 ms\n"));
+  EXPECT_THAT(text, HasSubstr("\nUncorrected latency (from each request's first byte written):\n"
+                              "  50%      1.000 ms\n"));
+  EXPECT_THAT(text,
+              HasSubstr("\nTarget rate:         250 rps\n"
+                        "Achieved rate:       250.0 rps (1000 of 1000 scheduled requests sent)\n"
+                        "Send lag:            p50 0.050 ms, p99 0.050 ms, max 0.050 ms\n"
+                        "Late requests:       0 (sent more than 1 ms behind the schedule)\n"));
+  EXPECT_THAT(text, Not(HasSubstr("not held")));
+}
+
+TEST(RateReport, TextSaysPlainlyWhenTheTargetWasNotHeld) {
+  RunResult r = paced_sample(200, 800'000'000);
+  r.total_requests = 900;
+  r.rate->sent = 900;
+  r.rate->ramp_seconds = 2;
+  const std::string text = text_of(r);
+  EXPECT_THAT(text, HasSubstr("Target rps:          250 (ramp 2 s)\n"));
+  EXPECT_THAT(text,
+              HasSubstr("Achieved rate:       225.0 rps (900 of 1000 scheduled requests sent)\n"));
+  EXPECT_THAT(text, HasSubstr("\nThe target rate was not held: 225.0 rps achieved for 250 rps "
+                              "asked; 200 of 900 requests were sent more than 1 ms late (p99 "));
+  EXPECT_FALSE(r.target_held());
+}
+
+TEST(RateReport, ClosedLoopTextIsUnchanged) {
+  RunResult r = paced_sample(0, 0);
+  r.rate.reset();
+  const std::string text = text_of(r);
+  EXPECT_THAT(text, Not(HasSubstr("Target rps")));
+  EXPECT_THAT(text, Not(HasSubstr("Target rate")));
+  EXPECT_THAT(text, Not(HasSubstr("orrected")));
+  EXPECT_THAT(text, Not(HasSubstr("Send lag")));
+}
+
+TEST(RateReport, JsonFields) {
+  const auto j = to_json(paced_sample(3, 2'000'000));
+  EXPECT_EQ(j["requestsPerSecond"], 250);
+  EXPECT_EQ(j["rampSeconds"], 0);
+  EXPECT_DOUBLE_EQ(j["achievedRps"].get<double>(), 250);
+  EXPECT_EQ(j["scheduledRequests"], 1000);
+  EXPECT_EQ(j["sentRequests"], 1000);
+  EXPECT_EQ(j["targetHeld"], true);  // 3 late of 1000: the p99 lag is within 1 ms
+  EXPECT_DOUBLE_EQ(j["correctedPercentiles"]["50"].get<double>(), 500.171);  // HDR bucket
+  EXPECT_EQ(j["correctedPercentiles"], j["percentiles"]);
+  EXPECT_DOUBLE_EQ(j["uncorrectedPercentiles"]["99"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(j["uncorrectedMeanLatencyMs"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(j["sendLagMs"]["50"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(j["sendLagMs"]["max"].get<double>(), 2);
+  EXPECT_EQ(j["lateRequests"], 3);
+}
+
+TEST(RateReport, JsonTimelineRows) {
+  const auto j = to_json(paced_sample(0, 0));
+  ASSERT_EQ(j["timeline"].size(), 2u);
+  const auto& first = j["timeline"][0];
+  EXPECT_EQ(first["second"], 0);
+  EXPECT_EQ(first["widthSeconds"], 1);
+  EXPECT_EQ(first["sent"], 250);
+  EXPECT_EQ(first["completed"], 250);
+  EXPECT_EQ(first["errors4xx"], 0);
+  EXPECT_EQ(first["errors5xx"], 2);
+  EXPECT_EQ(first["errorsTransport"], 0);
+  EXPECT_DOUBLE_EQ(first["p50Ms"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(first["p99Ms"].get<double>(), 2);
+  // Only transport failures in the second row: no latency, null rather than 0.
+  EXPECT_TRUE(j["timeline"][1]["p50Ms"].is_null());
+  EXPECT_TRUE(j["timeline"][1]["p99Ms"].is_null());
+}
+
+TEST(RateReport, JsonClosedLoopHasNulls) {
+  RunResult r = paced_sample(0, 0);
+  r.rate.reset();
+  r.timeline.clear();
+  const auto j = to_json(r);
+  for (const char* key : {"requestsPerSecond", "rampSeconds", "achievedRps", "scheduledRequests",
+                          "sentRequests", "targetHeld", "correctedPercentiles",
+                          "uncorrectedPercentiles", "sendLagMs", "lateRequests"}) {
+    EXPECT_TRUE(j[key].is_null()) << key;
+  }
+  EXPECT_TRUE(j["timeline"].is_array());
+  EXPECT_TRUE(j["timeline"].empty());
+}
+
+}  // namespace
+}  // namespace stampede::loadgen
