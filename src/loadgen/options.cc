@@ -196,6 +196,14 @@ Result<void> convert_request(const RawOptions& raw, Config& config) {
   return {};
 }
 
+void convert_tls(const RawOptions& raw, Config& config) {
+  config.insecure = raw.insecure;
+  if (raw.cert_file) config.cert_file = raw.cert_file->text;
+  if (raw.key_file) config.key_file = raw.key_file->text;
+  if (raw.secure_protocol) config.secure_protocol = raw.secure_protocol->text;
+  if (raw.proxy) config.proxy = raw.proxy->text;
+}
+
 }  // namespace
 
 RawOptions merge(RawOptions cli, const RawOptions& rc) {
@@ -211,6 +219,11 @@ RawOptions merge(RawOptions cli, const RawOptions& rc) {
   fill(cli.method, rc.method);
   fill(cli.content_type, rc.content_type);
   fill(cli.index_param, rc.index_param);
+  fill(cli.cert_file, rc.cert_file);
+  fill(cli.key_file, rc.key_file);
+  fill(cli.secure_protocol, rc.secure_protocol);
+  fill(cli.proxy, rc.proxy);
+  cli.insecure = cli.insecure || rc.insecure;
   const bool cli_has_body = cli.data || cli.post_body || cli.post_file || cli.put_file ||
                             cli.patch_body || cli.patch_file;
   if (!cli_has_body) {
@@ -237,6 +250,7 @@ Result<Config> to_config(const RawOptions& raw) {
   if (auto r = convert_numbers(raw, config); !r) return r.error();
   if (auto r = convert_request(raw, config); !r) return r.error();
   config.keep_alive = raw.keep_alive;
+  convert_tls(raw, config);
   config.quiet = raw.quiet;
   config.json = raw.json;
   if (auto r = validate(config); !r) return r.error();

@@ -31,7 +31,11 @@ void write_latency(const RunResult& r, std::ostream& out) {
   fmt::print(out, "Total errors:        {}\n", r.total_errors);
   fmt::print(out, "Total time:          {:.3f} s\n", r.elapsed_seconds());
   fmt::print(out, "Mean latency:        {} ms\n", ms(r.latency.mean()));
-  fmt::print(out, "Effective rps:       {}\n\n", std::llround(r.effective_rps()));
+  fmt::print(out, "Effective rps:       {}\n", std::llround(r.effective_rps()));
+  if (r.tls_handshakes > 0) {
+    fmt::print(out, "TLS sessions resumed: {} of {} handshakes\n", r.tls_resumed, r.tls_handshakes);
+  }
+  out << '\n';
   fmt::print(out, "Percentage of requests served within a certain time\n");
   for (const char* p : {"50", "90", "95", "99", "99.9"}) {
     const double value = static_cast<double>(r.latency.percentile(std::stod(p)));

@@ -40,7 +40,9 @@ struct RunResult {
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
   std::uint64_t connections_opened = 0;
-  bool interrupted = false;  // stopped early by a StopSignal
+  std::uint64_t tls_handshakes = 0;  // https: handshakes completed...
+  std::uint64_t tls_resumed = 0;     // ...of which resumed an earlier session
+  bool interrupted = false;          // stopped early by a StopSignal
 
   double elapsed_seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
   double effective_rps() const;
