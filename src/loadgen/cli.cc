@@ -31,13 +31,15 @@ struct Args {
   std::optional<std::string> url, n, c, t, d, cores, method, content_type, index;
   std::optional<std::string> rps, ramp, html, max_p99, max_error_rate, min_rps;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
+  std::optional<std::string> cert, key, secure_protocol, proxy;
+  bool insecure = false;
   std::vector<std::string> headers, cookies, count_headers;
   bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
 };
 
 void define_options(CLI::App& app, Args& a) {
   auto last = CLI::MultiOptionPolicy::TakeLast;
-  app.add_option("url", a.url, "http://host[:port]/path");
+  app.add_option("url", a.url, "http[s]://host[:port]/path");
   app.add_option("-n", a.n, "Number of requests to send (exactly)")->multi_option_policy(last);
   app.add_option("-c", a.c, "Concurrent clients (connections), default 10")
       ->multi_option_policy(last);
@@ -80,6 +82,16 @@ void define_options(CLI::App& app, Args& a) {
   app.add_flag("--quiet", a.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
   app.add_flag("--json", a.json, "Print the result as JSON instead of the text report");
+  app.add_flag("--insecure", a.insecure, "https: accept any server certificate");
+  app.add_option("--cert", a.cert, "https: client certificate file (PEM), with --key")
+      ->multi_option_policy(last);
+  app.add_option("--key", a.key, "https: private key file of --cert (PEM)")
+      ->multi_option_policy(last);
+  app.add_option("-s,--secure-protocol", a.secure_protocol,
+                 "https: TLS version, as loadtest (TLSv1_2_method, TLSv1_3_method, TLS_method)")
+      ->multi_option_policy(last);
+  app.add_option("--proxy", a.proxy, "Send through this HTTP proxy (http://host:port)")
+      ->multi_option_policy(last);
   app.add_option("--count-header", a.count_headers,
                  "Count responses by the value of this header (repeatable)")
       ->allow_extra_args(false);
@@ -124,6 +136,11 @@ RawOptions to_raw(const Args& a) {
   r.cookies = raw_list(a.cookies, "-C");
   r.count_headers = raw_list(a.count_headers, "--count-header");
   r.keep_alive = a.keep_alive;
+  r.cert_file = raw(a.cert, "--cert");
+  r.key_file = raw(a.key, "--key");
+  r.secure_protocol = raw(a.secure_protocol, "--secure-protocol");
+  r.proxy = raw(a.proxy, "--proxy");
+  r.insecure = a.insecure;
   r.quiet = a.quiet;
   r.json = a.json;
   return r;

@@ -6,16 +6,18 @@
 #include "http/url.h"
 #include "http/writer.h"
 #include "loadgen/request.h"
+#include "loadgen/route.h"
 
 namespace stampede::loadgen {
 
 Result<void> validate(const Config& config) {
   auto url = http::parse_url(config.url);
   if (!url) return url.error();
-  if (url->scheme != http::Scheme::Http) {
+  if (url->scheme != http::Scheme::Http && url->scheme != http::Scheme::Https) {
     return make_error("unsupported scheme '" + std::string(http::scheme_name(url->scheme)) +
-                      "' in URL '" + config.url + "' (only http:// is supported)");
+                      "' in URL '" + config.url + "' (only http:// and https:// are supported)");
   }
+  if (auto r = validate_route(config, *url); !r) return r;
   if (config.concurrency < 1) return make_error("concurrency must be at least 1");
   if (config.cores < 1) return make_error("cores must be at least 1");
   if (config.max_duration.count() < 0) return make_error("max duration must not be negative");

@@ -18,7 +18,7 @@ namespace stampede::loadgen {
 inline constexpr std::chrono::seconds kDefaultDuration{10};
 
 struct Config {
-  std::string url;  // http://host[:port]/path?query
+  std::string url;  // http[s]://host[:port]/path?query
 
   // -n: exactly this many requests are sent and reported; 0 = no limit.
   std::uint64_t max_requests = 0;
@@ -43,6 +43,13 @@ struct Config {
 
   // Response header names (any case) whose values are counted: RunResult::header_counts.
   std::vector<std::string> count_headers;
+
+  // https:// and proxies.
+  bool insecure = false;        // --insecure: accept any server certificate
+  std::string cert_file;        // --cert: client certificate (PEM), with key_file
+  std::string key_file;         // --key: its private key (PEM)
+  std::string secure_protocol;  // -s: loadtest's names (TLSv1_2_method...); empty: any version
+  std::string proxy;            // --proxy http://host:port; empty: connect directly
 
   // --rps: open loop, requests per second across all workers (fractional is fine); 0: closed
   // loop. Latency then counts from each request's intended time (see pacer.h).

@@ -21,7 +21,23 @@ constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 }  // namespace
 
 Connection::Connection(const ConnectionContext& context)
-    : context_(context), parser_(context.count_headers), timer_([this] { on_timer(); }) {}
+    : context_(context), parser_(context.count_headers), timer_([this] { on_timer(); }) {
+  if (context.tls != nullptr) tls_ = std::make_unique<SecureChannel>(context);
+}
+
+inline net::IoStatus Connection::io_read(char* buffer, std::size_t capacity, std::size_t& n) {
+  if (tls_) return tls_->read(buffer, capacity, n);
+  return net::read_some(fd_.get(), buffer, capacity, n);
+}
+
+inline net::IoStatus Connection::io_write(const char* data, std::size_t length, std::size_t& n) {
+  if (tls_) return tls_->write(data, length, n);
+  return net::write_some(fd_.get(), data, length, n);
+}
+
+int Connection::io_error() const {
+  return tls_ ? tls_->error() : errno;
+}
 
 void Connection::start() {
   request_next();
@@ -88,6 +104,10 @@ void Connection::open_socket() {
     fail(errno);
     return;
   }
+  if (tls_ && !tls_->open(fd_.get())) {
+    fail(ENOMEM);
+    return;
+  }
   int one = 1;
   ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   const int rc = ::connect(fd_.get(), address.sa(), address.length);
@@ -116,7 +136,11 @@ void Connection::on_events(std::uint32_t events) {
       break;
     case State::Writing:
       if (events & kReadEvents) readable_ = true;
-      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) write_request();
+      // A TLS handshake (or CONNECT) in progress waits for either direction.
+      if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) ||
+          (tls_ && !tls_->ready() && (events & EPOLLIN))) {
+        write_request();
+      }
       break;
     case State::Reading:
       if (events & kReadEvents) read_response(events);
@@ -142,7 +166,23 @@ void Connection::on_connect_event() {
   write_request();
 }
 
+// The request's clock starts after the handshake, as it starts after the TCP connect.
+bool Connection::secure_handshake() {
+  switch (tls_->handshake()) {
+    case net::IoStatus::Done:
+      context_.stats->add_tls_handshake(tls_->resumed());
+      return true;
+    case net::IoStatus::Error:
+      fail(tls_->error());
+      return false;
+    default:
+      state_ = State::Writing;
+      return false;
+  }
+}
+
 void Connection::write_request() {
+  if (tls_ && !tls_->ready() && !secure_handshake()) return;
   if (written_ == 0) {
     start_ns_ = mono_ns();
     if (begin_ns_ == 0) {  // a reused connection: the request begins with its first byte
@@ -153,13 +193,13 @@ void Connection::write_request() {
   while (written_ < request_.size()) {
     std::size_t n = 0;
     const net::IoStatus status =
-        net::write_some(fd_.get(), request_.data() + written_, request_.size() - written_, n);
+        io_write(request_.data() + written_, request_.size() - written_, n);
     if (status == net::IoStatus::WouldBlock) {
       state_ = State::Writing;
       return;
     }
     if (status != net::IoStatus::Done) {
-      fail(errno);
+      fail(io_error());
       return;
     }
     written_ += n;
@@ -180,14 +220,14 @@ void Connection::read_response(std::uint32_t events) {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = net::read_some(fd_.get(), buffer, capacity, n);
+    const net::IoStatus status = io_read(buffer, capacity, n);
     if (status == net::IoStatus::WouldBlock) return;
     if (status == net::IoStatus::Eof) {
       on_eof();
       return;
     }
     if (status == net::IoStatus::Error) {
-      fail(errno);
+      fail(io_error());
       return;
     }
     context_.stats->add_bytes(n, 0);
@@ -292,7 +332,7 @@ void Connection::drain(std::uint32_t events) {
   char* buffer = context_.read_buffer.data();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = net::read_some(fd_.get(), buffer, context_.read_buffer.size(), n);
+    const net::IoStatus status = io_read(buffer, context_.read_buffer.size(), n);
     if (status == net::IoStatus::WouldBlock) return;
     if (status != net::IoStatus::Done) break;  // EOF or error: the server closed
     context_.stats->add_bytes(n, 0);
@@ -333,6 +373,7 @@ void Connection::arm_timeout(std::int64_t from_ns) {
 // Closing the descriptor also removes it from epoll: no epoll_ctl call.
 void Connection::close_socket() {
   context_.loop->cancel(timer_);
+  if (tls_ && fd_) tls_->close(responded_ && !unusable_);
   fd_.reset();
   parser_.reset();
   begin_ns_ = 0;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 
 #include "http/response_parser.h"
 #include "loadgen/request.h"
+#include "loadgen/secure_channel.h"
 #include "loadgen/worker_stats.h"
 #include "net/event_loop.h"
 #include "net/fd.h"
@@ -60,6 +62,11 @@ struct ConnectionContext {
   std::int64_t timeout_ns = 0;  // per request, from its first byte sent (or connect); 0: none
   bool paced = false;           // --rps: latency counts from the permit's intended time (corrected)
   std::vector<std::string> count_headers;  // response headers whose values are counted
+  // https: the run's client context (null for http://), the name for SNI and the certificate,
+  // and through a proxy the CONNECT request that opens the tunnel (see SecureChannel).
+  SSL_CTX* tls = nullptr;
+  std::string server_name;
+  std::string connect_request;
 };
 
 class Connection final : public net::IoHandler {
@@ -112,11 +119,18 @@ class Connection final : public net::IoHandler {
   void close_socket();
   void finish();
   void arm_timeout(std::int64_t from_ns);
+  // The socket's I/O: plain, or through the TLS channel (one predictable branch per call).
+  net::IoStatus io_read(char* buffer, std::size_t capacity, std::size_t& n);
+  net::IoStatus io_write(const char* data, std::size_t length, std::size_t& n);
+  int io_error() const;  // after an Error: errno, or the TLS channel's code
+  // https: runs the CONNECT exchange and the handshake; true once requests can go.
+  bool secure_handshake();
 
   const ConnectionContext& context_;
   net::Fd fd_;
   http::ResponseParser parser_;
   net::Timer timer_;
+  std::unique_ptr<SecureChannel> tls_;  // https only; kept across sockets (session resumption)
   State state_ = State::Idle;
 
   std::string rendered_;      // the request, when it varies per request (--index)

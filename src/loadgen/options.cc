@@ -241,6 +241,14 @@ Result<void> convert_request(const RawOptions& raw, Config& config) {
   return {};
 }
 
+void convert_tls(const RawOptions& raw, Config& config) {
+  config.insecure = raw.insecure;
+  if (raw.cert_file) config.cert_file = raw.cert_file->text;
+  if (raw.key_file) config.key_file = raw.key_file->text;
+  if (raw.secure_protocol) config.secure_protocol = raw.secure_protocol->text;
+  if (raw.proxy) config.proxy = raw.proxy->text;
+}
+
 }  // namespace
 
 RawOptions merge(RawOptions cli, const RawOptions& rc) {
@@ -261,6 +269,11 @@ RawOptions merge(RawOptions cli, const RawOptions& rc) {
   fill(cli.max_p99, rc.max_p99);
   fill(cli.max_error_rate, rc.max_error_rate);
   fill(cli.min_rps, rc.min_rps);
+  fill(cli.cert_file, rc.cert_file);
+  fill(cli.key_file, rc.key_file);
+  fill(cli.secure_protocol, rc.secure_protocol);
+  fill(cli.proxy, rc.proxy);
+  cli.insecure = cli.insecure || rc.insecure;
   const bool cli_has_body = cli.data || cli.post_body || cli.post_file || cli.put_file ||
                             cli.patch_body || cli.patch_file;
   if (!cli_has_body) {
@@ -289,6 +302,7 @@ Result<Config> to_config(const RawOptions& raw) {
   if (auto r = convert_rate(raw, config); !r) return r.error();
   if (auto r = convert_outputs(raw, config); !r) return r.error();
   config.keep_alive = raw.keep_alive;
+  convert_tls(raw, config);
   config.quiet = raw.quiet;
   config.json = raw.json;
   config.timeline = raw.json || raw.html;  // the JSON and HTML reports have a timeline

@@ -47,6 +47,11 @@ struct RawOptions {
   std::vector<RawValue> headers;  // "name:value" (-H), or "name:value" built from .loadtestrc
   std::vector<RawValue> cookies;  // "name=value"
   std::vector<RawValue> count_headers;
+  std::optional<RawValue> cert_file;        // --cert / cert
+  std::optional<RawValue> key_file;         // --key / key
+  std::optional<RawValue> secure_protocol;  // -s, --secure-protocol / secureProtocol
+  std::optional<RawValue> proxy;            // --proxy / proxy
+  bool insecure = false;                    // --insecure / insecure
 
   bool keep_alive = false;
   bool quiet = false;

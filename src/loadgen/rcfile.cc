@@ -63,16 +63,15 @@ Result<void> read_cookies(const Json& v, RawOptions& out) {
   return make_error(origin("cookies") + ": expected an object");
 }
 
-// Keys that change nothing for an http:// load generator: the test server's and TLS's.
+// Keys that change nothing for the load generator: the test server's, and "recover".
 bool ignored_key(const std::string& key) {
-  static const std::set<std::string> kIgnored = {"delay",    "error", "percent", "secureProtocol",
-                                                 "insecure", "cert",  "key",     "recover"};
+  static const std::set<std::string> kIgnored = {"delay", "error", "percent", "recover"};
   return kIgnored.count(key) > 0;
 }
 
 // A key whose feature is not supported: refused when it asks for something.
 bool unsupported_and_set(const std::string& key, const Json& v) {
-  if (key != "proxy" && key != "requestGenerator") return false;
+  if (key != "requestGenerator") return false;
   if (v.is_null()) return false;
   if (v.is_number()) return v.get<double>() != 0;
   if (v.is_string()) return !v.get<std::string>().empty();
@@ -108,17 +107,24 @@ Result<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
     out.file_keeps_method = true;
     return set(out.post_file, string_value(key, v));
   }
+  if (key == "cert") return set(out.cert_file, string_value(key, v));
+  if (key == "key") return set(out.key_file, string_value(key, v));
+  if (key == "secureProtocol") return set(out.secure_protocol, string_value(key, v));
+  if (key == "proxy") {
+    if (v.is_null() || (v.is_string() && v.get<std::string>().empty())) return {};
+    return set(out.proxy, string_value(key, v));
+  }
   if (key == "headers") return read_headers(v, out);
   if (key == "cookies") return read_cookies(v, out);
-  if (key == "agentKeepAlive" || key == "quiet") {
+  if (key == "agentKeepAlive" || key == "quiet" || key == "insecure") {
     auto b = bool_value(key, v);
     if (!b) return b.error();
-    (key == "quiet" ? out.quiet : out.keep_alive) = *b;
+    (key == "quiet" ? out.quiet : key == "insecure" ? out.insecure : out.keep_alive) = *b;
     return {};
   }
   if (ignored_key(key)) return {};
   if (unsupported_and_set(key, v)) return make_error(origin(key) + ": not supported");
-  if (key == "proxy" || key == "requestGenerator") return {};
+  if (key == "requestGenerator") return {};
   return make_error(std::string(kRcFileName) + ": unknown key '" + key + "'");
 }
 

@@ -105,6 +105,8 @@ Json to_json(const RunResult& r) {
   j["bytesReceived"] = r.bytes_read;
   j["bytesSent"] = r.bytes_written;
   j["connectionsOpened"] = r.connections_opened;
+  j["tlsHandshakes"] = r.tls_handshakes;
+  j["tlsSessionsResumed"] = r.tls_resumed;
   j["interrupted"] = r.interrupted;
   add_rate(r, j);
   j["timeline"] = timeline(r);

@@ -44,7 +44,11 @@ void write_latency(const RunResult& r, std::ostream& out) {
   fmt::print(out, "Total errors:        {}\n", r.total_errors);
   fmt::print(out, "Total time:          {:.3f} s\n", r.elapsed_seconds());
   fmt::print(out, "Mean latency:        {} ms\n", ms(r.latency.mean()));
-  fmt::print(out, "Effective rps:       {}\n\n", std::llround(r.effective_rps()));
+  fmt::print(out, "Effective rps:       {}\n", std::llround(r.effective_rps()));
+  if (r.tls_handshakes > 0) {
+    fmt::print(out, "TLS sessions resumed: {} of {} handshakes\n", r.tls_resumed, r.tls_handshakes);
+  }
+  out << '\n';
   if (r.rate) {
     fmt::print(out, "Corrected latency (from each request's intended send time):\n");
   }

@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "http/url.h"
 #include "loadgen/request.h"
+#include "loadgen/route.h"
 #include "loadgen/worker.h"
 #include "net/socket.h"
 
@@ -164,7 +165,7 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
   }
   for (int err = 1; err < WorkerStats::kMaxErrno; ++err) {
     const std::uint64_t n = total.failure_count(err);
-    if (n > 0) result.error_codes[net::errno_name(err)] += n;
+    if (n > 0) result.error_codes[failure_name(err)] += n;
   }
   for (std::size_t h = 0; h < total.header_counts().size(); ++h) {
     auto& counts = result.header_counts[config.count_headers[h]];
@@ -174,6 +175,8 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
   result.bytes_read = total.bytes_read();
   result.bytes_written = total.bytes_written();
   result.connections_opened = total.connections();
+  result.tls_handshakes = total.tls_handshakes();
+  result.tls_resumed = total.tls_resumed();
 }
 
 RunResult settings_of(const Config& config, std::uint32_t workers) {
@@ -189,10 +192,13 @@ RunResult settings_of(const Config& config, std::uint32_t workers) {
 }
 
 ConnectionContext make_context(const Config& config, const RequestTemplate& request,
-                               const net::Address& address) {
+                               const Route& route) {
   ConnectionContext context;
   context.request = &request;
-  context.address = address;
+  context.address = route.address;
+  context.tls = route.tls.get();
+  context.server_name = route.server_name;
+  context.connect_request = route.connect_request;
   context.keep_alive = config.keep_alive;
   context.head_request = config.method == "HEAD";
   context.timeout_ns = config.timeout.count();
@@ -280,12 +286,13 @@ Result<RunResult> run(const Config& config, const RunHooks& hooks) {
   if (auto valid = validate(config); !valid) return valid.error();
   auto url = http::parse_url(config.url);
   if (!url) return url.error();
-  auto address = net::resolve(url->host, url->port);
-  if (!address) return address.error();
-  const RequestTemplate request =
-      RequestTemplate::build(make_request_spec(config, *url), config.index_param);
+  auto route = make_route(config, *url);
+  if (!route) return route.error();
+  http::RequestSpec spec = make_request_spec(config, *url);
+  if (route->absolute_form) spec.target = "http://" + url->host_header + url->target;
+  const RequestTemplate request = RequestTemplate::build(spec, config.index_param);
 
-  const ConnectionContext context = make_context(config, request, *address);
+  const ConnectionContext context = make_context(config, request, *route);
   const std::uint32_t count = std::min(config.cores, config.concurrency);
   SharedBudget budget(config.max_requests, count);
   Monitor monitor;

@@ -63,8 +63,10 @@ struct RunResult {
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
   std::uint64_t connections_opened = 0;
-  bool interrupted = false;        // stopped early by a StopSignal
-  std::optional<RateResult> rate;  // with --rps only
+  std::uint64_t tls_handshakes = 0;  // https: handshakes completed...
+  std::uint64_t tls_resumed = 0;     // ...of which resumed an earlier session
+  bool interrupted = false;          // stopped early by a StopSignal
+  std::optional<RateResult> rate;    // with --rps only
   // Config::timeline (or --rps): per-second rows from the start, latency as in `latency`.
   std::vector<stats::TimelineRow> timeline;
 

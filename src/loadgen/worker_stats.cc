@@ -55,6 +55,8 @@ void WorkerStats::merge(const WorkerStats& other) {
   bytes_read_ += other.bytes_read_;
   bytes_written_ += other.bytes_written_;
   connections_ += other.connections_;
+  tls_handshakes_ += other.tls_handshakes_;
+  tls_resumed_ += other.tls_resumed_;
   latency_sum_ns_ += other.latency_sum_ns_;
   if (other.last_record_ns_ > last_record_ns_) last_record_ns_ = other.last_record_ns_;
   if (other.rate_) {

@@ -48,6 +48,11 @@ class WorkerStats {
     bytes_written_ += written;
   }
   void add_connection() { ++connections_; }
+  // A TLS handshake completed; `resumed`: it resumed an earlier session.
+  void add_tls_handshake(bool resumed) {
+    ++tls_handshakes_;
+    if (resumed) ++tls_resumed_;
+  }
 
   // Adds `other` (another worker's, after it joined).
   void merge(const WorkerStats& other);
@@ -65,6 +70,8 @@ class WorkerStats {
   std::uint64_t bytes_read() const { return bytes_read_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
   std::uint64_t connections() const { return connections_; }
+  std::uint64_t tls_handshakes() const { return tls_handshakes_; }
+  std::uint64_t tls_resumed() const { return tls_resumed_; }
   // When the last request was recorded (monotonic ns); 0 before any.
   std::int64_t last_record_ns() const { return last_record_ns_; }
   Progress& progress() { return progress_; }
@@ -88,6 +95,8 @@ class WorkerStats {
   std::uint64_t bytes_read_ = 0;
   std::uint64_t bytes_written_ = 0;
   std::uint64_t connections_ = 0;
+  std::uint64_t tls_handshakes_ = 0;
+  std::uint64_t tls_resumed_ = 0;
   std::uint64_t latency_sum_ns_ = 0;
   std::int64_t last_record_ns_ = 0;
   Progress progress_;

@@ -14,6 +14,7 @@
 #include "core/clock.h"
 #include "core/units.h"
 #include "server/ready_file.h"
+#include "server/tls_transport.h"
 
 namespace stampede::server {
 namespace {
@@ -61,6 +62,12 @@ void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
   app.add_option("--header-timeout", raw.header_timeout,
                  "Time allowed to send a request head (408; default 10s)")
       ->type_name("DURATION");
+  app.add_option("--tls-cert", s.tls_cert_file, "Serve HTTPS with this certificate chain (PEM)")
+      ->type_name("FILE");
+  app.add_option("--tls-key", s.tls_key_file, "The private key of --tls-cert (PEM)")
+      ->type_name("FILE");
+  app.add_flag("--tls-self-signed", s.tls_self_signed,
+               "Serve HTTPS with a throwaway self-signed certificate made at start");
   app.add_option("--drain-timeout", raw.drain_timeout,
                  "On SIGINT/SIGTERM, time left to in-flight requests (default 5s)")
       ->type_name("DURATION");
@@ -223,6 +230,10 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   cli.server.body_file = raw.file;
   if (auto r = convert_numbers(raw, cli.server); !r) return r.error();
   if (auto r = validate(cli.server); !r) return r.error();
+  if (!cli.server.tls_cert_file.empty()) {
+    // Unreadable or mismatched files are bad input (exit 2), found before anything starts.
+    if (auto tls = make_tls_context(cli.server); !tls) return tls.error();
+  }
   if (!raw.file.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(raw.file, ec) || !std::ifstream(raw.file)) {
@@ -257,8 +268,9 @@ int cli_main(int argc, char** argv) {
     code = 1;
   } else {
     if (!parsed->quiet) {
-      fmt::print(stderr, "Listening on http://{}:{}/ ({} worker threads)\n", parsed->server.host,
-                 (*server)->port(), (*server)->workers());
+      const bool tls = parsed->server.tls_self_signed || !parsed->server.tls_cert_file.empty();
+      fmt::print(stderr, "Listening on {}://{}:{}/ ({} worker threads)\n", tls ? "https" : "http",
+                 parsed->server.host, (*server)->port(), (*server)->workers());
     }
     serve_until_signal(**server, signals, parsed->quiet);
     print_totals((*server)->stop());

@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "net/socket.h"
 #include "server/shared.h"
+#include "server/tls_transport.h"
 #include "server/worker.h"
 
 namespace stampede::server {
@@ -112,6 +113,12 @@ Result<void> validate(const ServerOptions& o) {
   if (o.cores < 0 || o.cores > 1024) return make_error("--cores: from 1 to 1024");
   if (o.body && !o.body_file.empty()) return make_error("--body and --file exclude each other");
   if (auto r = check_id(o.id); !r) return r;
+  if (o.tls_cert_file.empty() != o.tls_key_file.empty()) {
+    return make_error("--tls-cert and --tls-key go together");
+  }
+  if (o.tls_self_signed && !o.tls_cert_file.empty()) {
+    return make_error("--tls-self-signed and --tls-cert exclude each other");
+  }
   return check_limits(o);
 }
 
@@ -133,7 +140,10 @@ Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
   auto bound = net::local_address(listeners->front().get());
   if (!bound) return bound.error();
 
+  auto tls = make_tls_context(options);
+  if (!tls) return tls.error();
   auto shared = std::make_unique<Shared>(options, std::move(content.value()), count);
+  shared->tls = std::move(tls).value();
   std::unique_ptr<Server> server(new Server(std::move(shared), bound->port()));
   for (int i = 0; i < count; ++i) {
     auto worker = Worker::create(*server->shared_, i, std::move((*listeners)[i]));

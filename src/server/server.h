@@ -36,6 +36,9 @@ struct ServerOptions {
   std::chrono::nanoseconds idle_timeout = std::chrono::seconds(60);
   std::chrono::nanoseconds header_timeout = std::chrono::seconds(10);
   std::chrono::nanoseconds drain_timeout = std::chrono::seconds(5);  // bound on stop()
+  std::string tls_cert_file;     // --tls-cert: serve TLS with this certificate chain (PEM)...
+  std::string tls_key_file;      // --tls-key: ...and this key (PEM)
+  bool tls_self_signed = false;  // --tls-self-signed: TLS with a throwaway certificate
 };
 
 // Checks ranges and combinations (status codes, percent, cores, id characters, limits).

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "server/server.h"
+#include "tls/context.h"
 
 namespace stampede::server {
 
@@ -59,6 +60,7 @@ struct Shared {
   const int workers;
   std::unique_ptr<WorkerCounters[]> counters;
   std::atomic<std::uint64_t> served_base{0};
+  tls::ContextPtr tls;  // null for plain TCP; set before the workers start, then read-only
 };
 
 }  // namespace stampede::server

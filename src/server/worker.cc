@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 
 #include "server/http_date.h"
+#include "server/tls_transport.h"
 
 namespace stampede::server {
 namespace {
@@ -89,9 +90,11 @@ void Worker::accept_pending() {
       }
       continue;  // ECONNABORTED and the like concern that one connection only
     }
+    auto transport = make_transport(std::move(fd), shared_.tls.get());
+    if (!transport) continue;  // out of memory for TLS: that connection is dropped
     WorkerCounters::add(counters_.connections, std::uint64_t{1});
     Connection& c = acquire();
-    if (!c.open(make_tcp_transport(std::move(fd)))) close(c);
+    if (!c.open(std::move(transport))) close(c);
   }
 }
 

@@ -164,7 +164,7 @@ TEST_F(Cli, BadUrls) {
   EXPECT_THAT(error({"-n", "5"}), HasSubstr("missing URL"));
   EXPECT_THAT(error({"http://"}), HasSubstr("host"));
   EXPECT_THAT(error({"127.0.0.1:8080"}), HasSubstr("scheme"));
-  EXPECT_THAT(error({"https://127.0.0.1/"}), HasSubstr("unsupported scheme 'https'"));
+  EXPECT_THAT(error({"wss://127.0.0.1/"}), HasSubstr("unsupported scheme 'wss'"));
   EXPECT_THAT(error({"ftp://127.0.0.1/"}), HasSubstr("unsupported scheme"));
   EXPECT_THAT(error({"http://127.0.0.1:99999/"}), HasSubstr("port"));
   EXPECT_THAT(error({kUrl, "http://other/"}), HasSubstr("unexpected argument 'http://other/'"));
@@ -268,6 +268,35 @@ TEST_F(Cli, LoadtestrcFileBodyKeepsTheMethod) {
   Config c = config({kUrl});
   EXPECT_EQ(c.method, "GET");
   EXPECT_EQ(c.body, "from file");
+}
+
+TEST_F(Cli, TlsAndProxyOptions) {
+  Config c = config({"https://127.0.0.1:8443/", "--insecure", "-s", "TLSv1_3_method", "--proxy",
+                     "http://127.0.0.1:3128"});
+  EXPECT_EQ(c.url, "https://127.0.0.1:8443/");
+  EXPECT_TRUE(c.insecure);
+  EXPECT_EQ(c.secure_protocol, "TLSv1_3_method");
+  EXPECT_EQ(c.proxy, "http://127.0.0.1:3128");
+  EXPECT_FALSE(config({"https://127.0.0.1/"}).insecure);
+  EXPECT_THAT(error({"https://127.0.0.1/", "--secure-protocol", "SSLv3_method"}),
+              HasSubstr("unknown secure protocol 'SSLv3_method'"));
+  EXPECT_THAT(error({kUrl, "--proxy", "127.0.0.1:3128"}), HasSubstr("--proxy"));
+}
+
+TEST_F(Cli, LoadtestrcTlsAndProxyKeys) {
+  write_file(".loadtestrc", R"({"insecure": true, "secureProtocol": "TLSv1_2_method",
+      "proxy": "http://127.0.0.1:3128"})");
+  Config c = config({"https://127.0.0.1/"});
+  EXPECT_TRUE(c.insecure);
+  EXPECT_EQ(c.secure_protocol, "TLSv1_2_method");
+  EXPECT_EQ(c.proxy, "http://127.0.0.1:3128");
+  c = config({"https://127.0.0.1/", "-s", "TLSv1_3_method", "--proxy", "http://127.0.0.1:1"});
+  EXPECT_EQ(c.secure_protocol, "TLSv1_3_method");  // the command line wins
+  EXPECT_EQ(c.proxy, "http://127.0.0.1:1");
+  write_file(".loadtestrc", R"({"insecure": "yes"})");
+  EXPECT_EQ(error({kUrl}), ".loadtestrc insecure: expected true or false");
+  write_file(".loadtestrc", R"({"cert": "/nonexistent/c.pem", "key": "/nonexistent/k.pem"})");
+  EXPECT_THAT(error({"https://127.0.0.1/"}), HasSubstr("cannot read certificate file"));
 }
 
 }  // namespace

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# TLS generator benchmark (issue 7): stampede vs wrk (Debian's wrk speaks TLS) against one nginx
+# worker serving HTTPS (TLS 1.3, a throwaway P-256 certificate) and returning 200 "OK". nginx on
+# core 1, the generator on core 0, tools alternated round by round, keep-alive (-k) at -c 10
+# and -c 100, plus stampede without -k (a handshake per request, resumed); prints the median
+# requests/s and CPU µs per request of each.
+#   bench/tls.sh [ROUNDS=5] [SECONDS=5]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib/common.sh
+ROUNDS=${1:-5}
+SECS=${2:-5}
+STAMPEDE=${STAMPEDE:-build/stampede}
+
+port=$(free_port)
+dir="$BENCH_TMP/nginx-tls"
+mkdir -p "$dir/logs"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost \
+  -days 2 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+cat > "$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+error_log $dir/logs/error.log crit;
+pid $dir/nginx.pid;
+events { worker_connections 20000; }
+http {
+  access_log off;
+  keepalive_requests 1000000000;
+  server {
+    listen 127.0.0.1:$port ssl backlog=4096;
+    ssl_certificate $dir/cert.pem;
+    ssl_certificate_key $dir/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    location / { return 200 "OK"; }
+  }
+}
+CONF
+taskset -c 1 nginx -c "$dir/nginx.conf" -p "$dir" &
+BENCH_PIDS+=($!)
+wait_port "$port"
+url="https://127.0.0.1:$port/"
+out="$BENCH_TMP/results"
+: > "$out"
+
+# run NAME CONNS CMD...: runs CMD pinned to core 0 under /usr/bin/time; records rps and CPU/req.
+run() {
+  local name=$1 conns=$2; shift 2
+  local log="$BENCH_TMP/log" t="$BENCH_TMP/time"
+  /usr/bin/time -f "%U %S" -o "$t" taskset -c 0 "$@" > "$log" 2>&1 || true
+  local rps
+  case $name in
+    wrk*) rps=$(awk '/Requests\/sec/ { print $2 }' "$log") ;;
+    stampede*) rps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["effectiveRps"])' "$log" 2>/dev/null || echo 0) ;;
+  esac
+  local cpu; cpu=$(awk '{ print $1 + $2 }' "$t")
+  local reqs; reqs=$(awk -v r="${rps:-0}" -v s="$SECS" 'BEGIN { print r * s }')
+  local us; us=$(awk -v c="$cpu" -v n="$reqs" 'BEGIN { if (n > 0) printf "%.2f", c * 1e6 / n; else print "nan" }')
+  echo "$name c=$conns $rps $us" >> "$out"
+  printf '  %-22s c=%-4s %10.0f req/s  %7s µs CPU/req\n' "$name" "$conns" "${rps:-0}" "$us"
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+  echo "round $round"
+  for c in 10 100; do
+    run "stampede -k" "$c" "$STAMPEDE" -k -c "$c" -t "$SECS" --cores 1 --quiet --json --insecure "$url"
+    run "wrk" "$c" wrk -t1 -c "$c" -d "${SECS}s" "$url"
+  done
+  run "stampede (no -k)" 10 "$STAMPEDE" -c 10 -t "$SECS" --cores 1 --quiet --json --insecure "$url"
+done
+
+echo
+echo "median over rounds (requests/s, CPU µs per request):"
+awk '{ key = $1; for (i = 2; i < NF - 2; i++) key = key " " $i; key = key " " $(NF - 2); print key "\t" $(NF - 1) "\t" $NF }' "$out" |
+  sort -t$'\t' -k1,1 | awk -F'\t' '{ r[$1] = r[$1] " " $2; u[$1] = u[$1] " " $3 } END { for (k in r) print k "\t" r[k] "\t" u[k] }' |
+  while IFS=$'\t' read -r key rs us; do
+    printf '  %-28s %10.0f req/s  %7.2f µs/req\n' "$key" "$(tr ' ' '\n' <<< "$rs" | grep . | median)" "$(tr ' ' '\n' <<< "$us" | grep . | median)"
+  done | sort

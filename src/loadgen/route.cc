@@ -1,0 +1,85 @@
+#include "loadgen/route.h"
+
+#include <fmt/format.h>
+
+#include "tls/errors.h"
+
+namespace stampede::loadgen {
+namespace {
+
+Result<http::Url> parse_proxy(const std::string& proxy) {
+  auto url = http::parse_url(proxy);
+  if (!url) return make_error("--proxy: " + url.error().message);
+  if (url->scheme != http::Scheme::Http) {
+    return make_error("--proxy: only http:// proxies are supported, got '" + proxy + "'");
+  }
+  if (url->target != "/") {
+    return make_error("--proxy: expected http://host:port, got '" + proxy + "'");
+  }
+  return url;
+}
+
+tls::ClientOptions client_options(const Config& config) {
+  tls::ClientOptions options;
+  options.insecure = config.insecure;
+  options.cert_file = config.cert_file;
+  options.key_file = config.key_file;
+  options.secure_protocol = config.secure_protocol;
+  return options;
+}
+
+// host:port as CONNECT and Host want it (IPv6 in brackets).
+std::string authority(const http::Url& url) {
+  if (url.host.find(':') != std::string::npos) return fmt::format("[{}]:{}", url.host, url.port);
+  return fmt::format("{}:{}", url.host, url.port);
+}
+
+}  // namespace
+
+Result<void> validate_route(const Config& config, const http::Url& url) {
+  if (!config.proxy.empty()) {
+    if (auto proxy = parse_proxy(config.proxy); !proxy) return proxy.error();
+  }
+  if (auto range = tls::parse_secure_protocol(config.secure_protocol); !range) {
+    return make_error("--secure-protocol: " + range.error().message);
+  }
+  if (url.tls()) {
+    if (auto ctx = tls::make_client_context(client_options(config)); !ctx) return ctx.error();
+  }
+  return {};
+}
+
+Result<Route> make_route(const Config& config, const http::Url& url) {
+  Route route;
+  if (config.proxy.empty()) {
+    auto address = net::resolve(url.host, url.port);
+    if (!address) return address.error();
+    route.address = *address;
+  } else {
+    auto proxy = parse_proxy(config.proxy);
+    if (!proxy) return proxy.error();
+    auto address = net::resolve(proxy->host, proxy->port);
+    if (!address) return address.error();
+    route.address = *address;
+    if (url.tls()) {
+      route.connect_request =
+          fmt::format("CONNECT {0} HTTP/1.1\r\nHost: {0}\r\n\r\n", authority(url));
+    } else {
+      route.absolute_form = true;
+    }
+  }
+  if (url.tls()) {
+    auto ctx = tls::make_client_context(client_options(config));
+    if (!ctx) return ctx.error();
+    route.tls = std::move(ctx).value();
+    route.server_name = url.host;
+  }
+  return route;
+}
+
+std::string failure_name(int err) {
+  if (auto name = tls::error_name(err)) return std::string(*name);
+  return net::errno_name(err);
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,38 @@
+#include "server/tls_transport.h"
+
+#include <sys/socket.h>
+
+#include "tls/self_signed.h"
+
+namespace stampede::server {
+
+void TlsTransport::shutdown_write() {
+  stream_->shutdown();
+  ::shutdown(fd_.get(), SHUT_WR);
+}
+
+std::unique_ptr<Transport> make_transport(net::Fd fd, SSL_CTX* tls) {
+  if (tls == nullptr) return make_tcp_transport(std::move(fd));
+  auto stream = tls::Stream::create(tls, fd.get(), tls::Stream::Role::Server);
+  if (!stream) return nullptr;
+  return std::make_unique<TlsTransport>(std::move(fd), std::move(stream));
+}
+
+Result<tls::ContextPtr> make_tls_context(const ServerOptions& options) {
+  if (options.tls_self_signed) {
+    auto credentials = tls::make_self_signed();
+    if (!credentials) return credentials.error();
+    return tls::make_server_context(*credentials);
+  }
+  if (options.tls_cert_file.empty()) return tls::ContextPtr();
+  auto credentials = tls::read_credentials(options.tls_cert_file, options.tls_key_file);
+  if (!credentials) return make_error("--tls-cert/--tls-key: " + credentials.error().message);
+  auto ctx = tls::make_server_context(*credentials);
+  if (!ctx) {
+    return make_error("--tls-cert '" + options.tls_cert_file + "', --tls-key '" +
+                      options.tls_key_file + "': " + ctx.error().message);
+  }
+  return ctx;
+}
+
+}  // namespace stampede::server

@@ -1,0 +1,87 @@
+// Stream: TLS over a connected, non-blocking socket, with the socket's vocabulary (IoStatus).
+//
+// read() and write() run the handshake first when it is not done; OpenSSL's WANT_READ and
+// WANT_WRITE both become WouldBlock, so a caller on an edge-triggered loop retries on either
+// readiness while the handshake runs. read() fills the buffer until it is full or the socket is
+// drained, so, as with a plain socket, a Done shorter than the buffer means "wait for the next
+// edge". Used by the test server's TLS transport and the generator's https connections (and
+// usable by any other connection type: handshake/read/write/shutdown over an fd).
+//
+// Ownership and threads: the Stream does not own the descriptor (close it after the Stream is
+// gone or done with); it owns its SSL object. One thread at a time.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "net/socket.h"
+
+namespace stampede::tls {
+
+struct SessionDeleter {
+  void operator()(SSL_SESSION* session) const { SSL_SESSION_free(session); }
+};
+using SessionPtr = std::unique_ptr<SSL_SESSION, SessionDeleter>;
+
+class Stream {
+ public:
+  enum class Role { Client, Server };
+
+  // A stream for `fd` under `ctx` (which must outlive it). Null only when OpenSSL is out of
+  // memory.
+  static std::unique_ptr<Stream> create(SSL_CTX* ctx, int fd, Role role);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  // Client, before the handshake: the server's name for SNI (not for IP literals) and for the
+  // certificate check (a name or an IP address); `session` (may be null) to resume.
+  void set_server_name(const std::string& host);
+  void set_session(SSL_SESSION* session);
+
+  // Advances the handshake: Done once established, WouldBlock, or Error (see error()).
+  net::IoStatus handshake();
+  // Done (n > 0), WouldBlock, Eof (close_notify or the peer's FIN), or Error.
+  net::IoStatus read(char* buffer, std::size_t capacity, std::size_t& n);
+  // Done with n bytes taken (all of them unless the socket filled up), WouldBlock, or Error.
+  // After a short write, call again with the data from the first byte not taken.
+  net::IoStatus write(const char* data, std::size_t length, std::size_t& n);
+  // Sends close_notify (one attempt, best effort).
+  void shutdown();
+  // Marks the stream as closed in good order without sending anything, so its session stays
+  // resumable (OpenSSL drops sessions of connections that were not shut down).
+  void close_quietly();
+
+  // After Error: a tls/errors.h code for a TLS failure, else the errno (ECONNRESET...).
+  int error() const { return error_; }
+  bool established() const { return established_; }
+  // The handshake resumed an earlier session.
+  bool resumed() const;
+  // The protocol ALPN selected ("http/1.1"), empty when none.
+  std::string_view alpn() const;
+  // The session to resume on the next connection to the same server; null when not resumable.
+  SessionPtr take_session() const;
+
+  // The socket side, shared with the custom BIO (an implementation detail).
+  struct Socket {
+    int fd = -1;
+    bool drained = false;  // the last read() returned less than asked (or EAGAIN)
+    bool eof = false;      // read() returned 0
+    int sys_errno = 0;     // the last read()/send() failure other than EAGAIN
+  };
+
+ private:
+  Stream(SSL* ssl, int fd);
+  net::IoStatus fail(int ret);
+
+  SSL* ssl_;
+  Socket socket_;
+  int error_ = 0;
+  bool established_ = false;
+  bool failed_ = false;  // an error came after some bytes: reported by the next call
+};
+
+}  // namespace stampede::tls

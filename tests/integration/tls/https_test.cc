@@ -1,0 +1,160 @@
+// https:// against the in-process test server with TLS: exact counts with and without
+// keep-alive, session resumption on reconnects, failures counted by name, and --proxy.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "loadgen/runner.h"
+#include "server/server.h"
+#include "test_proxy.h"
+
+namespace stampede::loadgen {
+namespace {
+
+std::unique_ptr<server::Server> start_server(bool tls) {
+  server::ServerOptions options;
+  options.port = 0;
+  options.cores = 1;
+  options.tls_self_signed = tls;
+  auto s = server::Server::start(options);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+Config https_config(const server::Server& s, std::uint64_t requests, std::uint32_t clients) {
+  Config c;
+  c.url = "https://127.0.0.1:" + std::to_string(s.port()) + "/";
+  c.cores = 1;
+  c.max_requests = requests;
+  c.concurrency = clients;
+  c.timeout = std::chrono::seconds(10);
+  c.insecure = true;
+  return c;
+}
+
+RunResult must_run(const Config& config) {
+  auto r = run(config);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? std::move(r).value() : RunResult{};
+}
+
+TEST(Https, ExactCountsWithKeepAlive) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  Config c = https_config(*s, 1000, 10);
+  c.keep_alive = true;
+  c.cores = 2;
+  const RunResult r = must_run(c);
+  const auto totals = s->stop();
+  EXPECT_EQ(r.total_requests, 1000u);
+  EXPECT_EQ(r.total_errors, 0u);
+  EXPECT_EQ(r.status_counts.at(200), 1000u);
+  EXPECT_EQ(totals.requests, 1000u);
+  EXPECT_EQ(totals.connections, 10u);
+  EXPECT_EQ(r.tls_handshakes, 10u);
+  EXPECT_EQ(r.tls_resumed, 0u);
+}
+
+TEST(Https, ReconnectsResumeTheirSession) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  for (const char* protocol : {"TLSv1_2_method", "TLSv1_3_method"}) {
+    Config c = https_config(*s, 200, 4);
+    c.secure_protocol = protocol;
+    const RunResult r = must_run(c);
+    EXPECT_EQ(r.total_requests, 200u) << protocol;
+    EXPECT_EQ(r.total_errors, 0u) << protocol;
+    EXPECT_EQ(r.connections_opened, 200u) << protocol;
+    EXPECT_EQ(r.tls_handshakes, 200u) << protocol;
+    // Each client's first handshake is a full one; every later one resumes.
+    EXPECT_EQ(r.tls_resumed, 196u) << protocol;
+  }
+  EXPECT_EQ(s->stop().requests, 400u);
+}
+
+TEST(Https, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  Config c = https_config(*s, 6, 2);
+  c.insecure = false;
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 6u);
+  EXPECT_EQ(r.total_errors, 6u);
+  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"CERT_VERIFY_FAILED", 6}}));
+  EXPECT_EQ(s->stop().requests, 0u);
+}
+
+TEST(Https, NoCommonProtocolVersionIsCountedByName) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  Config c = https_config(*s, 4, 2);
+  c.secure_protocol = "TLSv1_method";  // the server takes TLS 1.2 and 1.3 only
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 4u);
+  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"TLS_PROTOCOL_VERSION", 4}}));
+}
+
+TEST(Https, PlainServerIsAHandshakeFailure) {
+  auto s = start_server(false);
+  ASSERT_TRUE(s);
+  Config c = https_config(*s, 4, 2);
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 4u);
+  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"TLS_HANDSHAKE_FAILED", 4}}));
+}
+
+TEST(Proxy, PlainRequestsUseTheAbsoluteForm) {
+  auto s = start_server(false);
+  ASSERT_TRUE(s);
+  testing::TestProxy proxy;
+  Config c;
+  const std::string origin = "http://127.0.0.1:" + std::to_string(s->port());
+  c.url = origin + "/path?q=1";
+  c.cores = 1;
+  c.max_requests = 20;
+  c.concurrency = 2;
+  c.timeout = std::chrono::seconds(10);
+  c.proxy = proxy.url();
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 20u);
+  EXPECT_EQ(r.total_errors, 0u);
+  EXPECT_EQ(s->stop().requests, 20u);
+  const auto lines = proxy.request_lines();
+  ASSERT_EQ(lines.size(), 20u);
+  for (const auto& line : lines)
+    EXPECT_EQ(line, "GET " + origin + "/path?q=1 HTTP/1.1");
+}
+
+TEST(Proxy, HttpsGoesThroughConnect) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  testing::TestProxy proxy;
+  Config c = https_config(*s, 300, 3);
+  c.keep_alive = true;
+  c.proxy = proxy.url();
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 300u);
+  EXPECT_EQ(r.total_errors, 0u);
+  EXPECT_EQ(r.tls_handshakes, 3u);
+  EXPECT_EQ(s->stop().requests, 300u);
+  const auto lines = proxy.request_lines();
+  ASSERT_EQ(lines.size(), 3u);
+  for (const auto& line : lines)
+    EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
+}
+
+TEST(Proxy, RefusedTunnelIsCountedByName) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  testing::TestProxy proxy(/*refuse_connect=*/true);
+  Config c = https_config(*s, 4, 2);
+  c.proxy = proxy.url();
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 4u);
+  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"PROXY_CONNECT_FAILED", 4}}));
+  EXPECT_EQ(s->stop().requests, 0u);
+}
+
+}  // namespace
+}  // namespace stampede::loadgen
