@@ -1,0 +1,13 @@
+// UTF-8 validation for WebSocket text messages (RFC 6455 8.1: invalid UTF-8 closes with 1007).
+#pragma once
+
+#include <string_view>
+
+namespace stampede::ws {
+
+// Whether `text` is well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates
+// (U+D800..U+DFFF), nothing above U+10FFFF, no truncated sequence at the end. ASCII runs are
+// checked eight bytes at a time.
+bool valid_utf8(std::string_view text);
+
+}  // namespace stampede::ws
