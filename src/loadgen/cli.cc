@@ -20,6 +20,7 @@
 #include "loadgen/report_text.h"
 #include "loadgen/request.h"
 #include "loadgen/runner.h"
+#include "loadgen/ws_run.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -188,6 +189,16 @@ int run_and_report(const Config& config) {
   return 0;
 }
 
+// Whether --rps was given (checked for ws:// URLs before the rate option exists on this branch;
+// once it does, the parsed rate replaces this scan).
+bool rate_given(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--rps" || arg.rfind("--rps=", 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<CliRequest> parse_command_line(int argc, const char* const* argv,
@@ -209,6 +220,7 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (!rc) return rc.error();
   auto config = to_config(merge(to_raw(args), *rc));
   if (!config) return config.error();
+  if (auto r = check_websocket_options(*config, rate_given(argc, argv)); !r) return r.error();
   return CliRequest{CliRequest::Action::Run, std::move(config).value(), {}};
 }
 

@@ -11,9 +11,9 @@ namespace stampede::loadgen {
 Result<void> validate(const Config& config) {
   auto url = http::parse_url(config.url);
   if (!url) return url.error();
-  if (url->scheme != http::Scheme::Http) {
+  if (url->scheme != http::Scheme::Http && url->scheme != http::Scheme::Ws) {
     return make_error("unsupported scheme '" + std::string(http::scheme_name(url->scheme)) +
-                      "' in URL '" + config.url + "' (only http:// is supported)");
+                      "' in URL '" + config.url + "' (http:// and ws:// are supported)");
   }
   if (config.concurrency < 1) return make_error("concurrency must be at least 1");
   if (config.cores < 1) return make_error("cores must be at least 1");

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core/clock.h"
+#include "loadgen/ws_client.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -22,11 +23,26 @@ constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 Connection::Connection(const ConnectionContext& context)
     : context_(context), parser_(context.count_headers), timer_([this] { on_timer(); }) {}
 
+Connection::~Connection() = default;
+
 void Connection::start() {
+  if (context_.websocket) {
+    ws_ = std::make_unique<WsClient>(context_);
+    ws_->start();
+    return;
+  }
   request_next();
 }
 
+bool Connection::finished() const {
+  return ws_ ? ws_->finished() : state_ == State::Finished;
+}
+
 void Connection::stop_sending() {
+  if (ws_) {
+    ws_->stop_sending();
+    return;
+  }
   switch (state_) {
     case State::Idle:
     case State::Waiting:

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@
 #include "net/socket.h"
 
 namespace stampede::loadgen {
+
+struct WsPlan;
+class WsClient;
 
 // The worker's answer when a connection is ready to send.
 struct SendPermit {
@@ -59,11 +63,13 @@ struct ConnectionContext {
   bool head_request = false;    // responses have no body
   std::int64_t timeout_ns = 0;  // per request, from its first byte sent (or connect); 0: none
   std::vector<std::string> count_headers;  // response headers whose values are counted
+  const WsPlan* websocket = nullptr;       // ws:// runs: each client is a WsClient
 };
 
 class Connection final : public net::IoHandler {
  public:
   explicit Connection(const ConnectionContext& context);
+  ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -72,7 +78,7 @@ class Connection final : public net::IoHandler {
   // The worker sends nothing more: a connection without a request in flight finishes now; one
   // with a request in flight finishes after it (its next permit says stop).
   void stop_sending();
-  bool finished() const { return state_ == State::Finished; }
+  bool finished() const;
 
   void on_events(std::uint32_t events) override;
 
@@ -131,6 +137,9 @@ class Connection final : public net::IoHandler {
   bool unusable_ = false;       // extra bytes after a response: do not reuse
   bool responded_ = false;      // this socket delivered a complete response
   std::uint32_t failures_ = 0;  // consecutive failures without a response, for the backoff
+
+  // ws:// runs: the WebSocket client this connection stands for (it has its own socket).
+  std::unique_ptr<WsClient> ws_;
 };
 
 }  // namespace stampede::loadgen

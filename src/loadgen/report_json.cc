@@ -61,6 +61,7 @@ Json to_json(const RunResult& r) {
   j["bytesSent"] = r.bytes_written;
   j["connectionsOpened"] = r.connections_opened;
   j["interrupted"] = r.interrupted;
+  if (r.websocket) j["websocket"] = ws_json(r.ws, r.connections_opened);
   return j;
 }
 

@@ -14,6 +14,8 @@
 #include "http/url.h"
 #include "loadgen/request.h"
 #include "loadgen/worker.h"
+#include "loadgen/ws_client.h"
+#include "loadgen/ws_run.h"
 #include "net/socket.h"
 
 namespace stampede::loadgen {
@@ -168,6 +170,8 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
   result.bytes_read = total.bytes_read();
   result.bytes_written = total.bytes_written();
   result.connections_opened = total.connections();
+  result.ws = total.ws();
+  add_ws_error_codes(result.ws, result.error_codes);
 }
 
 RunResult settings_of(const Config& config, std::uint32_t workers) {
@@ -179,6 +183,7 @@ RunResult settings_of(const Config& config, std::uint32_t workers) {
   r.concurrency = config.concurrency;
   r.keep_alive = config.keep_alive;
   r.clients = config.concurrency;
+  r.websocket = is_websocket(config);
   return r;
 }
 
@@ -243,7 +248,9 @@ Result<RunResult> run(const Config& config, const RunHooks& hooks) {
   const RequestTemplate request =
       RequestTemplate::build(make_request_spec(config, *url), config.index_param);
 
-  const ConnectionContext context = make_context(config, request, *address);
+  ConnectionContext context = make_context(config, request, *address);
+  const WsPlan ws_plan = url->websocket() ? make_ws_plan(config, *url) : WsPlan{};
+  if (url->websocket()) context.websocket = &ws_plan;
   const std::uint32_t count = std::min(config.cores, config.concurrency);
   SharedBudget budget(config.max_requests, count);
   Monitor monitor;

@@ -13,6 +13,7 @@
 
 #include "core/result.h"
 #include "loadgen/config.h"
+#include "loadgen/ws_stats.h"
 #include "stats/histogram.h"
 
 namespace stampede::loadgen {
@@ -41,6 +42,8 @@ struct RunResult {
   std::uint64_t bytes_written = 0;
   std::uint64_t connections_opened = 0;
   bool interrupted = false;  // stopped early by a StopSignal
+  bool websocket = false;    // a ws:// run: requests are messages; see `ws`
+  WsCounts ws;
 
   double elapsed_seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
   double effective_rps() const;

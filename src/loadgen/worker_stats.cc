@@ -55,6 +55,7 @@ void WorkerStats::merge(const WorkerStats& other) {
   bytes_read_ += other.bytes_read_;
   bytes_written_ += other.bytes_written_;
   connections_ += other.connections_;
+  ws_.merge(other.ws_);
   latency_sum_ns_ += other.latency_sum_ns_;
   if (other.last_record_ns_ > last_record_ns_) last_record_ns_ = other.last_record_ns_;
 }

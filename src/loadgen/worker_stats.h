@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "loadgen/ws_stats.h"
 #include "stats/histogram.h"
 
 namespace stampede::loadgen {
@@ -46,6 +47,17 @@ class WorkerStats {
     bytes_written_ += written;
   }
   void add_connection() { ++connections_; }
+  // WebSocket runs: one message answered (latency end - start), or one that failed.
+  void record_message(std::int64_t start_ns, std::int64_t end_ns) {
+    ++ws_.messages;
+    publish(start_ns, end_ns);
+  }
+  void record_ws_failure(WsFailure kind, int code, std::int64_t start_ns, std::int64_t end_ns) {
+    ws_.add(kind, code);
+    ++errors_;
+    publish(start_ns, end_ns);
+  }
+  const WsCounts& ws() const { return ws_; }
 
   // Adds `other` (another worker's, after it joined).
   void merge(const WorkerStats& other);
@@ -83,6 +95,7 @@ class WorkerStats {
   std::uint64_t latency_sum_ns_ = 0;
   std::int64_t last_record_ns_ = 0;
   Progress progress_;
+  WsCounts ws_;
 };
 
 }  // namespace stampede::loadgen

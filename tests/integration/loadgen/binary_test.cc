@@ -46,7 +46,7 @@ TEST(Binary, BadInputExitsWithTwoAndOneLine) {
       {{"not a url"}, "URL"},
       {{"http://"}, "host"},
       {{"https://127.0.0.1/"}, "unsupported scheme 'https'"},
-      {{"ws://127.0.0.1/"}, "unsupported scheme 'ws'"},
+      {{"wss://127.0.0.1/"}, "unsupported scheme 'wss'"},
       {{url, "--bogus"}, "unknown option '--bogus'"},
       {{url, "-n", "ten"}, "-n: not a number"},
       {{url, "-n", "-5"}, "-n: must not be negative"},
