@@ -121,7 +121,9 @@ void append_accept(std::string& out, std::string_view key) {
 }
 
 void append_refusal(std::string& out, const Verdict& verdict) {
-  const std::string_view name = verdict.status == 426 ? "Upgrade Required" : "Bad Request";
+  const std::string_view name = verdict.status == 426   ? "Upgrade Required"
+                                : verdict.status == 503 ? "Service Unavailable"
+                                                        : "Bad Request";
   const std::string_view extra = verdict.status == 426 ? "Sec-WebSocket-Version: 13\r\n" : "";
   fmt::format_to(std::back_inserter(out),
                  "HTTP/1.1 {} {}\r\n{}Content-Type: text/plain\r\nContent-Length: {}\r\n"

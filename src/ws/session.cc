@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "ws/utf8.h"
-
 namespace stampede::ws {
 
 // wslay's callbacks, with the Session as user data.
@@ -46,18 +44,13 @@ struct Session::Callbacks {
     return 0;
   }
 
-  static void on_msg_recv(wslay_event_context_ptr ctx, const wslay_event_on_msg_recv_arg* arg,
+  // Text has been checked for UTF-8 by wslay (as it arrives, fragment by fragment: 1007).
+  static void on_msg_recv(wslay_event_context_ptr, const wslay_event_on_msg_recv_arg* arg,
                           void* user) {
     auto* s = static_cast<Session*>(user);
     const bool text = arg->opcode == WSLAY_TEXT_FRAME;
     if ((!text && arg->opcode != WSLAY_BINARY_FRAME) || s->local_close_) return;
     const std::string_view payload(reinterpret_cast<const char*>(arg->msg), arg->msg_length);
-    if (text && !valid_utf8(payload)) {
-      s->failure_ = kCloseInvalidData;
-      wslay_event_queue_close(ctx, kCloseInvalidData, nullptr, 0);
-      wslay_event_shutdown_read(ctx);
-      return;
-    }
     s->handler_.on_message(Message{text, payload});
   }
 };

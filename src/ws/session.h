@@ -6,7 +6,7 @@
 // wslay. The peer's bad input closes the session with the RFC's code:
 //   unmasked frame from a client (or masked from a server), reserved opcode or RSV bits, bad
 //   fragmentation, control frame over 125 bytes, bad close code  -> 1002
-//   text message that is not UTF-8                                -> 1007
+//   text message that is not UTF-8 (checked by wslay as fragments arrive) -> 1007
 //   message over SessionLimits::max_message_bytes                 -> 1009
 //
 // Thread: one (the owning connection's). Not copyable or movable (wslay keeps a pointer to it).

@@ -1,4 +1,5 @@
-// UTF-8 validation for WebSocket text messages (RFC 6455 8.1: invalid UTF-8 closes with 1007).
+// UTF-8 validation: whether a message can go as a WebSocket text frame (the generator sends
+// anything else as binary). Received text is checked by wslay itself (1007), as it arrives.
 #pragma once
 
 #include <string_view>

@@ -77,6 +77,7 @@ TEST_P(SessionTest, BadFramesCloseWithTheirCode) {
       {"long ping", frame(0x9, std::string(126, 'p'), true), kCloseProtocolError},
       {"invalid utf-8", frame(0x1, "ok \xc3\x28", true), kCloseInvalidData},
       {"surrogate", frame(0x1, "\xed\xa0\x80", true), kCloseInvalidData},
+      {"invalid utf-8, first fragment", frame(0x1, "ok \xc3\x28", true, false), kCloseInvalidData},
       {"too big", frame(0x2, std::string(2000, 'x'), true), kCloseTooBig},
   };
   for (const BadInput& c : cases) {
