@@ -18,6 +18,7 @@ namespace {
 constexpr std::uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 constexpr std::uint32_t kWriteEvents = EPOLLOUT | EPOLLERR | EPOLLHUP;
+constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
 }  // namespace
 
@@ -116,7 +117,7 @@ void WsClient::on_events(std::uint32_t events) {
     case State::Closing:
       if (!fd_) break;
       if ((events & kWriteEvents) && !write_pending()) return;
-      if (events & kReadEvents) read_frames();
+      if (events & kReadEvents) read_frames(events);
       break;
     case State::Finished:
       break;
@@ -222,7 +223,7 @@ bool WsClient::write_pending() {
   }
 }
 
-void WsClient::read_frames() {
+void WsClient::read_frames(std::uint32_t events) {
   char* buffer = context_.read_buffer.data();
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
@@ -243,18 +244,20 @@ void WsClient::read_frames() {
       return;
     }
     context_.stats->add_bytes(n, 0);
-    const State before = state_;
     if (!session_.feed(buffer, n)) {
       fail(ENOMEM);
       return;
     }
     if (!write_pending()) return;
-    if (state_ == State::Awaiting && before == State::Awaiting && replied_now_) {
+    if (replied_now_) {
       replied_now_ = false;
       complete();
       if (!fd_) return;
     }
     if (!check_session()) return;
+    // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
+    // end of the stream still has to be read.
+    if (n < capacity && !(events & kHangupEvents)) return;
   }
 }
 

@@ -67,7 +67,7 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   bool read_handshake();
   void send_message();
   bool write_pending();
-  void read_frames();
+  void read_frames(std::uint32_t events);
   bool check_session();
   void complete();
   void fail(int err);
