@@ -116,7 +116,7 @@ bool Session::feed(const char* data, std::size_t length) {
 }
 
 bool Session::send(const Message& message) {
-  if (broken_ || local_close_) return false;
+  if (broken_ || local_close_ || ctx_ == nullptr) return false;
   wslay_event_msg msg{};
   msg.opcode = message.text ? WSLAY_TEXT_FRAME : WSLAY_BINARY_FRAME;
   msg.msg = reinterpret_cast<const std::uint8_t*>(message.payload.data());
@@ -127,7 +127,7 @@ bool Session::send(const Message& message) {
 }
 
 void Session::close(std::uint16_t code, std::string_view reason) {
-  if (broken_ || local_close_) return;
+  if (broken_ || local_close_ || ctx_ == nullptr) return;
   local_close_ = true;
   reason = reason.substr(0, std::min<std::size_t>(reason.size(), 123));
   wslay_event_queue_close(ctx_, code, reinterpret_cast<const std::uint8_t*>(reason.data()),
@@ -169,7 +169,8 @@ void Session::pump_output() {
 }
 
 bool Session::reading() const {
-  return !broken_ && wslay_event_get_read_enabled(ctx_) != 0 && !close_received();
+  return !broken_ && ctx_ != nullptr && wslay_event_get_read_enabled(ctx_) != 0 &&
+         !close_received();
 }
 
 bool Session::close_received() const {

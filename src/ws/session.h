@@ -63,6 +63,7 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   // A new connection: a fresh state; buffers keep their capacity. False when out of memory.
+  // Until the first reset() the session reads and sends nothing.
   bool reset(std::uint64_t mask_seed = 0);
 
   // Bytes from the peer. Frames may be split anywhere; messages reach the handler as they
