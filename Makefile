@@ -10,7 +10,7 @@ BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-de
   nlohmann-json3-dev libfmt-dev liburing-dev libluajit-5.1-dev libwslay-dev libgtest-dev \
   libgmock-dev libbenchmark-dev clang-format
 # Peers the integration tests run against (real balancers and servers, on loopback only).
-TEST_DEPS := haproxy nginx
+TEST_DEPS := haproxy nginx nodejs npm
 BENCH_DEPS := wrk apache2-utils
 
 .PHONY: all build deps test-deps run demo test test-release test-asan format bench clean

@@ -22,6 +22,7 @@
 #include "loadgen/request.h"
 #include "loadgen/runner.h"
 #include "loadgen/thresholds.h"
+#include "loadgen/ws_run.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -267,6 +268,7 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (!rc) return rc.error();
   auto config = to_config(merge(to_raw(args), *rc));
   if (!config) return config.error();
+  if (auto r = check_websocket_options(*config, config->rps > 0); !r) return r.error();
   return CliRequest{CliRequest::Action::Run, std::move(config).value(), {}};
 }
 

@@ -13,9 +13,10 @@ namespace stampede::loadgen {
 Result<void> validate(const Config& config) {
   auto url = http::parse_url(config.url);
   if (!url) return url.error();
-  if (url->scheme != http::Scheme::Http && url->scheme != http::Scheme::Https) {
+  if (url->scheme != http::Scheme::Http && url->scheme != http::Scheme::Https &&
+      url->scheme != http::Scheme::Ws) {
     return make_error("unsupported scheme '" + std::string(http::scheme_name(url->scheme)) +
-                      "' in URL '" + config.url + "' (only http:// and https:// are supported)");
+                      "' in URL '" + config.url + "' (http://, https:// and ws:// are supported)");
   }
   if (auto r = validate_route(config, *url); !r) return r;
   if (config.concurrency < 1) return make_error("concurrency must be at least 1");

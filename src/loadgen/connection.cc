@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "loadgen/pacer.h"
+#include "loadgen/ws_client.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -39,11 +40,26 @@ int Connection::io_error() const {
   return tls_ ? tls_->error() : errno;
 }
 
+Connection::~Connection() = default;
+
 void Connection::start() {
+  if (context_.websocket) {
+    ws_ = std::make_unique<WsClient>(context_);
+    ws_->start();
+    return;
+  }
   request_next();
 }
 
+bool Connection::finished() const {
+  return ws_ ? ws_->finished() : state_ == State::Finished;
+}
+
 void Connection::stop_sending() {
+  if (ws_) {
+    ws_->stop_sending();
+    return;
+  }
   switch (state_) {
     case State::Idle:
     case State::Waiting:

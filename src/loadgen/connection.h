@@ -30,6 +30,9 @@
 
 namespace stampede::loadgen {
 
+struct WsPlan;
+class WsClient;
+
 // The worker's answer when a connection is ready to send.
 struct SendPermit {
   bool send = false;        // false: no more requests; the connection finishes
@@ -67,11 +70,13 @@ struct ConnectionContext {
   SSL_CTX* tls = nullptr;
   std::string server_name;
   std::string connect_request;
+  const WsPlan* websocket = nullptr;  // ws:// runs: each client is a WsClient
 };
 
 class Connection final : public net::IoHandler {
  public:
   explicit Connection(const ConnectionContext& context);
+  ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
@@ -80,7 +85,7 @@ class Connection final : public net::IoHandler {
   // The worker sends nothing more: a connection without a request in flight finishes now; one
   // with a request in flight finishes after it (its next permit says stop).
   void stop_sending();
-  bool finished() const { return state_ == State::Finished; }
+  bool finished() const;
 
   void on_events(std::uint32_t events) override;
 
@@ -147,6 +152,9 @@ class Connection final : public net::IoHandler {
   bool unusable_ = false;       // extra bytes after a response: do not reuse
   bool responded_ = false;      // this socket delivered a complete response
   std::uint32_t failures_ = 0;  // consecutive failures without a response, for the backoff
+
+  // ws:// runs: the WebSocket client this connection stands for (it has its own socket).
+  std::unique_ptr<WsClient> ws_;
 };
 
 }  // namespace stampede::loadgen

@@ -110,6 +110,7 @@ Json to_json(const RunResult& r) {
   j["interrupted"] = r.interrupted;
   add_rate(r, j);
   j["timeline"] = timeline(r);
+  if (r.websocket) j["websocket"] = ws_json(r.ws, r.connections_opened);
   return j;
 }
 

@@ -107,6 +107,7 @@ void write_text_report(const RunResult& result, std::ostream& out) {
   write_latency(result, out);
   write_rate(result, out);
   write_errors(result, out);
+  if (result.websocket) write_ws_text(result.ws, result.connections_opened, out);
   write_header_counts(result, out);
   out.flush();
 }

@@ -15,6 +15,8 @@
 #include "loadgen/request.h"
 #include "loadgen/route.h"
 #include "loadgen/worker.h"
+#include "loadgen/ws_client.h"
+#include "loadgen/ws_run.h"
 #include "net/socket.h"
 
 namespace stampede::loadgen {
@@ -177,6 +179,8 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
   result.connections_opened = total.connections();
   result.tls_handshakes = total.tls_handshakes();
   result.tls_resumed = total.tls_resumed();
+  result.ws = total.ws();
+  add_ws_error_codes(result.ws, result.error_codes);
 }
 
 RunResult settings_of(const Config& config, std::uint32_t workers) {
@@ -188,6 +192,7 @@ RunResult settings_of(const Config& config, std::uint32_t workers) {
   r.concurrency = config.concurrency;
   r.keep_alive = config.keep_alive;
   r.clients = config.concurrency;
+  r.websocket = is_websocket(config);
   return r;
 }
 
@@ -292,7 +297,9 @@ Result<RunResult> run(const Config& config, const RunHooks& hooks) {
   if (route->absolute_form) spec.target = "http://" + url->host_header + url->target;
   const RequestTemplate request = RequestTemplate::build(spec, config.index_param);
 
-  const ConnectionContext context = make_context(config, request, *route);
+  ConnectionContext context = make_context(config, request, *route);
+  const WsPlan ws_plan = url->websocket() ? make_ws_plan(config, *url) : WsPlan{};
+  if (url->websocket()) context.websocket = &ws_plan;
   const std::uint32_t count = std::min(config.cores, config.concurrency);
   SharedBudget budget(config.max_requests, count);
   Monitor monitor;

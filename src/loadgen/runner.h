@@ -15,6 +15,7 @@
 
 #include "core/result.h"
 #include "loadgen/config.h"
+#include "loadgen/ws_stats.h"
 #include "stats/histogram.h"
 #include "stats/timeline.h"
 
@@ -69,6 +70,8 @@ struct RunResult {
   std::optional<RateResult> rate;    // with --rps only
   // Config::timeline (or --rps): per-second rows from the start, latency as in `latency`.
   std::vector<stats::TimelineRow> timeline;
+  bool websocket = false;  // a ws:// run: requests are messages; see `ws`
+  WsCounts ws;
 
   double elapsed_seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
   double effective_rps() const;

@@ -57,6 +57,7 @@ void WorkerStats::merge(const WorkerStats& other) {
   connections_ += other.connections_;
   tls_handshakes_ += other.tls_handshakes_;
   tls_resumed_ += other.tls_resumed_;
+  ws_.merge(other.ws_);
   latency_sum_ns_ += other.latency_sum_ns_;
   if (other.last_record_ns_ > last_record_ns_) last_record_ns_ = other.last_record_ns_;
   if (other.rate_) {

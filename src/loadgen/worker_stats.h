@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "loadgen/rate_stats.h"
+#include "loadgen/ws_stats.h"
 #include "stats/histogram.h"
 
 namespace stampede::loadgen {
@@ -53,6 +54,17 @@ class WorkerStats {
     ++tls_handshakes_;
     if (resumed) ++tls_resumed_;
   }
+  // WebSocket runs: one message answered (latency end - start), or one that failed.
+  void record_message(std::int64_t start_ns, std::int64_t end_ns) {
+    ++ws_.messages;
+    publish(start_ns, end_ns);
+  }
+  void record_ws_failure(WsFailure kind, int code, std::int64_t start_ns, std::int64_t end_ns) {
+    ws_.add(kind, code);
+    ++errors_;
+    publish(start_ns, end_ns);
+  }
+  const WsCounts& ws() const { return ws_; }
 
   // Adds `other` (another worker's, after it joined).
   void merge(const WorkerStats& other);
@@ -101,6 +113,7 @@ class WorkerStats {
   std::int64_t last_record_ns_ = 0;
   Progress progress_;
   std::unique_ptr<RateStats> rate_;
+  WsCounts ws_;
 };
 
 }  // namespace stampede::loadgen

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "server/worker.h"
+#include "ws/handshake.h"
 
 namespace stampede::server {
 namespace {
@@ -48,6 +49,8 @@ bool Connection::open(std::unique_ptr<Transport> transport) {
 }
 
 void Connection::release() {
+  if (websocket_) ws_->release();
+  websocket_ = upgrade_pending_ = false;
   worker_.loop().cancel(delay_timer_);
   worker_.loop().cancel(deadline_timer_);
   transport_.reset();
@@ -67,12 +70,20 @@ void Connection::release() {
 
 void Connection::drain() {
   draining_ = true;
+  if (websocket_) {
+    ws_->drain();
+    return;
+  }
   if (phase_ == Phase::Idle && in_.empty() && out_.empty() && !closing_) {
     close_now();
   }
 }
 
 void Connection::on_events(std::uint32_t events) {
+  if (websocket_) {
+    ws_->on_events(events);
+    return;
+  }
   if (events & EPOLLERR) {
     close_now();
     return;
@@ -102,6 +113,10 @@ void Connection::advance() {
       break;
     }
     if (!read_once()) return;
+  }
+  if (upgrade_pending_) {
+    start_websocket();
+    return;
   }
   if (!flush()) return;
   finish_up();
@@ -201,6 +216,10 @@ void Connection::on_message() {
   r.completed_ns = worker_.loop().now_ns();
   if (r.kind != Kind::Normal || !r.bad_override.empty()) {
     answer();
+    return;
+  }
+  if (parser_.upgrade() && !r.overrides.status && ws::wants_websocket(parser_)) {
+    accept_websocket();
     return;
   }
   WorkerCounters::add(worker_.counters().requests, std::uint64_t{1});
@@ -355,6 +374,7 @@ void Connection::on_delay() {
 }
 
 void Connection::on_deadline() {
+  if (websocket_) return;
   const std::int64_t due = deadline();
   if (due == kNever) return;
   if (worker_.loop().now_ns() < due) {
@@ -399,7 +419,45 @@ bool Connection::output_full() const {
 }
 
 bool Connection::blocked() const {
-  return phase_ == Phase::Delayed || (closing_ && !lingering_) || output_full();
+  return upgrade_pending_ || phase_ == Phase::Delayed || (closing_ && !lingering_) || output_full();
+}
+
+// A WebSocket upgrade request is complete: queue the 101 (the switch happens once parsing has
+// stopped, in advance()), or refuse a bad handshake with its status and close.
+void Connection::accept_websocket() {
+  const ws::Verdict verdict = ws::check_request(parser_);
+  if (verdict.status != 0 || draining_) {
+    WorkerCounters::add(worker_.counters().bad_requests, std::uint64_t{1});
+    ws::append_refusal(out(),
+                       verdict.status != 0 ? verdict : ws::Verdict{503, "server stopping", {}});
+    closing_ = linger_ = true;
+    return;
+  }
+  ws::append_accept(out(), verdict.key);
+  ws_delay_ns_ = request_.overrides.delay_ns.value_or(worker_.options().delay.count());
+  upgrade_pending_ = true;
+}
+
+// Hands the socket, the unwritten output and the unparsed input to the WebSocket side.
+void Connection::start_websocket() {
+  WsHandover handover;
+  handover.transport = transport_.get();
+  if (out_.empty()) {
+    handover.output.swap(worker_.scratch_out());
+  } else {
+    handover.output.assign(out_, out_sent_);
+    clear_buffer(out_);
+    out_sent_ = 0;
+  }
+  handover.input.swap(in_);
+  handover.delay_ns = ws_delay_ns_;
+  handover.socket_unread = socket_unread_;
+  handover.peer_hup = peer_hup_;
+  worker_.loop().cancel(deadline_timer_);
+  upgrade_pending_ = false;
+  websocket_ = true;
+  if (!ws_) ws_ = std::make_unique<WsConnection>(worker_, *this);
+  ws_->start(std::move(handover));
 }
 
 }  // namespace stampede::server

@@ -19,6 +19,7 @@
 #include "server/overrides.h"
 #include "server/responses.h"
 #include "server/transport.h"
+#include "server/ws_connection.h"
 
 namespace stampede::server {
 
@@ -87,6 +88,8 @@ class Connection final : public net::IoHandler {
   std::string& out();
   bool output_full() const;
   bool blocked() const;
+  void accept_websocket();
+  void start_websocket();
 
   Worker& worker_;
   std::unique_ptr<Transport> transport_;
@@ -113,6 +116,11 @@ class Connection final : public net::IoHandler {
   bool linger_ = false;                  // ...after draining what the client still sends
   bool lingering_ = false;               // write side shut, discarding input until EOF or deadline
   bool draining_ = false;                // the server is stopping
+  // WebSocket: the 101 answer is queued (upgrade_pending_), then ws_ has the connection.
+  std::unique_ptr<WsConnection> ws_;  // made on the first upgrade, kept with the pooled object
+  std::int64_t ws_delay_ns_ = 0;
+  bool upgrade_pending_ = false;
+  bool websocket_ = false;
 };
 
 }  // namespace stampede::server

@@ -51,7 +51,7 @@ TEST(Binary, BadInputExitsWithTwoAndOneLine) {
       {{"https://127.0.0.1/", "--cert", "/nonexistent/c.pem"}, "--cert and --key go together"},
       {{url, "--proxy", "https://127.0.0.1:1/"}, "--proxy: only http:// proxies"},
       {{url, "--proxy", "http://127.0.0.1:1/path"}, "--proxy: expected http://host:port"},
-      {{"ws://127.0.0.1/"}, "unsupported scheme 'ws'"},
+      {{"wss://127.0.0.1/"}, "unsupported scheme 'wss'"},
       {{url, "--bogus"}, "unknown option '--bogus'"},
       {{url, "-n", "ten"}, "-n: not a number"},
       {{url, "-n", "-5"}, "-n: must not be negative"},

@@ -1,0 +1,385 @@
+#include "loadgen/ws_client.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+
+#include "core/clock.h"
+#include "core/random.h"
+#include "ws/handshake.h"
+
+namespace stampede::loadgen {
+namespace {
+
+constexpr std::uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+constexpr std::uint32_t kWriteEvents = EPOLLOUT | EPOLLERR | EPOLLHUP;
+constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+
+}  // namespace
+
+WsClient::WsClient(const ConnectionContext& context)
+    : context_(context),
+      plan_(*context.websocket),
+      parser_(std::vector<std::string>{"upgrade", "sec-websocket-accept"}),
+      session_(ws::Role::Client, *this),
+      timer_([this] { on_timer(); }),
+      seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {}
+
+void WsClient::start() {
+  request_next();
+}
+
+void WsClient::stop_sending() {
+  stopping_ = true;
+  if (state_ != State::Idle && state_ != State::Waiting) return;  // after the one in flight
+  in_flight_ = false;  // a permit waiting for its time is dropped, as Connection does
+  if (open_) {
+    begin_close();
+  } else {
+    finish();
+  }
+}
+
+void WsClient::request_next() {
+  const std::int64_t now = context_.loop->now_ns();
+  const SendPermit permit = stopping_ ? SendPermit{} : context_.owner->next_send(now);
+  if (!permit.send) {
+    if (open_) {
+      begin_close();
+    } else {
+      finish();
+    }
+    return;
+  }
+  in_flight_ = true;
+  if (permit.at_ns > now) {
+    state_ = State::Waiting;
+    context_.loop->schedule(timer_, permit.at_ns);
+    return;
+  }
+  begin();
+}
+
+void WsClient::begin() {
+  if (open_) {
+    send_message();
+  } else {
+    open_socket();
+  }
+}
+
+void WsClient::open_socket() {
+  close_socket();
+  begin_ns_ = mono_ns();
+  const net::Address& address = context_.address;
+  fd_.reset(::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd_) {
+    fail(errno);
+    return;
+  }
+  int one = 1;
+  ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const int rc = ::connect(fd_.get(), address.sa(), address.length);
+  if (rc != 0 && errno != EINPROGRESS) {
+    fail(errno);
+    return;
+  }
+  context_.stats->add_connection();
+  if (!context_.loop->add(fd_.get(), kSocketEvents, this)) {
+    fail(errno);
+    return;
+  }
+  arm_timeout(begin_ns_);
+  if (rc == 0) {
+    send_handshake();
+  } else {
+    state_ = State::Connecting;
+  }
+}
+
+void WsClient::on_events(std::uint32_t events) {
+  switch (state_) {
+    case State::Connecting:
+      on_connect_event();
+      break;
+    case State::Handshaking:
+      if ((events & kWriteEvents) && !write_pending()) return;
+      if (events & kReadEvents) read_handshake();
+      break;
+    case State::Idle:
+    case State::Waiting:
+    case State::Awaiting:
+    case State::Closing:
+      if (!fd_) break;
+      if ((events & kWriteEvents) && !write_pending()) return;
+      if (events & kReadEvents) read_frames(events);
+      break;
+    case State::Finished:
+      break;
+  }
+}
+
+void WsClient::on_connect_event() {
+  const int err = net::connect_result(fd_.get());
+  if (err != 0) {
+    fail(err);
+    return;
+  }
+  send_handshake();
+}
+
+void WsClient::send_handshake() {
+  Random random(++seed_);
+  key_ = ws::make_key(random);
+  ws::finish_request(handshake_, plan_.handshake_prefix, key_);
+  written_ = 0;
+  state_ = State::Handshaking;
+  if (write_pending()) read_handshake();
+}
+
+// Reads the answer to the upgrade. A status other than 101 is a refusal, counted by status as
+// soon as the head is in (the body does not matter: the socket is dropped).
+bool WsClient::read_handshake() {
+  char* buffer = context_.read_buffer.data();
+  const std::size_t capacity = context_.read_buffer.size();
+  for (;;) {
+    std::size_t n = 0;
+    const net::IoStatus status = net::read_some(fd_.get(), buffer, capacity, n);
+    if (status == net::IoStatus::WouldBlock) return true;
+    if (status != net::IoStatus::Done) {
+      fail(status == net::IoStatus::Eof ? ECONNRESET : errno);
+      return false;
+    }
+    context_.stats->add_bytes(n, 0);
+    std::size_t used = 0;
+    for (;;) {  // until NeedMore: MessageComplete of a 101 comes at the head's end offset
+      const http::Step step = parser_.feed(buffer + used, n - used);
+      used += step.consumed;
+      if (step.event == http::Event::Error) {
+        fail(EPROTO);
+        return false;
+      }
+      if (step.event == http::Event::NeedMore) break;
+      if (parser_.status() != 101) {
+        fail_ws(WsFailure::Refused, parser_.status());
+        return false;
+      }
+      if (step.event != http::Event::MessageComplete) continue;
+      if (!ws::check_response(parser_.header("upgrade"), parser_.header("sec-websocket-accept"),
+                              key_) ||
+          !session_.reset(++seed_)) {
+        fail_ws(WsFailure::Protocol, 0);
+        return false;
+      }
+      open_ = true;
+      // Frames right behind the 101 (a server may greet first) go to the session.
+      if (used < n && !session_.feed(buffer + used, n - used)) {
+        fail(ENOMEM);
+        return false;
+      }
+      send_message();
+      return false;
+    }
+  }
+}
+
+void WsClient::send_message() {
+  state_ = State::Awaiting;
+  start_ns_ = mono_ns();
+  if (begin_ns_ == 0) {  // an open socket: the message begins with its first byte
+    begin_ns_ = start_ns_;
+    arm_timeout(begin_ns_);
+  }
+  session_.send(ws::Message{!plan_.binary, plan_.message});
+  if (write_pending()) check_session();
+}
+
+// Writes the upgrade request (while handshaking) or the session's frames. False when the
+// socket failed (and was dropped).
+bool WsClient::write_pending() {
+  for (;;) {
+    const bool handshaking = state_ == State::Handshaking;
+    const std::string_view pending =
+        handshaking ? std::string_view(handshake_).substr(written_) : session_.output();
+    if (pending.empty()) return true;
+    std::size_t n = 0;
+    const net::IoStatus status = net::write_some(fd_.get(), pending.data(), pending.size(), n);
+    if (status == net::IoStatus::WouldBlock) return true;
+    if (status != net::IoStatus::Done) {
+      fail(errno);
+      return false;
+    }
+    context_.stats->add_bytes(0, n);
+    if (handshaking) {
+      written_ += n;
+    } else {
+      session_.consume_output(n);
+    }
+  }
+}
+
+void WsClient::read_frames(std::uint32_t events) {
+  char* buffer = context_.read_buffer.data();
+  const std::size_t capacity = context_.read_buffer.size();
+  for (;;) {
+    std::size_t n = 0;
+    const net::IoStatus status = net::read_some(fd_.get(), buffer, capacity, n);
+    if (status == net::IoStatus::WouldBlock) return;
+    if (status == net::IoStatus::Eof) {
+      if (state_ == State::Closing) {
+        finish();
+      } else {
+        fail_ws(WsFailure::Closed,
+                session_.close_received() ? session_.received_code() : ws::kCloseAbnormal);
+      }
+      return;
+    }
+    if (status == net::IoStatus::Error) {
+      fail(errno);
+      return;
+    }
+    context_.stats->add_bytes(n, 0);
+    if (!session_.feed(buffer, n)) {
+      fail(ENOMEM);
+      return;
+    }
+    if (!write_pending()) return;
+    if (replied_now_) {
+      replied_now_ = false;
+      complete();
+      if (!fd_) return;
+    }
+    if (!check_session()) return;
+    // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
+    // end of the stream still has to be read.
+    if (n < capacity && !(events & kHangupEvents)) return;
+  }
+}
+
+void WsClient::on_message(const ws::Message&) {
+  // Called inside Session::feed: only noted here, acted on once feed() returned.
+  if (state_ == State::Awaiting && in_flight_) replied_now_ = true;
+}
+
+// After the session took input or output: ends the socket on a close or a protocol error.
+// False when the socket is gone.
+bool WsClient::check_session() {
+  if (session_.failure() != 0) {
+    fail_ws(WsFailure::Protocol, session_.failure());
+    return false;
+  }
+  if (!session_.close_received()) return true;
+  if (state_ == State::Closing) {
+    finish();
+  } else {
+    fail_ws(WsFailure::Closed, session_.received_code());
+  }
+  return false;
+}
+
+void WsClient::complete() {
+  context_.stats->record_message(start_ns_, mono_ns());
+  context_.loop->cancel(timer_);
+  begin_ns_ = 0;
+  in_flight_ = false;
+  replied_ = true;
+  failures_ = 0;
+  request_next();
+}
+
+void WsClient::fail(int err) {
+  const std::int64_t end = mono_ns();
+  if (in_flight_) context_.stats->record_failure(err, begin_ns_ ? begin_ns_ : end, end);
+  after_failure();
+}
+
+void WsClient::fail_ws(WsFailure kind, int code) {
+  const std::int64_t end = mono_ns();
+  if (in_flight_) context_.stats->record_ws_failure(kind, code, begin_ns_ ? begin_ns_ : end, end);
+  after_failure();
+}
+
+// The socket is dropped; the next permit opens a new one, after a backoff when this one never
+// carried a reply.
+void WsClient::after_failure() {
+  const bool fresh = !replied_;
+  const bool closing = state_ == State::Closing || stopping_;
+  in_flight_ = false;
+  close_socket();
+  if (closing) {
+    finish();
+    return;
+  }
+  if (!fresh) {
+    request_next();
+    return;
+  }
+  ++failures_;
+  const std::int64_t backoff =
+      std::min(Connection::kBackoffBaseNs << std::min<std::uint32_t>(failures_ - 1, 20),
+               Connection::kBackoffMaxNs);
+  state_ = State::Waiting;
+  context_.loop->schedule(timer_, context_.loop->now_ns() + backoff);
+}
+
+// No more messages: send our close and wait (briefly) for the server's.
+void WsClient::begin_close() {
+  state_ = State::Closing;
+  session_.close(ws::kCloseNormal);
+  if (!write_pending()) return;
+  const std::int64_t grace = context_.timeout_ns > 0
+                                 ? std::min(context_.timeout_ns, Connection::kDrainGraceNs)
+                                 : Connection::kDrainGraceNs;
+  context_.loop->schedule(timer_, context_.loop->now_ns() + grace);
+}
+
+void WsClient::on_timer() {
+  switch (state_) {
+    case State::Waiting:
+      if (in_flight_) {
+        begin();
+      } else {
+        request_next();  // backoff over
+      }
+      break;
+    case State::Connecting:
+    case State::Handshaking:
+    case State::Awaiting:
+      fail(ETIMEDOUT);
+      break;
+    case State::Closing:
+      finish();
+      break;
+    case State::Idle:
+    case State::Finished:
+      break;
+  }
+}
+
+void WsClient::arm_timeout(std::int64_t from_ns) {
+  if (context_.timeout_ns > 0) context_.loop->schedule(timer_, from_ns + context_.timeout_ns);
+}
+
+// Closing the descriptor also removes it from epoll.
+void WsClient::close_socket() {
+  context_.loop->cancel(timer_);
+  fd_.reset();
+  parser_.reset();
+  begin_ns_ = 0;
+  open_ = replied_ = replied_now_ = false;
+  state_ = State::Idle;
+}
+
+void WsClient::finish() {
+  close_socket();
+  in_flight_ = false;
+  state_ = State::Finished;
+  context_.owner->on_finished();
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,103 @@
+// WsClient: one client of a ws:// run, a state machine over one WebSocket at a time.
+//
+//   Idle -> Connecting -> Handshaking -> Awaiting (message sent, reply awaited) -> Awaiting ...
+//   -> Closing (our close sent, the server's awaited) -> Finished
+//
+// Each permit from the worker is one message: sent, and its round trip (first byte written to
+// the whole reply read) recorded, or recorded as one failure: transport errors by errno name,
+// a refused upgrade by its status, a close by the server by its code, a protocol error by the
+// code we closed with. After a failure the socket is dropped and the next permit opens a new
+// one, after a backoff when the socket never carried a reply (as the HTTP Connection does).
+// Framing goes through ws::Session (bytes in, bytes out); read_some/write_some on the socket
+// are the only I/O calls, the place where TLS (wss://) will slot in.
+//
+// Thread: the worker's, only. Owned by the HTTP Connection it stands in for (see connection.h);
+// registered with the loop for its own socket.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "http/response_parser.h"
+#include "loadgen/connection.h"
+#include "loadgen/ws_stats.h"
+#include "net/event_loop.h"
+#include "net/fd.h"
+#include "ws/session.h"
+
+namespace stampede::loadgen {
+
+// The constant part of a ws:// run's traffic, built once by the runner.
+struct WsPlan {
+  std::string handshake_prefix;  // ws::request_prefix(): the upgrade request up to the key
+  std::string message;           // sent as text when valid UTF-8, else as binary
+  bool binary = false;
+};
+
+class WsClient final : public net::IoHandler, public ws::SessionHandler {
+ public:
+  explicit WsClient(const ConnectionContext& context);
+  WsClient(const WsClient&) = delete;
+  WsClient& operator=(const WsClient&) = delete;
+
+  void start();
+  // As Connection::stop_sending: finish now when no message is in flight, else after it.
+  void stop_sending();
+  bool finished() const { return state_ == State::Finished; }
+
+  void on_events(std::uint32_t events) override;
+  void on_message(const ws::Message& message) override;
+
+ private:
+  enum class State : std::uint8_t {
+    Idle,
+    Waiting,
+    Connecting,
+    Handshaking,
+    Awaiting,
+    Closing,
+    Finished
+  };
+
+  void request_next();
+  void begin();
+  void open_socket();
+  void on_connect_event();
+  void send_handshake();
+  bool read_handshake();
+  void send_message();
+  bool write_pending();
+  void read_frames(std::uint32_t events);
+  bool check_session();
+  void complete();
+  void fail(int err);
+  void fail_ws(WsFailure kind, int code);
+  void after_failure();
+  void begin_close();
+  void on_timer();
+  void close_socket();
+  void finish();
+  void arm_timeout(std::int64_t from_ns);
+
+  const ConnectionContext& context_;
+  const WsPlan& plan_;
+  net::Fd fd_;
+  http::ResponseParser parser_;
+  ws::Session session_;
+  net::Timer timer_;
+  State state_ = State::Idle;
+  std::string handshake_;  // this socket's upgrade request
+  std::string key_;        // its Sec-WebSocket-Key
+  std::size_t written_ = 0;
+  std::int64_t begin_ns_ = 0;   // the message began: connect started, or its first byte written
+  std::int64_t start_ns_ = 0;   // its first byte written: the round trip counts from here
+  std::uint64_t seed_ = 0;      // for keys and masks
+  bool in_flight_ = false;      // a permit is taken and its message not yet recorded
+  bool open_ = false;           // the handshake completed on this socket
+  bool replied_ = false;        // this socket carried a reply
+  bool replied_now_ = false;    // the reply arrived during the current Session::feed
+  bool stopping_ = false;       // no more permits: close once the message in flight is done
+  std::uint32_t failures_ = 0;  // consecutive failures without a reply, for the backoff
+};
+
+}  // namespace stampede::loadgen

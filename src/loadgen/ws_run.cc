@@ -1,0 +1,55 @@
+#include "loadgen/ws_run.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "loadgen/request.h"
+#include "ws/handshake.h"
+#include "ws/utf8.h"
+
+namespace stampede::loadgen {
+
+bool is_websocket(const Config& config) {
+  auto url = http::parse_url(config.url);
+  return url && url->websocket();
+}
+
+WsPlan make_ws_plan(const Config& config, const http::Url& url) {
+  std::string host = url.host_header;
+  bool has_agent = false;
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (const auto& [name, value] : config.headers) {
+    if (name == "host") {
+      host = value;
+    } else if (name == "upgrade" || name == "connection" || name.rfind("sec-websocket-", 0) == 0) {
+      continue;  // the handshake's own fields
+    } else {
+      has_agent = has_agent || name == "user-agent";
+      headers.emplace_back(name, value);
+    }
+  }
+  if (!has_agent) headers.emplace(headers.begin(), "user-agent", user_agent());
+  if (!config.cookies.empty()) {
+    std::string cookie;
+    for (const auto& c : config.cookies)
+      cookie += (cookie.empty() ? "" : "; ") + c;
+    headers.emplace_back("cookie", std::move(cookie));
+  }
+  WsPlan plan;
+  plan.handshake_prefix = ws::request_prefix({url.target, host, headers});
+  plan.message = config.body.value_or(std::string(kDefaultWsMessage));
+  plan.binary = !ws::valid_utf8(plan.message);
+  return plan;
+}
+
+Result<void> check_websocket_options(const Config& config, bool rate_given) {
+  if (rate_given && is_websocket(config)) {
+    return make_error(
+        "--rps is not supported for WebSocket URLs: each client sends its next message when the "
+        "reply to the last one arrives");
+  }
+  return {};
+}
+
+}  // namespace stampede::loadgen

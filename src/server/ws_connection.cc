@@ -1,0 +1,222 @@
+#include "server/ws_connection.h"
+
+#include <sys/epoll.h>
+
+#include "server/worker.h"
+
+namespace stampede::server {
+namespace {
+
+// Reads per activation before yielding to the other connections of the worker.
+constexpr int kReadsPerActivation = 64;
+// Unwritten output above this stops reading (a client that sends but does not read).
+constexpr std::size_t kOutputHighWater = 256 * 1024;
+// Delayed echoes held at most; past this, reading waits (the client sends faster than the
+// delay lets us answer).
+constexpr std::size_t kMaxDelayed = 1024;
+constexpr std::size_t kMaxDelayedBytes = 4 * 1024 * 1024;
+// How long a close we sent waits for the peer's close (or its end of stream).
+constexpr std::int64_t kCloseWaitNs = 2'000'000'000;
+
+}  // namespace
+
+WsConnection::WsConnection(Worker& worker, Connection& owner)
+    : worker_(worker),
+      owner_(owner),
+      session_(ws::Role::Server, *this),
+      delay_timer_([this] { on_delay(); }),
+      deadline_timer_([this] { on_deadline(); }) {}
+
+void WsConnection::start(WsHandover handover) {
+  transport_ = handover.transport;
+  prefix_ = std::move(handover.output);
+  prefix_sent_ = 0;
+  delay_ns_ = handover.delay_ns;
+  socket_unread_ = handover.socket_unread;
+  peer_hup_ = handover.peer_hup;
+  active_ = true;
+  last_activity_ns_ = worker_.loop().now_ns();
+  if (!session_.reset() || !session_.feed(handover.input.data(), handover.input.size())) {
+    close_now();
+    return;
+  }
+  advance();
+}
+
+void WsConnection::release() {
+  worker_.loop().cancel(delay_timer_);
+  worker_.loop().cancel(deadline_timer_);
+  transport_ = nullptr;
+  prefix_.clear();
+  prefix_sent_ = 0;
+  delayed_.clear();
+  delayed_bytes_ = 0;
+  close_deadline_ns_ = 0;
+  socket_unread_ = peer_hup_ = peer_eof_ = active_ = shut_ = false;
+  ++generation_;
+}
+
+void WsConnection::on_events(std::uint32_t events) {
+  if (events & EPOLLERR) {
+    close_now();
+    return;
+  }
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) socket_unread_ = true;
+  if (events & (EPOLLRDHUP | EPOLLHUP)) peer_hup_ = true;
+  advance();
+}
+
+void WsConnection::drain() {
+  session_.close(ws::kCloseGoingAway, "server stopping");
+  advance();
+}
+
+// Writes what is pending, reads and feeds what the socket holds, writes the answers; returns
+// with the connection closed or waiting for an event or a timer.
+void WsConnection::advance() {
+  for (int reads = 0;; ++reads) {
+    if (!flush()) return;
+    if (input_paused() || !socket_unread_) break;
+    if (reads == kReadsPerActivation) {
+      // Edge-triggered: no new event will come for bytes already there, so come back later.
+      worker_.loop().defer([this, generation = generation_] {
+        if (generation == generation_) advance();
+      });
+      return;
+    }
+    if (!read_once()) return;
+  }
+  finish_up();
+}
+
+bool WsConnection::read_once() {
+  const std::size_t capacity = worker_.scratch_in_size();
+  std::size_t n = 0;
+  switch (transport_->read(worker_.scratch_in(), capacity, n)) {
+    case net::IoStatus::Done:
+      last_activity_ns_ = worker_.loop().now_ns();
+      if (n < capacity && !peer_hup_) socket_unread_ = false;
+      if (!session_.feed(worker_.scratch_in(), n)) break;
+      return true;
+    case net::IoStatus::WouldBlock:
+      socket_unread_ = false;
+      return true;
+    case net::IoStatus::Eof:
+      socket_unread_ = false;
+      peer_eof_ = true;
+      return true;
+    case net::IoStatus::Error:
+      break;
+  }
+  close_now();
+  return false;
+}
+
+// Writes the HTTP prefix, then the session's frames, until done or the socket is full. False
+// when the connection was closed.
+bool WsConnection::flush() {
+  for (;;) {
+    const bool in_prefix = prefix_sent_ < prefix_.size();
+    const std::string_view pending =
+        in_prefix ? std::string_view(prefix_).substr(prefix_sent_) : session_.output();
+    if (pending.empty()) return true;
+    std::size_t n = 0;
+    const net::IoStatus status = transport_->write(pending.data(), pending.size(), n);
+    if (status == net::IoStatus::Error) {
+      close_now();
+      return false;
+    }
+    if (status != net::IoStatus::Done) return true;
+    last_activity_ns_ = worker_.loop().now_ns();
+    if (in_prefix) {
+      prefix_sent_ += n;
+    } else {
+      session_.consume_output(n);
+    }
+  }
+}
+
+// After an activation: close when the exchange is over, else make sure a timer comes back.
+void WsConnection::finish_up() {
+  const bool written = prefix_sent_ == prefix_.size() && session_.output().empty();
+  if (peer_eof_ || (written && session_.done() && session_.close_received())) {
+    // The peer is gone, or the closing handshake is complete: the server closes TCP first.
+    close_now();
+    return;
+  }
+  if (session_.close_sent() && close_deadline_ns_ == 0) {
+    close_deadline_ns_ = worker_.loop().now_ns() + kCloseWaitNs;
+  }
+  if (written && session_.close_sent() && !session_.reading() && !shut_) {
+    // We refused its input: no close will come, so send our FIN and wait for the peer's.
+    transport_->shutdown_write();
+    shut_ = true;
+  }
+  arm_deadline();
+}
+
+void WsConnection::close_now() {
+  worker_.close(owner_);
+}
+
+void WsConnection::on_message(const ws::Message& message) {
+  WorkerCounters& counters = worker_.counters();
+  WorkerCounters::add(counters.requests, std::uint64_t{1});
+  const ServerOptions& o = worker_.options();
+  if (o.error_percent > 0 ? worker_.spread().next() : o.error_status != 0) {
+    WorkerCounters::add(counters.errors, std::uint64_t{1});
+    session_.close(ws::kCloseInternalError, "ERROR");
+    return;
+  }
+  if (delay_ns_ <= 0) {
+    session_.send(message);
+    return;
+  }
+  delayed_.push_back(
+      {worker_.loop().now_ns() + delay_ns_, message.text, std::string(message.payload)});
+  delayed_bytes_ += message.payload.size();
+  if (!delay_timer_.armed()) worker_.loop().schedule(delay_timer_, delayed_.front().due_ns);
+}
+
+void WsConnection::on_delay() {
+  const std::int64_t now = worker_.loop().now_ns();
+  while (!delayed_.empty() && delayed_.front().due_ns <= now) {
+    const Delayed& d = delayed_.front();
+    session_.send(ws::Message{d.text, d.payload});
+    WorkerCounters::add(worker_.counters().service_ns, now - (d.due_ns - delay_ns_));
+    delayed_bytes_ -= d.payload.size();
+    delayed_.pop_front();
+  }
+  if (!delayed_.empty()) worker_.loop().schedule(delay_timer_, delayed_.front().due_ns);
+  advance();
+}
+
+void WsConnection::on_deadline() {
+  if (!active_) return;
+  const std::int64_t due = deadline();
+  if (worker_.loop().now_ns() < due) {
+    worker_.loop().schedule(deadline_timer_, due);
+    return;
+  }
+  close_now();
+}
+
+void WsConnection::arm_deadline() {
+  const std::int64_t due = deadline();
+  if (!deadline_timer_.armed() || deadline_timer_.deadline_ns() > due) {
+    worker_.loop().schedule(deadline_timer_, due);
+  }
+}
+
+// The close wait once we closed, else the idle timeout since the last progress.
+std::int64_t WsConnection::deadline() const {
+  if (close_deadline_ns_ != 0) return close_deadline_ns_;
+  return last_activity_ns_ + worker_.options().idle_timeout.count();
+}
+
+bool WsConnection::input_paused() const {
+  return delayed_.size() >= kMaxDelayed || delayed_bytes_ >= kMaxDelayedBytes ||
+         session_.output().size() > kOutputHighWater;
+}
+
+}  // namespace stampede::server

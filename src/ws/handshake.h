@@ -1,0 +1,61 @@
+// The WebSocket opening handshake (RFC 6455 section 4): the key and accept values, the
+// client's upgrade request, the server's check of it and its 101 answer, and the client's check
+// of that answer. Strings in, strings out; no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "core/random.h"
+#include "core/result.h"
+#include "http/request_parser.h"
+
+namespace stampede::ws {
+
+// Sec-WebSocket-Accept for a Sec-WebSocket-Key: base64(SHA-1(key + the RFC's GUID)).
+std::string accept_for(std::string_view key);
+// A fresh Sec-WebSocket-Key: 16 random bytes, base64 (24 characters).
+std::string make_key(Random& random);
+
+// What the client's upgrade request carries besides the fixed fields.
+struct ClientRequest {
+  std::string_view target = "/";  // path and query
+  std::string_view host;          // the Host header value
+  // Extra header fields (name, value), sent as given; Host, Upgrade, Connection and the
+  // Sec-WebSocket-* fields are ours and must not be among them.
+  std::span<const std::pair<std::string, std::string>> headers;
+};
+
+// The request up to (not including) the key: "GET target HTTP/1.1\r\n...Sec-WebSocket-Key: ".
+// A connection appends its key and "\r\n\r\n" (see finish_request), so the rest is formatted
+// once per run.
+std::string request_prefix(const ClientRequest& request);
+void finish_request(std::string& out, std::string_view prefix, std::string_view key);
+
+// The server's verdict on a request that asked for an upgrade (RFC 6455 4.2.1).
+struct Verdict {
+  int status = 0;           // 0: accepted; else refuse with this status (400 or 426)
+  std::string_view reason;  // why, for the refusal's body (static text)
+  std::string_view key;     // the client's key when accepted (points into the parser)
+};
+// Whether the request asks for a WebSocket (an Upgrade header naming "websocket").
+bool wants_websocket(const http::RequestParser& request);
+// Checks method GET, HTTP/1.1, Connection: upgrade, Sec-WebSocket-Version 13 (else 426 with
+// the supported version) and a key of 16 bytes in base64.
+Verdict check_request(const http::RequestParser& request);
+// "HTTP/1.1 101 Switching Protocols" with Upgrade, Connection and Sec-WebSocket-Accept.
+void append_accept(std::string& out, std::string_view key);
+// The refusal for a failed check: the status, "Sec-WebSocket-Version: 13" with 426, the
+// reason as a text body, "Connection: close".
+void append_refusal(std::string& out, const Verdict& verdict);
+
+// The client's check of the server's 101 answer: the Upgrade header says websocket and the
+// accept value matches `key`. The error message says what was wrong.
+Result<void> check_response(std::optional<std::string_view> upgrade,
+                            std::optional<std::string_view> accept, std::string_view key);
+
+}  // namespace stampede::ws

@@ -1,0 +1,188 @@
+#include "ws/session.h"
+
+#include <wslay/wslay.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace stampede::ws {
+
+// wslay's callbacks, with the Session as user data.
+struct Session::Callbacks {
+  // Hands wslay what feed() was given; "would block" once that is used up.
+  static ssize_t recv(wslay_event_context_ptr ctx, std::uint8_t* buffer, std::size_t length, int,
+                      void* user) {
+    auto* s = static_cast<Session*>(user);
+    if (s->in_left_ == 0) {
+      wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
+      return -1;
+    }
+    const std::size_t n = std::min(length, s->in_left_);
+    std::memcpy(buffer, s->in_, n);
+    s->in_ += n;
+    s->in_left_ -= n;
+    return static_cast<ssize_t>(n);
+  }
+
+  // Frames go to the output buffer; the connection writes them to its transport.
+  static ssize_t send(wslay_event_context_ptr, const std::uint8_t* data, std::size_t length, int,
+                      void* user) {
+    auto* s = static_cast<Session*>(user);
+    s->out_.append(reinterpret_cast<const char*>(data), length);
+    return static_cast<ssize_t>(length);
+  }
+
+  // Client frames are masked (RFC 6455 5.3). The key needs no cryptographic strength here:
+  // it protects proxies from a hostile script, and the payload is the user's own text.
+  static int genmask(wslay_event_context_ptr, std::uint8_t* buffer, std::size_t length,
+                     void* user) {
+    auto* s = static_cast<Session*>(user);
+    for (std::size_t i = 0; i < length; i += 8) {
+      const std::uint64_t bits = s->random_.next();
+      std::memcpy(buffer + i, &bits, std::min<std::size_t>(8, length - i));
+    }
+    return 0;
+  }
+
+  // Text has been checked for UTF-8 by wslay (as it arrives, fragment by fragment: 1007).
+  static void on_msg_recv(wslay_event_context_ptr, const wslay_event_on_msg_recv_arg* arg,
+                          void* user) {
+    auto* s = static_cast<Session*>(user);
+    const bool text = arg->opcode == WSLAY_TEXT_FRAME;
+    if ((!text && arg->opcode != WSLAY_BINARY_FRAME) || s->local_close_) return;
+    const std::string_view payload(reinterpret_cast<const char*>(arg->msg), arg->msg_length);
+    s->handler_.on_message(Message{text, payload});
+  }
+};
+
+Session::Session(Role role, SessionHandler& handler, SessionLimits limits)
+    : handler_(handler), role_(role), limits_(limits) {}
+
+Session::~Session() {
+  wslay_event_context_free(ctx_);
+}
+
+bool Session::reset(std::uint64_t mask_seed) {
+  wslay_event_context_free(ctx_);
+  ctx_ = nullptr;
+  out_.clear();
+  out_sent_ = 0;
+  failure_ = 0;
+  local_close_ = broken_ = own_close_ = false;
+  random_ = Random(mask_seed);
+  wslay_event_callbacks callbacks{};
+  callbacks.recv_callback = &Callbacks::recv;
+  callbacks.send_callback = &Callbacks::send;
+  callbacks.genmask_callback = &Callbacks::genmask;
+  callbacks.on_msg_recv_callback = &Callbacks::on_msg_recv;
+  const int rc = role_ == Role::Server ? wslay_event_context_server_init(&ctx_, &callbacks, this)
+                                       : wslay_event_context_client_init(&ctx_, &callbacks, this);
+  if (rc != 0) {
+    ctx_ = nullptr;
+    broken_ = true;
+    return false;
+  }
+  wslay_event_config_set_max_recv_msg_length(ctx_, limits_.max_message_bytes);
+  return true;
+}
+
+bool Session::feed(const char* data, std::size_t length) {
+  if (broken_) return false;
+  if (!reading()) return true;
+  in_ = data;
+  in_left_ = length;
+  in_feed_ = true;
+  const int rc = wslay_event_recv(ctx_);
+  in_feed_ = false;
+  in_ = nullptr;
+  in_left_ = 0;
+  if (rc == WSLAY_ERR_CALLBACK_FAILURE) {
+    // Our recv callback never fails, so this is wslay's frame layer refusing the bytes (a
+    // fragmented or long control frame, a bad length). wslay would close without a code.
+    refuse_frames(kCloseProtocolError);
+    return true;
+  }
+  if (rc != 0) {
+    broken_ = true;
+    return false;
+  }
+  pump_output();
+  // wslay stopped reading without a close from the peer or from us: it refused the input and
+  // queued a close with the reason's code (sent by pump_output just now).
+  if (failure_ == 0 && !reading() && !close_received() && !local_close_) {
+    failure_ = wslay_event_get_status_code_sent(ctx_);
+  }
+  return true;
+}
+
+bool Session::send(const Message& message) {
+  if (broken_ || local_close_ || ctx_ == nullptr) return false;
+  wslay_event_msg msg{};
+  msg.opcode = message.text ? WSLAY_TEXT_FRAME : WSLAY_BINARY_FRAME;
+  msg.msg = reinterpret_cast<const std::uint8_t*>(message.payload.data());
+  msg.msg_length = message.payload.size();
+  if (wslay_event_queue_msg(ctx_, &msg) != 0) return false;
+  if (!in_feed_) pump_output();
+  return true;
+}
+
+void Session::close(std::uint16_t code, std::string_view reason) {
+  if (broken_ || local_close_ || ctx_ == nullptr) return;
+  local_close_ = true;
+  reason = reason.substr(0, std::min<std::size_t>(reason.size(), 123));
+  wslay_event_queue_close(ctx_, code, reinterpret_cast<const std::uint8_t*>(reason.data()),
+                          reason.size());
+  if (!in_feed_) pump_output();
+}
+
+// Stops reading and writing through wslay and appends our own close frame with `code`.
+void Session::refuse_frames(std::uint16_t code) {
+  wslay_event_shutdown_read(ctx_);
+  wslay_event_shutdown_write(ctx_);
+  failure_ = code;
+  own_close_ = true;
+  const char payload[2] = {static_cast<char>(code >> 8), static_cast<char>(code & 0xff)};
+  out_ += static_cast<char>(0x88);
+  if (role_ == Role::Server) {
+    out_ += static_cast<char>(2);
+    out_.append(payload, 2);
+    return;
+  }
+  out_ += static_cast<char>(0x80 | 2);
+  char mask[4];
+  Callbacks::genmask(ctx_, reinterpret_cast<std::uint8_t*>(mask), sizeof mask, this);
+  out_.append(mask, 4);
+  out_ += static_cast<char>(payload[0] ^ mask[0]);
+  out_ += static_cast<char>(payload[1] ^ mask[1]);
+}
+
+void Session::consume_output(std::size_t n) {
+  out_sent_ += n;
+  if (out_sent_ >= out_.size()) {
+    out_.clear();
+    out_sent_ = 0;
+  }
+}
+
+void Session::pump_output() {
+  if (wslay_event_send(ctx_) != 0) broken_ = true;
+}
+
+bool Session::reading() const {
+  return !broken_ && ctx_ != nullptr && wslay_event_get_read_enabled(ctx_) != 0 &&
+         !close_received();
+}
+
+bool Session::close_received() const {
+  return ctx_ != nullptr && wslay_event_get_close_received(ctx_) != 0;
+}
+
+bool Session::close_sent() const {
+  return broken_ || own_close_ || (ctx_ != nullptr && wslay_event_get_close_sent(ctx_) != 0);
+}
+
+std::uint16_t Session::received_code() const {
+  return ctx_ != nullptr ? wslay_event_get_status_code_received(ctx_) : kCloseAbnormal;
+}
+
+}  // namespace stampede::ws

@@ -1,0 +1,114 @@
+// Session: one WebSocket connection's messages over wslay's framing, with our own event loop.
+//
+// Bytes in (feed), bytes out (output/consume_output): the session never touches a socket, so
+// it runs over TCP, TLS or a test's byte strings alike. Whole messages are delivered to the
+// handler (wslay assembles fragments); pings are answered and a peer's close is echoed by
+// wslay. The peer's bad input closes the session with the RFC's code:
+//   unmasked frame from a client (or masked from a server), reserved opcode or RSV bits, bad
+//   fragmentation, control frame over 125 bytes, bad close code  -> 1002
+//   text message that is not UTF-8 (checked by wslay as fragments arrive) -> 1007
+//   message over SessionLimits::max_message_bytes                 -> 1009
+//
+// Thread: one (the owning connection's). Not copyable or movable (wslay keeps a pointer to it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/random.h"
+
+struct wslay_event_context;
+
+namespace stampede::ws {
+
+// Close codes (RFC 6455 7.4.1) the code here uses.
+inline constexpr std::uint16_t kCloseNormal = 1000;
+inline constexpr std::uint16_t kCloseGoingAway = 1001;
+inline constexpr std::uint16_t kCloseProtocolError = 1002;
+inline constexpr std::uint16_t kCloseNoStatus = 1005;  // a close frame without a code
+inline constexpr std::uint16_t kCloseAbnormal = 1006;  // no close frame at all
+inline constexpr std::uint16_t kCloseInvalidData = 1007;
+inline constexpr std::uint16_t kCloseTooBig = 1009;
+inline constexpr std::uint16_t kCloseInternalError = 1011;
+
+enum class Role : std::uint8_t { Client, Server };
+
+struct SessionLimits {
+  std::uint64_t max_message_bytes = std::uint64_t{16} << 20;
+};
+
+// A complete data message; `payload` is valid only during the call.
+struct Message {
+  bool text = true;
+  std::string_view payload;
+};
+
+class SessionHandler {
+ public:
+  // Called from inside Session::feed(), once per data message, in order. May call send() and
+  // close() on the session.
+  virtual void on_message(const Message& message) = 0;
+
+ protected:
+  ~SessionHandler() = default;
+};
+
+class Session {
+ public:
+  Session(Role role, SessionHandler& handler, SessionLimits limits = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // A new connection: a fresh state; buffers keep their capacity. False when out of memory.
+  // Until the first reset() the session reads and sends nothing.
+  bool reset(std::uint64_t mask_seed = 0);
+
+  // Bytes from the peer. Frames may be split anywhere; messages reach the handler as they
+  // complete. False when the session failed beyond a close (out of memory): drop the
+  // connection. Bytes after the session stopped reading are ignored.
+  bool feed(const char* data, std::size_t length);
+  // Queues a data message. False when no more can be sent (a close was queued).
+  bool send(const Message& message);
+  // Queues a close frame with `code` (and a reason of at most 123 bytes); reading continues
+  // until the peer's close. No effect once a close was queued.
+  void close(std::uint16_t code, std::string_view reason = {});
+
+  // Frames waiting to be written, oldest first; consume_output(n) once n bytes were written.
+  std::string_view output() const { return std::string_view(out_).substr(out_sent_); }
+  void consume_output(std::size_t n);
+
+  bool reading() const;                 // still accepts input (no close received, no failure)
+  bool close_received() const;          // the peer's close frame arrived
+  bool close_sent() const;              // our close frame is in output() (or written)
+  std::uint16_t received_code() const;  // the peer's close code (1005 without one)
+  // Why we closed because of the peer's input (1002, 1007, 1009), 0 if we did not.
+  std::uint16_t failure() const { return failure_; }
+  // Nothing more will be received or sent: our close is out (once output() is empty) and the
+  // peer's arrived or reading stopped.
+  bool done() const { return close_sent() && !reading(); }
+
+ private:
+  struct Callbacks;
+  void pump_output();
+  void refuse_frames(std::uint16_t code);
+
+  SessionHandler& handler_;
+  Role role_;
+  SessionLimits limits_;
+  Random random_;
+  wslay_event_context* ctx_ = nullptr;
+  const char* in_ = nullptr;  // the bytes feed() is handing to wslay
+  std::size_t in_left_ = 0;
+  std::string out_;
+  std::size_t out_sent_ = 0;
+  std::uint16_t failure_ = 0;
+  bool local_close_ = false;  // close() was called
+  bool broken_ = false;       // wslay failed (memory): nothing more
+  bool own_close_ = false;    // refuse_frames() wrote our close frame, not wslay
+  bool in_feed_ = false;      // inside wslay_event_recv: output is pumped once it returns
+};
+
+}  // namespace stampede::ws

@@ -1,0 +1,201 @@
+// The generator's ws:// runs against the in-process test server (exact counts), a refused
+// upgrade, closes by the server and a server that breaks the protocol.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "loadgen/report_json.h"
+#include "loadgen/report_text.h"
+#include "loadgen/runner.h"
+#include "loadgen/ws_run.h"
+#include "net/fd.h"
+#include "server/server.h"
+#include "support/ws_frames.h"
+#include "ws/handshake.h"
+
+namespace stampede::loadgen {
+namespace {
+
+std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
+  options.port = 0;
+  options.cores = 1;
+  auto s = server::Server::start(options);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+Config ws_config(std::uint16_t port, std::string_view target = "/") {
+  Config c;
+  c.url = "ws://127.0.0.1:" + std::to_string(port) + std::string(target);
+  c.cores = 1;
+  c.timeout = std::chrono::seconds(5);
+  return c;
+}
+
+RunResult must_run(const Config& config) {
+  auto r = run(config);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? std::move(r).value() : RunResult{};
+}
+
+TEST(LoadgenWs, ExactMessageCounts) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  Config c = ws_config(s->port());
+  c.max_requests = 500;
+  c.concurrency = 10;
+  c.cores = 2;
+  const RunResult r = must_run(c);
+  const auto totals = s->stop();
+  EXPECT_TRUE(r.websocket);
+  EXPECT_EQ(r.total_requests, 500u);
+  EXPECT_EQ(r.total_errors, 0u) << r.error_codes.size();
+  EXPECT_EQ(r.ws.messages, 500u);
+  EXPECT_EQ(r.latency.count(), 500u);
+  EXPECT_EQ(r.connections_opened, 10u);
+  EXPECT_EQ(totals.requests, 500u);
+  EXPECT_EQ(totals.connections, 10u);
+  EXPECT_EQ(totals.bad_requests, 0u);
+}
+
+TEST(LoadgenWs, TimeLimitedRunEndsCleanly) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  Config c = ws_config(s->port());
+  c.max_duration = std::chrono::milliseconds(300);
+  c.concurrency = 4;
+  c.body = "a longer message, é included";
+  const RunResult r = must_run(c);
+  const auto totals = s->stop();
+  EXPECT_GT(r.total_requests, 0u);
+  EXPECT_EQ(r.total_errors, 0u);
+  EXPECT_EQ(totals.requests, r.total_requests);
+  EXPECT_EQ(r.connections_opened, 4u);
+}
+
+TEST(LoadgenWs, RefusedHandshakesAreCountedByStatus) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  Config c = ws_config(s->port(), "/?status=503");
+  c.max_requests = 4;
+  c.concurrency = 1;
+  const RunResult r = must_run(c);
+  s->stop();
+  EXPECT_EQ(r.total_requests, 4u);
+  EXPECT_EQ(r.total_errors, 4u);
+  EXPECT_EQ(r.ws.refused.at(503), 4u);
+  EXPECT_EQ(r.error_codes.at("handshake 503"), 4u);
+  std::ostringstream text;
+  write_text_report(r, text);
+  EXPECT_NE(text.str().find("Handshakes refused:  4 x 503"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("handshake 503:   4 errors"), std::string::npos) << text.str();
+  const auto j = to_json(r);
+  EXPECT_EQ(j["websocket"]["handshakesRefused"]["503"], 4);
+  EXPECT_EQ(j["errorCodes"]["handshake 503"], 4);
+}
+
+TEST(LoadgenWs, ClosesByTheServerAreCountedByCode) {
+  server::ServerOptions options;
+  options.error_percent = 10;
+  auto s = start_server(options);
+  ASSERT_TRUE(s);
+  Config c = ws_config(s->port());
+  c.max_requests = 100;
+  c.concurrency = 1;
+  const RunResult r = must_run(c);
+  const auto totals = s->stop();
+  EXPECT_EQ(r.total_requests, 100u);
+  EXPECT_EQ(r.total_errors, 10u);
+  EXPECT_EQ(r.ws.messages, 90u);
+  EXPECT_EQ(r.ws.closed.at(1011), 10u);
+  EXPECT_EQ(r.error_codes.at("close 1011"), 10u);
+  EXPECT_EQ(r.connections_opened, 10u);  // one more after each close but the last
+  EXPECT_EQ(totals.requests, 100u);
+  EXPECT_EQ(totals.errors, 10u);
+  const auto j = to_json(r);
+  EXPECT_EQ(j["websocket"]["closedByPeer"]["1011"], 10);
+  EXPECT_EQ(j["websocket"]["messages"], 90);
+}
+
+// A server that completes the handshake, then sends a masked frame (servers must not mask).
+class MaskingServer {
+ public:
+  MaskingServer() {
+    fd_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof addr;
+    if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(fd_.get(), 4) != 0 ||
+        ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
+      return;
+    }
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { serve_one(); });
+  }
+  ~MaskingServer() {
+    ::shutdown(fd_.get(), SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+  }
+  std::uint16_t port() const { return port_; }
+
+ private:
+  void serve_one() {
+    net::Fd client(::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!client) return;
+    timeval tv{5, 0};
+    ::setsockopt(client.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::string request;
+    char buffer[4096];
+    while (request.find("\r\n\r\n") == std::string::npos) {
+      const ssize_t n = ::recv(client.get(), buffer, sizeof buffer, 0);
+      if (n <= 0) return;
+      request.append(buffer, static_cast<std::size_t>(n));
+    }
+    const std::size_t at = request.find("Sec-WebSocket-Key: ") + 19;
+    const std::string key = request.substr(at, request.find("\r\n", at) - at);
+    std::string answer;
+    ws::append_accept(answer, key);
+    answer += testing::ws_frame(0x1, "masked", true);
+    ::send(client.get(), answer.data(), answer.size(), MSG_NOSIGNAL);
+    while (::recv(client.get(), buffer, sizeof buffer, 0) > 0) {
+    }
+  }
+
+  net::Fd fd_;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+TEST(LoadgenWs, ProtocolErrorsAreCountedByTheCodeWeClosedWith) {
+  MaskingServer server;
+  ASSERT_NE(server.port(), 0);
+  Config c = ws_config(server.port());
+  c.max_requests = 1;
+  c.concurrency = 1;
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 1u);
+  EXPECT_EQ(r.total_errors, 1u);
+  EXPECT_EQ(r.ws.protocol.at(1002), 1u);
+  EXPECT_EQ(r.error_codes.at("protocol 1002"), 1u);
+}
+
+TEST(LoadgenWs, RateIsRefusedForWebSockets) {
+  Config c = ws_config(9);
+  auto refused = check_websocket_options(c, true);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--rps"), std::string::npos);
+  EXPECT_TRUE(check_websocket_options(c, false));
+  c.url = "http://127.0.0.1:9/";
+  EXPECT_TRUE(check_websocket_options(c, true));
+}
+
+}  // namespace
+}  // namespace stampede::loadgen

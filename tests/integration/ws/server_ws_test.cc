@@ -1,0 +1,218 @@
+// The test server's WebSocket side over raw bytes: echo, counting, delays, simulated errors,
+// refused handshakes, bad frames (each closed with its code) and the server staying up.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "raw_ws.h"
+#include "server/server.h"
+#include "support/ws_frames.h"
+
+namespace stampede::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
+  options.port = 0;
+  options.cores = 1;
+  auto s = server::Server::start(options);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+bool switched(const std::string& head) {
+  return head.rfind("HTTP/1.1 101 Switching Protocols\r\n", 0) == 0 &&
+         head.find("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n") != std::string::npos;
+}
+
+TEST(ServerWs, EchoesTextAndBinaryAndCountsMessages) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawWs client(server->port());
+  ASSERT_TRUE(switched(client.upgrade("/any/path")));
+  for (int i = 0; i < 20; ++i) {
+    const std::string text = "message " + std::to_string(i);
+    ASSERT_TRUE(client.send(ws_frame(0x1, text, true)));
+    auto echo = client.read_frame();
+    ASSERT_TRUE(echo) << i;
+    EXPECT_EQ(echo->opcode, 0x1);
+    EXPECT_FALSE(echo->masked);
+    EXPECT_EQ(echo->payload, text);
+  }
+  const std::string binary("\x00\xff\x01", 3);
+  ASSERT_TRUE(client.send(ws_frame(0x2, binary, true)));
+  auto echo = client.read_frame();
+  ASSERT_TRUE(echo);
+  EXPECT_EQ(echo->opcode, 0x2);
+  EXPECT_EQ(echo->payload, binary);
+  const std::string big(100000, 'z');
+  ASSERT_TRUE(client.send(ws_frame(0x1, big, true)));
+  echo = client.read_frame();
+  ASSERT_TRUE(echo);
+  EXPECT_EQ(echo->payload, big);
+  EXPECT_EQ(server->served(), 22u);
+
+  ASSERT_TRUE(client.send(ws_frame(0x8,
+                                   "\x03\xe8"
+                                   "bye",
+                                   true)));  // close 1000
+  auto close = client.read_frame();
+  ASSERT_TRUE(close);
+  EXPECT_EQ(close->close_code(), 1000);
+  EXPECT_TRUE(client.closed_by_peer());
+  const auto totals = server->stop();
+  EXPECT_EQ(totals.requests, 22u);
+  EXPECT_EQ(totals.connections, 1u);
+}
+
+TEST(ServerWs, FramesSentWithTheUpgradeAreEchoed) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawWs client(server->port());
+  ASSERT_TRUE(client.send(RawWs::upgrade_request() + ws_frame(0x1, "early", true) +
+                          ws_frame(0x9, "ping", true)));
+  ASSERT_TRUE(switched(client.read_until("\r\n\r\n")));
+  // Control frames may overtake data frames (wslay sends queued ones first).
+  auto first = client.read_frame(), second = client.read_frame();
+  ASSERT_TRUE(first && second);
+  if (first->opcode == 0xA) std::swap(first, second);
+  EXPECT_EQ(first->opcode, 0x1);
+  EXPECT_EQ(first->payload, "early");
+  EXPECT_EQ(second->opcode, 0xA);
+  EXPECT_EQ(second->payload, "ping");
+}
+
+TEST(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
+  server::ServerOptions options;
+  auto server = start_server(options);
+  ASSERT_TRUE(server);
+  struct Case {
+    const char* name;
+    std::string bytes;
+    int code;
+  };
+  std::string too_big = ws_frame(0x2, "", true);
+  too_big[1] = static_cast<char>(0x80 | 127);  // a 17 MiB length, no payload needed
+  too_big.insert(2, std::string("\x00\x00\x00\x00\x01\x10\x00\x00", 8));
+  too_big += "some";  // the first payload bytes: the frame is looked at once they arrive
+  const Case cases[] = {
+      {"unmasked", ws_frame(0x1, "hi", false), 1002},
+      {"reserved opcode", ws_frame(0x3, "hi", true), 1002},
+      {"reserved bits", ws_frame(0x1, "hi", true, true, 0x2), 1002},
+      {"invalid utf-8", ws_frame(0x1, "\xc3\x28", true), 1007},
+      {"oversized", too_big, 1009},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    RawWs client(server->port());
+    ASSERT_TRUE(switched(client.upgrade()));
+    ASSERT_TRUE(client.send(c.bytes));
+    auto close = client.read_frame();
+    ASSERT_TRUE(close);
+    EXPECT_EQ(close->opcode, 0x8);
+    EXPECT_EQ(close->close_code(), c.code);
+    EXPECT_TRUE(client.closed_by_peer());
+  }
+  RawWs after(server->port());
+  ASSERT_TRUE(switched(after.upgrade()));
+  ASSERT_TRUE(after.send(ws_frame(0x1, "still here", true)));
+  auto echo = after.read_frame();
+  ASSERT_TRUE(echo);
+  EXPECT_EQ(echo->payload, "still here");
+}
+
+TEST(ServerWs, DelayAppliesPerMessage) {
+  server::ServerOptions options;
+  options.delay = std::chrono::milliseconds(40);
+  auto server = start_server(options);
+  ASSERT_TRUE(server);
+  RawWs client(server->port());
+  ASSERT_TRUE(switched(client.upgrade()));
+  const auto start = Clock::now();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(client.send(ws_frame(0x1, "slow", true)));
+    ASSERT_TRUE(client.read_frame());
+  }
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(120));
+
+  RawWs fast(server->port());  // ?delay= on the upgrade replaces --delay for that socket
+  ASSERT_TRUE(switched(fast.upgrade("/?delay=0")));
+  const auto fast_start = Clock::now();
+  ASSERT_TRUE(fast.send(ws_frame(0x1, "quick", true)));
+  ASSERT_TRUE(fast.read_frame());
+  EXPECT_LT(Clock::now() - fast_start, std::chrono::milliseconds(40));
+}
+
+TEST(ServerWs, SimulatedErrorsCloseWith1011) {
+  server::ServerOptions options;
+  options.error_status = 500;
+  options.error_percent = 50;
+  auto server = start_server(options);
+  ASSERT_TRUE(server);
+  RawWs client(server->port());
+  ASSERT_TRUE(switched(client.upgrade()));
+  ASSERT_TRUE(client.send(ws_frame(0x1, "one", true)));
+  auto echo = client.read_frame();
+  ASSERT_TRUE(echo);
+  EXPECT_EQ(echo->payload, "one");
+  ASSERT_TRUE(client.send(ws_frame(0x1, "two", true)));
+  auto close = client.read_frame();
+  ASSERT_TRUE(close);
+  EXPECT_EQ(close->close_code(), 1011);
+  ASSERT_TRUE(client.send(ws_frame(0x8, "\x03\xf3", true)));  // our close answer
+  EXPECT_TRUE(client.closed_by_peer());
+  const auto totals = server->stop();
+  EXPECT_EQ(totals.requests, 2u);
+  EXPECT_EQ(totals.errors, 1u);
+}
+
+TEST(ServerWs, HandshakesCanBeRefused) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  {
+    RawWs client(server->port());  // ?status= answers with that status instead of switching
+    const std::string head = client.upgrade("/?status=503");
+    EXPECT_EQ(head.rfind("HTTP/1.1 503 ", 0), 0u) << head;
+  }
+  {
+    RawWs client(server->port());
+    ASSERT_TRUE(client.send(
+        "GET / HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"));
+    const std::string head = client.read_until("\r\n\r\n");
+    EXPECT_EQ(head.rfind("HTTP/1.1 426 ", 0), 0u) << head;
+    EXPECT_NE(head.find("Sec-WebSocket-Version: 13"), std::string::npos);
+  }
+  {
+    RawWs client(server->port());
+    ASSERT_TRUE(
+        client.send("GET / HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "Sec-WebSocket-Version: 13\r\n\r\n"));
+    const std::string head = client.read_until("\r\n\r\n");
+    EXPECT_EQ(head.rfind("HTTP/1.1 400 ", 0), 0u) << head;
+  }
+  const auto totals = server->stop();
+  EXPECT_EQ(totals.bad_requests, 2u);
+}
+
+TEST(ServerWs, StoppingClosesWithGoingAway) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  RawWs client(server->port());
+  ASSERT_TRUE(switched(client.upgrade()));
+  ASSERT_TRUE(client.send(ws_frame(0x1, "x", true)));
+  ASSERT_TRUE(client.read_frame());
+  std::thread stopper([&] { server->stop(); });
+  auto close = client.read_frame();
+  ASSERT_TRUE(close);
+  EXPECT_EQ(close->close_code(), 1001);
+  ASSERT_TRUE(client.send(ws_frame(0x8, "\x03\xe9", true)));
+  stopper.join();
+}
+
+}  // namespace
+}  // namespace stampede::testing
