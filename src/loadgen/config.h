@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -12,6 +13,8 @@
 #include "core/result.h"
 
 namespace stampede::loadgen {
+
+struct HookSet;  // loadgen/hooks.h
 
 // How long a run lasts when neither max_requests nor max_duration is set (loadtest 8's default).
 inline constexpr std::chrono::seconds kDefaultDuration{10};
@@ -42,6 +45,9 @@ struct Config {
 
   // Response header names (any case) whose values are counted: RunResult::header_counts.
   std::vector<std::string> count_headers;
+
+  // Per-request callbacks or a script (loadgen/hooks.h); null: the static path, no hook cost.
+  std::shared_ptr<const HookSet> hooks;
 
   bool quiet = false;  // no progress lines
   bool json = false;   // the result as JSON instead of the text report (cli only)

@@ -17,10 +17,24 @@ constexpr std::uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLE
 constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
+// The parser captures the counted headers, then those a hook reads.
+std::vector<std::string> parsed_headers(const ConnectionContext& context) {
+  std::vector<std::string> names = context.count_headers;
+  if (context.hook_set) {
+    names.insert(names.end(), context.hook_set->capture_headers.begin(),
+                 context.hook_set->capture_headers.end());
+  }
+  return names;
+}
+
 }  // namespace
 
 Connection::Connection(const ConnectionContext& context)
-    : context_(context), parser_(context.count_headers), timer_([this] { on_timer(); }) {}
+    : context_(context), parser_(parsed_headers(context)), timer_([this] { on_timer(); }) {
+  if (context.hook_set && context.hook_set->capture_body) {
+    parser_.set_body_callback([this](std::string_view chunk) { body_.append(chunk); });
+  }
+}
 
 void Connection::start() {
   request_next();
@@ -56,7 +70,10 @@ void Connection::request_next() {
 }
 
 void Connection::begin(const SendPermit& permit) {
-  if (context_.request->indexed()) {
+  index_ = permit.index;
+  if (context_.hook_set) {
+    if (!generate(permit)) return;
+  } else if (context_.request->indexed()) {
     context_.request->render(permit.index, rendered_);
     request_ = rendered_;
   } else {
@@ -64,7 +81,7 @@ void Connection::begin(const SendPermit& permit) {
   }
   if (fd_ && peer_closed_) close_socket();  // the server closed the idle connection
   written_ = 0;
-  if (context_.head_request) parser_.expect_no_body();
+  if (context_.head_request || head_) parser_.expect_no_body();
   if (!fd_) {
     open_socket();
     return;
@@ -228,7 +245,13 @@ void Connection::on_eof() {
 void Connection::complete() {
   const std::int64_t end = mono_ns();
   WorkerStats& stats = *context_.stats;
-  stats.record_response(parser_.status(), start_ns_, end);
+  const std::string_view verdict =
+      context_.hook_set ? notify_hook(parser_.status(), 0, end - start_ns_) : std::string_view();
+  if (verdict.empty()) {
+    stats.record_response(parser_.status(), start_ns_, end);
+  } else {
+    stats.record_custom_error(verdict, parser_.status(), start_ns_, end);
+  }
   for (std::size_t i = 0; i < context_.count_headers.size(); ++i) {
     if (auto value = parser_.captured(i)) stats.count_header_value(i, *value);
   }
@@ -257,12 +280,17 @@ void Connection::complete() {
 void Connection::fail(int err) {
   const std::int64_t end = mono_ns();
   context_.stats->record_failure(err, begin_ns_ ? begin_ns_ : end, end);
+  if (context_.hook_set) notify_hook(0, err, end - (begin_ns_ ? begin_ns_ : end));
   const bool fresh = !responded_;
   close_socket();
   if (!fresh) {
     request_next();
     return;
   }
+  backoff();
+}
+
+void Connection::backoff() {
   ++failures_;
   const std::int64_t backoff =
       std::min(kBackoffBaseNs << std::min<std::uint32_t>(failures_ - 1, 20), kBackoffMaxNs);

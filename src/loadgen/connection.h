@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "http/response_parser.h"
+#include "loadgen/hooks.h"
 #include "loadgen/request.h"
 #include "loadgen/worker_stats.h"
 #include "net/event_loop.h"
@@ -59,6 +60,9 @@ struct ConnectionContext {
   bool head_request = false;    // responses have no body
   std::int64_t timeout_ns = 0;  // per request, from its first byte sent (or connect); 0: none
   std::vector<std::string> count_headers;  // response headers whose values are counted
+  const HookSet* hook_set = nullptr;       // Config::hooks; null: no hook work at all
+  RequestHook* hook = nullptr;             // the worker's, when hook_set is set
+  std::uint32_t worker = 0;                // the worker's id, for RequestOutcome
 };
 
 class Connection final : public net::IoHandler {
@@ -111,6 +115,10 @@ class Connection final : public net::IoHandler {
   void close_socket();
   void finish();
   void arm_timeout(std::int64_t from_ns);
+  // connection_hooks.cc: the RequestHook calls, made only when context_.hook_set is set.
+  bool generate(const SendPermit& permit);
+  std::string_view notify_hook(int status, int err, std::int64_t latency_ns);
+  void backoff();
 
   const ConnectionContext& context_;
   net::Fd fd_;
@@ -131,6 +139,9 @@ class Connection final : public net::IoHandler {
   bool unusable_ = false;       // extra bytes after a response: do not reuse
   bool responded_ = false;      // this socket delivered a complete response
   std::uint32_t failures_ = 0;  // consecutive failures without a response, for the backoff
+  std::uint64_t index_ = 0;     // the index of the request in flight
+  bool head_ = false;           // a generated HEAD request is in flight
+  std::string body_;            // the response body, when HookSet::capture_body
 };
 
 }  // namespace stampede::loadgen
