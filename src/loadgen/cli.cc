@@ -20,13 +20,14 @@
 #include "loadgen/report_text.h"
 #include "loadgen/request.h"
 #include "loadgen/runner.h"
+#include "script/script_hooks.h"
 
 namespace stampede::loadgen {
 namespace {
 
 // What CLI11 fills: strings as given, converted and checked by to_config().
 struct Args {
-  std::optional<std::string> url, n, c, t, d, cores, method, content_type, index;
+  std::optional<std::string> url, n, c, t, d, cores, method, content_type, index, script;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::vector<std::string> headers, cookies, count_headers;
   bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
@@ -60,6 +61,9 @@ void define_options(CLI::App& app, Args& a) {
       ->multi_option_policy(last);
   app.add_option("--cores", a.cores, "Worker threads (default half the cores)")
       ->multi_option_policy(last);
+  app.add_option("-R,--requestGenerator", a.script,
+                 "Lua script whose request(id) builds each request (docs/scripting.md)")
+      ->multi_option_policy(last);
   app.add_flag("--quiet", a.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
   app.add_flag("--json", a.json, "Print the result as JSON instead of the text report");
@@ -91,6 +95,7 @@ RawOptions to_raw(const Args& a) {
   r.method = raw(a.method, "-m");
   r.content_type = raw(a.content_type, "-T");
   r.index_param = raw(a.index, "--index");
+  r.request_script = raw(a.script, "-R");
   r.data = raw(a.data, "--data");
   r.post_body = raw(a.post_body, "-P");
   r.post_file = raw(a.post_file, "-p");
@@ -165,6 +170,21 @@ class SignalWatcher {
   std::thread thread_;
 };
 
+// -R and -p/-u/-a FILE.lua: the scripts are loaded and checked now, before anything is sent.
+Result<void> attach_scripts(Config& config) {
+  if (config.request_script.empty() && config.body_script.empty()) return {};
+  auto url = http::parse_url(config.url);
+  if (!url) return url.error();
+  script::ScriptParams params;
+  params.request_script = config.request_script;
+  params.body_script = config.body_script;
+  params.base = make_request_spec(config, *url);
+  auto hooks = script::make_script_hooks(params);
+  if (!hooks) return hooks.error();
+  config.hooks = std::move(hooks).value();
+  return {};
+}
+
 int run_and_report(const Config& config) {
   raise_file_limit();
   StopSignal stop;
@@ -180,6 +200,7 @@ int run_and_report(const Config& config) {
     std::fprintf(stderr, "stampede: %s\n", result.error().message.c_str());
     return 1;
   }
+  if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(*result).dump());
   if (config.json) {
     write_json_report(*result, std::cout);
   } else {
@@ -209,6 +230,7 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (!rc) return rc.error();
   auto config = to_config(merge(to_raw(args), *rc));
   if (!config) return config.error();
+  if (auto scripts = attach_scripts(*config); !scripts) return scripts.error();
   return CliRequest{CliRequest::Action::Run, std::move(config).value(), {}};
 }
 

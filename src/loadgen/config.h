@@ -48,6 +48,8 @@ struct Config {
 
   // Per-request callbacks or a script (loadgen/hooks.h); null: the static path, no hook cost.
   std::shared_ptr<const HookSet> hooks;
+  std::string request_script;  // -R FILE.lua: request(id) builds each request (cli only)
+  std::string body_script;     // -p/-u/-a FILE.lua: body(id) gives each body (cli only)
 
   bool quiet = false;  // no progress lines
   bool json = false;   // the result as JSON instead of the text report (cli only)

@@ -28,6 +28,8 @@ struct RawOptions {
   std::optional<RawValue> method;        // -m / method
   std::optional<RawValue> content_type;  // -T / contentType
   std::optional<RawValue> index_param;   // --index / indexParam
+  // -R FILE.lua (a request script).
+  std::optional<RawValue> request_script;
 
   // Body sources in loadtest's precedence order: a later one wins (and sets the method).
   std::optional<RawValue> data;        // --data / body: keeps the method
