@@ -23,13 +23,14 @@
 #include "loadgen/runner.h"
 #include "loadgen/thresholds.h"
 #include "loadgen/ws_run.h"
+#include "script/script_hooks.h"
 
 namespace stampede::loadgen {
 namespace {
 
 // What CLI11 fills: strings as given, converted and checked by to_config().
 struct Args {
-  std::optional<std::string> url, n, c, t, d, cores, method, content_type, index;
+  std::optional<std::string> url, n, c, t, d, cores, method, content_type, index, script;
   std::optional<std::string> rps, ramp, html, max_p99, max_error_rate, min_rps;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::optional<std::string> cert, key, secure_protocol, proxy;
@@ -65,6 +66,9 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--index", a.index, "Replace this text in the URL and body by a unique index")
       ->multi_option_policy(last);
   app.add_option("--cores", a.cores, "Worker threads (default half the cores)")
+      ->multi_option_policy(last);
+  app.add_option("-R,--requestGenerator", a.script,
+                 "Lua script whose request(id) builds each request (docs/scripting.md)")
       ->multi_option_policy(last);
   app.add_option("--rps", a.rps,
                  "Open loop: send this many requests per second in total (fractional is fine)")
@@ -127,6 +131,7 @@ RawOptions to_raw(const Args& a) {
   r.max_p99 = raw(a.max_p99, "--max-p99");
   r.max_error_rate = raw(a.max_error_rate, "--max-error-rate");
   r.min_rps = raw(a.min_rps, "--min-rps");
+  r.request_script = raw(a.script, "-R");
   r.data = raw(a.data, "--data");
   r.post_body = raw(a.post_body, "-P");
   r.post_file = raw(a.post_file, "-p");
@@ -224,6 +229,21 @@ int finish_outputs(const Config& config, const RunResult& result) {
   return crossed.empty() ? 0 : 3;
 }
 
+// -R and -p/-u/-a FILE.lua: the scripts are loaded and checked now, before anything is sent.
+Result<void> attach_scripts(Config& config) {
+  if (config.request_script.empty() && config.body_script.empty()) return {};
+  auto url = http::parse_url(config.url);
+  if (!url) return url.error();
+  script::ScriptParams params;
+  params.request_script = config.request_script;
+  params.body_script = config.body_script;
+  params.base = make_request_spec(config, *url);
+  auto hooks = script::make_script_hooks(params);
+  if (!hooks) return hooks.error();
+  config.hooks = std::move(hooks).value();
+  return {};
+}
+
 int run_and_report(const Config& config) {
   raise_file_limit();
   StopSignal stop;
@@ -239,6 +259,7 @@ int run_and_report(const Config& config) {
     std::fprintf(stderr, "stampede: %s\n", result.error().message.c_str());
     return 1;
   }
+  if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(*result).dump());
   if (config.json) {
     write_json_report(*result, std::cout);
   } else {
@@ -269,6 +290,7 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
   auto config = to_config(merge(to_raw(args), *rc));
   if (!config) return config.error();
   if (auto r = check_websocket_options(*config, config->rps > 0); !r) return r.error();
+  if (auto scripts = attach_scripts(*config); !scripts) return scripts.error();
   return CliRequest{CliRequest::Action::Run, std::move(config).value(), {}};
 }
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +14,8 @@
 #include "loadgen/thresholds.h"
 
 namespace stampede::loadgen {
+
+struct HookSet;  // loadgen/hooks.h
 
 // How long a run lasts when neither max_requests nor max_duration is set (loadtest 8's default).
 inline constexpr std::chrono::seconds kDefaultDuration{10};
@@ -56,6 +59,11 @@ struct Config {
   double rps = 0;
   std::chrono::nanoseconds ramp{0};  // --ramp: the rate grows linearly from 0 to rps over this
   bool timeline = false;  // keep a per-second timeline (RunResult::timeline); on with --rps
+
+  // Per-request callbacks or a script (loadgen/hooks.h); null: the static path, no hook cost.
+  std::shared_ptr<const HookSet> hooks;
+  std::string request_script;  // -R FILE.lua: request(id) builds each request (cli only)
+  std::string body_script;     // -p/-u/-a FILE.lua: body(id) gives each body (cli only)
 
   bool quiet = false;     // no progress lines
   bool json = false;      // the result as JSON instead of the text report (cli only)

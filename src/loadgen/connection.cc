@@ -19,11 +19,24 @@ constexpr std::uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLE
 constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
+// The parser captures the counted headers, then those a hook reads.
+std::vector<std::string> parsed_headers(const ConnectionContext& context) {
+  std::vector<std::string> names = context.count_headers;
+  if (context.hook_set) {
+    names.insert(names.end(), context.hook_set->capture_headers.begin(),
+                 context.hook_set->capture_headers.end());
+  }
+  return names;
+}
+
 }  // namespace
 
 Connection::Connection(const ConnectionContext& context)
-    : context_(context), parser_(context.count_headers), timer_([this] { on_timer(); }) {
+    : context_(context), parser_(parsed_headers(context)), timer_([this] { on_timer(); }) {
   if (context.tls != nullptr) tls_ = std::make_unique<SecureChannel>(context);
+  if (context.hook_set && context.hook_set->capture_body) {
+    parser_.set_body_callback([this](std::string_view chunk) { body_.append(chunk); });
+  }
 }
 
 inline net::IoStatus Connection::io_read(char* buffer, std::size_t capacity, std::size_t& n) {
@@ -94,7 +107,10 @@ void Connection::begin(const SendPermit& permit) {
     // The lag needs a fresh reading; the closed loop's timeline makes do with the loop's.
     rate->on_sent(permit.at_ns, context_.paced ? mono_ns() : context_.loop->now_ns());
   }
-  if (context_.request->indexed()) {
+  index_ = permit.index;
+  if (context_.hook_set) {
+    if (!generate(permit)) return;
+  } else if (context_.request->indexed()) {
     context_.request->render(permit.index, rendered_);
     request_ = rendered_;
   } else {
@@ -102,7 +118,7 @@ void Connection::begin(const SendPermit& permit) {
   }
   if (fd_ && peer_closed_) close_socket();  // the server closed the idle connection
   written_ = 0;
-  if (context_.head_request) parser_.expect_no_body();
+  if (context_.head_request || head_) parser_.expect_no_body();
   if (!fd_) {
     open_socket();
     return;
@@ -291,7 +307,13 @@ void Connection::complete() {
   const std::int64_t end = mono_ns();
   WorkerStats& stats = *context_.stats;
   const std::int64_t from = context_.paced ? intended_ns_ : start_ns_;
-  stats.record_response(parser_.status(), from, end);
+  const std::string_view verdict =
+      context_.hook_set ? notify_hook(parser_.status(), 0, end - from) : std::string_view();
+  if (verdict.empty()) {
+    stats.record_response(parser_.status(), from, end);
+  } else {
+    stats.record_custom_error(verdict, parser_.status(), from, end);
+  }
   if (RateStats* rate = stats.rate()) {
     rate->on_completed(end - from, end - start_ns_, end,
                        RateStats::class_of_status(parser_.status()));
@@ -329,12 +351,17 @@ void Connection::fail(int err) {
   if (RateStats* rate = context_.stats->rate()) {
     rate->on_completed(end - from, end - begun, end, stats::ErrorClass::Transport);
   }
+  if (context_.hook_set) notify_hook(0, err, end - from);
   const bool fresh = !responded_;
   close_socket();
   if (!fresh) {
     request_next();
     return;
   }
+  backoff();
+}
+
+void Connection::backoff() {
   ++failures_;
   const std::int64_t backoff =
       std::min(kBackoffBaseNs << std::min<std::uint32_t>(failures_ - 1, 20), kBackoffMaxNs);

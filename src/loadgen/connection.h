@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "http/response_parser.h"
+#include "loadgen/hooks.h"
 #include "loadgen/request.h"
 #include "loadgen/secure_channel.h"
 #include "loadgen/worker_stats.h"
@@ -71,6 +72,9 @@ struct ConnectionContext {
   std::string server_name;
   std::string connect_request;
   const WsPlan* websocket = nullptr;  // ws:// runs: each client is a WsClient
+  const HookSet* hook_set = nullptr;  // Config::hooks; null: no hook work at all
+  RequestHook* hook = nullptr;        // the worker's, when hook_set is set
+  std::uint32_t worker = 0;           // the worker's id, for RequestOutcome
 };
 
 class Connection final : public net::IoHandler {
@@ -130,6 +134,10 @@ class Connection final : public net::IoHandler {
   int io_error() const;  // after an Error: errno, or the TLS channel's code
   // https: runs the CONNECT exchange and the handshake; true once requests can go.
   bool secure_handshake();
+  // connection_hooks.cc: the RequestHook calls, made only when context_.hook_set is set.
+  bool generate(const SendPermit& permit);
+  std::string_view notify_hook(int status, int err, std::int64_t latency_ns);
+  void backoff();
 
   const ConnectionContext& context_;
   net::Fd fd_;
@@ -155,6 +163,9 @@ class Connection final : public net::IoHandler {
 
   // ws:// runs: the WebSocket client this connection stands for (it has its own socket).
   std::unique_ptr<WsClient> ws_;
+  std::uint64_t index_ = 0;  // the index of the request in flight
+  bool head_ = false;        // a generated HEAD request is in flight
+  std::string body_;         // the response body, when HookSet::capture_body
 };
 
 }  // namespace stampede::loadgen

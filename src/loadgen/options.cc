@@ -124,7 +124,10 @@ Result<void> resolve_body(const RawOptions& raw, Config& config) {
   };
   for (const Source& s : sources) {
     if (!s.value) continue;
-    if (s.is_file) {
+    if (s.is_file && s.value->text.ends_with(".lua")) {
+      config.body_script = s.value->text;  // its body(id) gives each body
+      config.body = "";
+    } else if (s.is_file) {
       auto contents = read_body_file(*s.value);
       if (!contents) return contents.error();
       config.body = std::move(contents).value();
@@ -224,6 +227,7 @@ Result<void> convert_request(const RawOptions& raw, Config& config) {
     }
     config.content_type = raw.content_type->text;
   }
+  if (raw.request_script) config.request_script = raw.request_script->text;
   if (raw.index_param) {
     if (raw.index_param->text.empty()) return option_error(*raw.index_param, "empty parameter");
     config.index_param = raw.index_param->text;

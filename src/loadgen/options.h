@@ -34,6 +34,8 @@ struct RawOptions {
   std::optional<RawValue> max_p99;         // --max-p99 / maxP99 (ms)
   std::optional<RawValue> max_error_rate;  // --max-error-rate / maxErrorRate (percent)
   std::optional<RawValue> min_rps;         // --min-rps / minRps
+  // -R FILE.lua (a request script).
+  std::optional<RawValue> request_script;
 
   // Body sources in loadtest's precedence order: a later one wins (and sets the method).
   std::optional<RawValue> data;        // --data / body: keeps the method

@@ -117,6 +117,11 @@ Result<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
     params.timeline = config.timeline || config.rps > 0;
     params.drain_ns = config.drain_timeout().count();
     params.on_done = [&monitor] { monitor.worker_done(); };
+    if (config.hooks) {
+      auto hook = config.hooks->make(i);
+      if (!hook) return hook.error();
+      params.hook = std::move(hook).value();
+    }
     auto worker = Worker::create(std::move(params));
     if (!worker) return worker.error();
     workers.push_back(std::move(worker).value());
@@ -163,8 +168,14 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
     const std::uint64_t n = total.status_count(status);
     if (n == 0) continue;
     result.status_counts[status] = n;
-    if (WorkerStats::is_error_status(status)) result.error_codes[std::to_string(status)] += n;
+    if (!WorkerStats::is_error_status(status)) continue;
+    const auto relabelled = total.relabelled().find(status);
+    const std::uint64_t errors =
+        n - (relabelled == total.relabelled().end() ? 0 : relabelled->second);
+    if (errors > 0) result.error_codes[std::to_string(status)] += errors;
   }
+  for (const auto& [code, n] : total.custom_errors())
+    result.error_codes[code] += n;
   for (int err = 1; err < WorkerStats::kMaxErrno; ++err) {
     const std::uint64_t n = total.failure_count(err);
     if (n > 0) result.error_codes[failure_name(err)] += n;
@@ -209,6 +220,7 @@ ConnectionContext make_context(const Config& config, const RequestTemplate& requ
   context.timeout_ns = config.timeout.count();
   context.count_headers = config.count_headers;
   context.paced = config.rps > 0;
+  context.hook_set = config.hooks.get();
   return context;
 }
 

@@ -35,6 +35,8 @@ Worker::Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop)
   context.owner = this;
   context.stats = &stats_;
   context.read_buffer = std::span<char>(read_buffer_);
+  context.hook = params_.hook.get();
+  context.worker = params_.id;
   connections_.reserve(params_.connections);
   for (std::uint32_t i = 0; i < params_.connections; ++i) {
     connections_.push_back(std::make_unique<Connection>(params_.context));

@@ -28,6 +28,8 @@ struct WorkerParams {
   bool timeline = false;           // keep a per-second timeline
   std::int64_t drain_ns = 0;       // after the deadline, wait this long for requests in flight
   std::function<void()> on_done;   // called on the worker thread when run() ends
+  // When context.hook_set: this worker's hook (used only on its thread).
+  std::unique_ptr<RequestHook> hook;
 };
 
 class Worker final : public ConnectionOwner {

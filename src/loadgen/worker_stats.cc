@@ -30,6 +30,19 @@ void WorkerStats::record_failure(int err, std::int64_t start_ns, std::int64_t en
   publish(start_ns, end_ns);
 }
 
+void WorkerStats::record_custom_error(std::string_view code, int status, std::int64_t start_ns,
+                                      std::int64_t end_ns) {
+  if (status > 0 && status < kMaxStatus) {
+    ++statuses_[static_cast<std::size_t>(status)];
+    if (is_error_status(status)) ++relabelled_[status];
+  }
+  auto it = custom_errors_.find(code);
+  if (it == custom_errors_.end()) it = custom_errors_.emplace(std::string(code), 0).first;
+  ++it->second;
+  ++errors_;
+  publish(start_ns, end_ns);
+}
+
 void WorkerStats::count_header_value(std::size_t index, std::string_view value) {
   ValueCounts& counts = header_counts_[index];
   auto it = counts.find(value);
@@ -52,6 +65,10 @@ void WorkerStats::merge(const WorkerStats& other) {
     for (const auto& [value, n] : other.header_counts_[h])
       header_counts_[h][value] += n;
   }
+  for (const auto& [code, n] : other.custom_errors_)
+    custom_errors_[code] += n;
+  for (const auto& [status, n] : other.relabelled_)
+    relabelled_[status] += n;
   bytes_read_ += other.bytes_read_;
   bytes_written_ += other.bytes_written_;
   connections_ += other.connections_;

@@ -41,6 +41,10 @@ class WorkerStats {
   void record_response(int status, std::int64_t start_ns, std::int64_t end_ns);
   // One request that failed without a response: `err` is an errno value (ECONNREFUSED...).
   void record_failure(int err, std::int64_t start_ns, std::int64_t end_ns);
+  // A request a hook counted as failed under `code` (a content inspector's verdict, a script
+  // error): an error, counted under `code` in place of its status (0: no response).
+  void record_custom_error(std::string_view code, int status, std::int64_t start_ns,
+                           std::int64_t end_ns);
   // The value of the `index`-th counted header in a response. No allocation once seen.
   void count_header_value(std::size_t index, std::string_view value);
 
@@ -79,6 +83,9 @@ class WorkerStats {
   const std::array<std::uint64_t, kMaxStatus>& statuses() const { return statuses_; }
   const std::array<std::uint64_t, kMaxErrno>& failures() const { return failures_; }
   const std::vector<ValueCounts>& header_counts() const { return header_counts_; }
+  const ValueCounts& custom_errors() const { return custom_errors_; }
+  // Error responses (by status) counted under a custom code instead.
+  const std::map<int, std::uint64_t>& relabelled() const { return relabelled_; }
   std::uint64_t bytes_read() const { return bytes_read_; }
   std::uint64_t bytes_written() const { return bytes_written_; }
   std::uint64_t connections() const { return connections_; }
@@ -104,6 +111,8 @@ class WorkerStats {
   std::array<std::uint64_t, kMaxStatus> statuses_{};
   std::array<std::uint64_t, kMaxErrno> failures_{};
   std::vector<ValueCounts> header_counts_;
+  ValueCounts custom_errors_;
+  std::map<int, std::uint64_t> relabelled_;
   std::uint64_t bytes_read_ = 0;
   std::uint64_t bytes_written_ = 0;
   std::uint64_t connections_ = 0;

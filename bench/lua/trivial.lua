@@ -1,0 +1,4 @@
+-- bench/lua.sh: the cheapest request() script, to measure what scripting costs per request.
+function request(id)
+  return {path = "/"}
+end

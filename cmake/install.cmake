@@ -1,0 +1,51 @@
+# Installation: `cmake --install build [--prefix P]` puts in place
+#   lib/libstampede.a             the public API and every module it needs, in one archive
+#   include/stampede/*.h          the public headers (the only ones installed)
+#   lib/cmake/stampede/           find_package(stampede) -> stampede::stampede
+#   lib/pkgconfig/stampede.pc     pkg-config --cflags --libs stampede
+#   bin/stampede                  the command line
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# The libraries stampede_api links, in link order (update when the API needs another module).
+set(STAMPEDE_BUNDLED stampede_api stampede_loadgen stampede_script stampede_report stampede_server
+    stampede_ws stampede_tls stampede_net stampede_http stampede_stats stampede_core llhttp)
+set(STAMPEDE_BUNDLE ${PROJECT_BINARY_DIR}/libstampede.a)
+set(bundled_files "")
+foreach(lib ${STAMPEDE_BUNDLED})
+  list(APPEND bundled_files $<TARGET_FILE:${lib}>)
+endforeach()
+add_custom_command(OUTPUT ${STAMPEDE_BUNDLE}
+  COMMAND ${CMAKE_COMMAND} -DAR=${CMAKE_AR} -DOUT=${STAMPEDE_BUNDLE} "-DLIBS=${bundled_files}"
+          -P ${PROJECT_SOURCE_DIR}/cmake/bundle.cmake
+  DEPENDS ${STAMPEDE_BUNDLED} ${PROJECT_SOURCE_DIR}/cmake/bundle.cmake
+  COMMENT "Bundling libstampede.a" VERBATIM)
+add_custom_target(stampede_bundle ALL DEPENDS ${STAMPEDE_BUNDLE})
+
+# A sanitized build installs sanitized objects: their users must link the runtimes too.
+set(STAMPEDE_LINK_OPTIONS "")
+if(STAMPEDE_SANITIZE)
+  set(STAMPEDE_LINK_OPTIONS "-fsanitize=address,undefined")
+endif()
+
+set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/stampede)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/stampedeConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/stampedeConfig.cmake INSTALL_DESTINATION ${config_dir}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/stampedeConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+
+install(FILES ${STAMPEDE_BUNDLE} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/stampede
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/stampedeConfig.cmake
+  ${PROJECT_BINARY_DIR}/stampedeConfigVersion.cmake DESTINATION ${config_dir})
+# The .pc file names the prefix given at install time (cmake --install --prefix).
+install(CODE "
+  set(CMAKE_INSTALL_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
+  set(CMAKE_INSTALL_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
+  set(PROJECT_VERSION \"${PROJECT_VERSION}\")
+  set(STAMPEDE_LINK_OPTIONS \"${STAMPEDE_LINK_OPTIONS}\")
+  configure_file(\"${PROJECT_SOURCE_DIR}/cmake/stampede.pc.in\"
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig/stampede.pc\" @ONLY)")
+install(TARGETS stampede RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

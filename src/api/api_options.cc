@@ -1,0 +1,69 @@
+// LoadTestOptions -> loadgen::Config, with the command line's defaults and checks.
+#include <cmath>
+
+#include "api/bridge.h"
+
+namespace stampede::api {
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text)
+    c = http::ascii_lower(c);
+  return text;
+}
+
+void unsupported_options(const LoadTestOptions& options) {
+  if (options.requests_per_second &&
+      (!std::isfinite(*options.requests_per_second) || *options.requests_per_second <= 0)) {
+    throw Error("requests_per_second: must be a number > 0");
+  }
+  if (options.index_param_callback && options.index_param.empty()) {
+    throw Error("index_param_callback: needs index_param");
+  }
+  if (!std::isfinite(options.max_seconds) || options.max_seconds < 0) {
+    throw Error("max_seconds: must be a number >= 0");
+  }
+  if (options.timeout.count() < 0) throw Error("timeout: must be >= 0");
+}
+
+}  // namespace
+
+loadgen::Config to_config(const LoadTestOptions& options) {
+  unsupported_options(options);
+  loadgen::Config config;
+  config.url = options.url;
+  config.max_requests = options.max_requests;
+  config.max_duration = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(options.max_seconds));
+  config.concurrency = options.concurrency;
+  config.cores = options.cores;
+  config.keep_alive = options.keep_alive;
+  config.method = loadgen::upper_case(options.method);
+  if (config.method.empty()) config.method = options.body ? "POST" : "GET";
+  for (const auto& [name, value] : options.headers) {
+    config.headers.emplace_back(lower(name), value);
+  }
+  config.cookies = options.cookies;
+  config.body = options.body;
+  config.content_type = options.content_type;
+  config.timeout = options.timeout;
+  config.index_param = options.index_param;
+  config.count_headers = options.count_headers;
+  config.rps = options.requests_per_second.value_or(0);
+  config.insecure = options.insecure;
+  config.cert_file = options.cert;
+  config.key_file = options.key;
+  config.quiet = options.progress == nullptr;
+  if (auto valid = loadgen::validate(config); !valid) throw Error(valid.error().message);
+  config.hooks = make_hooks(options, config);
+  return config;
+}
+
+void check_startable(const loadgen::Config& config) {
+  auto url = http::parse_url(config.url);
+  if (!url) throw Error(url.error().message);
+  auto address = net::resolve(url->host, url->port);
+  if (!address) throw Error(address.error().message);
+}
+
+}  // namespace stampede::api

@@ -1,0 +1,46 @@
+// The Connection's RequestHook calls (loadgen/hooks.h), apart from the static path.
+#include "core/clock.h"
+#include "loadgen/connection.h"
+
+namespace stampede::loadgen {
+
+// A generated request replaces the template's; one the hook could not make is not sent: it
+// counts as an error and the connection backs off, so a hook failing every time does not spin.
+bool Connection::generate(const SendPermit& permit) {
+  if (!context_.hook_set->generates) {
+    head_ = false;
+    if (context_.request->indexed()) {
+      context_.request->render(permit.index, rendered_);
+      request_ = rendered_;
+    } else {
+      request_ = context_.request->fixed();
+    }
+    return true;
+  }
+  const Generated generated = context_.hook->generate(permit.index, rendered_);
+  if (!generated.ok) {
+    const std::int64_t now = mono_ns();
+    context_.stats->record_custom_error(generated.error, 0, now, now);
+    backoff();
+    return false;
+  }
+  head_ = generated.head;
+  request_ = rendered_;
+  return true;
+}
+
+std::string_view Connection::notify_hook(int status, int err, std::int64_t latency_ns) {
+  RequestOutcome outcome;
+  outcome.index = index_;
+  outcome.worker = context_.worker;
+  outcome.status = status;
+  outcome.err = err;
+  outcome.latency_ns = latency_ns;
+  outcome.body = body_;
+  outcome.response = status != 0 ? &parser_ : nullptr;
+  const std::string_view verdict = context_.hook->on_outcome(outcome);
+  body_.clear();
+  return verdict;
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,62 @@
+// RequestHook: the optional per-request seam of a run, for library callbacks (src/api) and
+// scripts (src/script). A run without hooks (Config::hooks null) pays one null-pointer test per
+// request and nothing else: requests come from the immutable RequestTemplate, bodies are dropped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "http/response_parser.h"
+
+namespace stampede::loadgen {
+
+// How one request ended, as a hook sees it. The views are valid only during the call.
+struct RequestOutcome {
+  std::uint64_t index = 0;   // the request's unique index (1-based)
+  std::uint32_t worker = 0;  // the worker (instance) that sent it
+  int status = 0;            // the response's status; 0 when it failed without one
+  int err = 0;               // errno of a transport failure (ECONNREFUSED...); 0 with a response
+  std::int64_t latency_ns = 0;
+  std::string_view body;                           // when HookSet::capture_body, else empty
+  const http::ResponseParser* response = nullptr;  // captured headers; null without a response
+};
+
+// What generate() made of one request.
+struct Generated {
+  bool ok = false;    // false: the request is not sent and counts as the error `error`
+  bool head = false;  // a HEAD request: its response has no body
+  std::string error;  // the error code counted when !ok ("script error"...)
+};
+
+// One per worker, used only on that worker's thread (one Lua state per worker, say).
+class RequestHook {
+ public:
+  virtual ~RequestHook() = default;
+  // Writes the bytes of request `index` into `out` (its previous contents are replaced).
+  // Called only when HookSet::generates.
+  virtual Generated generate(std::uint64_t index, std::string& out) = 0;
+  // After every request, with or without a response. Returns an error code to count this
+  // response as failed under that code (a content inspector's verdict), or an empty view.
+  // The view must stay valid until the next call on this hook.
+  virtual std::string_view on_outcome(const RequestOutcome& outcome) = 0;
+};
+
+// Config::hooks: what a run asks of its hooks, and how to make one per worker.
+struct HookSet {
+  bool generates = false;     // every request comes from RequestHook::generate
+  bool capture_body = false;  // RequestOutcome::body is filled (copied per response: a cost)
+  // Response header names (any case) readable through RequestOutcome::response->header().
+  std::vector<std::string> capture_headers;
+  // Called by run() once per worker, on the calling thread, before any request is sent; an
+  // error stops the run before it starts.
+  std::function<Result<std::unique_ptr<RequestHook>>(std::uint32_t worker)> make;
+  // Optional: called by the command line after a run with its JSON report (a script's done()).
+  std::function<void(const std::string& summary_json)> on_done;
+};
+
+}  // namespace stampede::loadgen

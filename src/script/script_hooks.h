@@ -1,0 +1,26 @@
+// The command line's scripts (-R FILE.lua, and -p/-u/-a FILE.lua) as a loadgen HookSet.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/result.h"
+#include "http/writer.h"
+#include "loadgen/hooks.h"
+
+namespace stampede::script {
+
+struct ScriptParams {
+  std::string request_script;  // -R: defines request(id), optionally response() and done()
+  std::string body_script;     // -p/-u/-a FILE.lua: defines body(id)
+  http::RequestSpec base;      // the command line's request (host among the headers)
+};
+
+// Loads the scripts once to check them, and calls request(0)/body(0) once on that throwaway
+// state, so that syntax errors, errors at the top level and wrong return types stop the run
+// before anything is sent (the message names the script and line). Each worker then gets its
+// own state (HookSet::make). A script error during the run counts as the error "script error";
+// its message is printed once on stderr. HookSet::on_done runs done(summary) on a fresh state.
+Result<std::shared_ptr<loadgen::HookSet>> make_script_hooks(const ScriptParams& params);
+
+}  // namespace stampede::script

@@ -1,0 +1,180 @@
+// `stampede -R FILE.lua` and `-p FILE.lua`: scripted requests, response checks, done(), and
+// script errors before (exit 2, nothing sent) and during the run (counted, shown once).
+// The binary runs against in-process servers on 127.0.0.1.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "server/server.h"
+#include "support/process.h"
+#include "support/scripted_server.h"
+
+namespace stampede::testing {
+namespace {
+
+using std::chrono::seconds;
+
+class Script : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = make_temp_dir();
+    server::ServerOptions options;
+    options.port = 0;
+    options.cores = 1;
+    auto started = server::Server::start(options);
+    ASSERT_TRUE(started.ok());
+    server_ = std::move(started).value();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string url(const std::string& path = "/") const {
+    return "http://127.0.0.1:" + std::to_string(server_->port()) + path;
+  }
+  RunResult stampede(std::vector<std::string> args) {
+    args.insert(args.begin(), {STAMPEDE_BINARY, "--quiet", "--json", "-c", "2", "-k"});
+    return run_command(args, seconds(30));
+  }
+
+  std::string dir_;
+  std::unique_ptr<server::Server> server_;
+};
+
+nlohmann::json report(const RunResult& r) {
+  EXPECT_EQ(r.status, 0) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST_F(Script, RequestBuildsEachRequest) {
+  const std::string lua = write("r.lua", R"(
+function request(id)
+  if id % 2 == 0 then return {path = "/?status=503"} end
+  return {method = "post", path = "/ok?id=" .. id, headers = {["x-id"] = tostring(id)},
+          body = '{"id":' .. id .. '}'}
+end)");
+  const nlohmann::json j = report(stampede({"-n", "20", "-R", lua, url()}));
+  EXPECT_EQ(j["totalRequests"], 20);
+  EXPECT_EQ(j["errorCodes"]["503"], 10);
+  EXPECT_EQ(j["statusCodes"]["200"], 10);
+}
+
+TEST_F(Script, ResponseMarksFailuresAndDoneSeesTheSummary) {
+  const std::string lua = write("r.lua", R"(
+response_headers = {"content-type"}
+function request(id) return {} end
+function response(status, headers, body)
+  if status ~= 200 or body ~= "OK" or headers["content-type"] == nil then return "WRONG" end
+end
+function done(summary)
+  io.stderr:write("done: " .. summary.totalRequests .. " " .. summary.errorCodes.WRONG .. "\n")
+end)");
+  const RunResult r = stampede({"-n", "12", "-R", lua, url("/?status=404")});
+  const nlohmann::json j = report(r);
+  EXPECT_EQ(j["errorCodes"]["WRONG"], 12);
+  EXPECT_EQ(j["errorCodes"].size(), 1u) << j.dump();
+  EXPECT_NE(r.err.find("done: 12 12\n"), std::string::npos) << r.err;
+}
+
+TEST_F(Script, ResponseAcceptsGoodResponses) {
+  const std::string lua = write("r.lua", R"(
+function request(id) return {path = "/"} end
+function response(status, headers, body) return status == 200 and body == "OK" end)");
+  const nlohmann::json j = report(stampede({"-n", "10", "-R", lua, url()}));
+  EXPECT_EQ(j["totalErrors"], 0);
+}
+
+TEST_F(Script, ErrorsBeforeTheRunSendNothing) {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"function request(id)\n  return {path = '/' .. }\nend", "r.lua:2:"},
+      {"x = nil\nx.y = 1", "r.lua:2:"},
+      {"function request(id) return 'GET /' end", "must return a table"},
+      {"function request(id) return {path = {}} end", "'path' must be a string"},
+      {"function request(id) return {headers = {1, 2}} end", "'headers' must map"},
+      {"function request(id)\n  error('no id')\nend", "r.lua:2: no id"},
+      {"function reqest(id) end", "does not define a function request()"},
+      {"function request(id) return {method = 'BAD METHOD'} end", "invalid method"},
+  };
+  for (const Case& c : cases) {
+    const std::string lua = write("r.lua", c.text);
+    const RunResult r = stampede({"-n", "5", "-R", lua, url()});
+    EXPECT_EQ(r.status, 2) << c.text;
+    EXPECT_EQ(occurrences(r.err, "\n"), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("stampede: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.text << " -> " << r.err;
+  }
+  const RunResult missing = stampede({"-n", "5", "-R", dir_ + "/none.lua", url()});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("none.lua"), std::string::npos) << missing.err;
+  EXPECT_EQ(server_->totals().requests, 0u);
+}
+
+TEST_F(Script, ErrorsDuringTheRunAreCountedAndShownOnce) {
+  const std::string lua = write("r.lua", R"(
+function request(id)
+  if id % 4 == 0 and id > 0 then error("boom at " .. id) end
+  return {}
+end)");
+  const RunResult r = stampede({"-n", "20", "-R", lua, url()});
+  const nlohmann::json j = report(r);
+  EXPECT_EQ(j["totalRequests"], 20);
+  EXPECT_EQ(j["errorCodes"]["script error"], 5);
+  EXPECT_EQ(occurrences(r.err, "boom at"), 1u) << r.err;
+  EXPECT_NE(r.err.find("r.lua:3: boom at"), std::string::npos) << r.err;
+  EXPECT_EQ(server_->totals().requests, 15u);
+}
+
+TEST(ScriptBody, BodyScriptGivesEachBody) {
+  std::mutex mutex;
+  std::vector<std::string> requests;
+  ScriptedServer server([&](std::uint64_t, const std::string& request) {
+    std::lock_guard lock(mutex);
+    requests.push_back(request);
+    return ok_reply(request);
+  });
+  const std::string dir = make_temp_dir();
+  const std::string lua = dir + "/b.lua";
+  std::ofstream(lua) << "function body(id) return '{\"n\":' .. id .. '}' end\n";
+  const RunResult r = run_command({STAMPEDE_BINARY, "--quiet", "-n", "10", "-c", "2", "-k", "-u",
+                                   lua, "-T", "application/json", server.url()},
+                                  seconds(30));
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::set<std::string> bodies;
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(requests.size(), 10u);
+  for (const std::string& request : requests) {
+    EXPECT_EQ(request.rfind("PUT / HTTP/1.1\r\n", 0), 0u) << request;
+    EXPECT_NE(request.find("application/json"), std::string::npos) << request;
+    bodies.insert(request.substr(request.find("\r\n\r\n") + 4));
+  }
+  EXPECT_EQ(bodies.size(), 10u);
+  EXPECT_TRUE(bodies.count("{\"n\":1}")) << *bodies.begin();
+  EXPECT_TRUE(bodies.count("{\"n\":10}"));
+}
+
+}  // namespace
+}  // namespace stampede::testing
