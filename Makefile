@@ -10,10 +10,13 @@ BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-de
   nlohmann-json3-dev libfmt-dev liburing-dev libluajit-5.1-dev libwslay-dev libgtest-dev \
   libgmock-dev libbenchmark-dev clang-format
 # Peers the integration tests run against (real balancers and servers, on loopback only).
-TEST_DEPS := haproxy nginx nodejs npm
+TEST_DEPS := haproxy nginx
+# node and npm for the npm test peers (tests/peers: the WebSocket package ws). Debian's nodejs and
+# npm, unless a node with its own npm is installed already (Debian's npm conflicts with those).
+NODE_DEPS := nodejs npm
 BENCH_DEPS := wrk apache2-utils
 
-.PHONY: all build deps test-deps run demo test test-release test-asan format bench clean
+.PHONY: all build deps test-deps node-deps run demo test test-release test-asan format bench clean
 
 all: build
 
@@ -33,8 +36,12 @@ deps:
 
 test-deps: deps
 	$(call apt_install,$(TEST_DEPS))
+	@if ! command -v npm >/dev/null || ! command -v node >/dev/null; then $(MAKE) --no-print-directory node-deps; fi
 	@systemctl disable --now nginx haproxy >/dev/null 2>&1 || true
 	@if [ -f tests/peers/package.json ] && [ ! -d tests/peers/node_modules ]; then cd tests/peers && npm ci --silent --no-audit --no-fund; fi
+
+node-deps:
+	$(call apt_install,$(NODE_DEPS))
 
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
