@@ -12,7 +12,7 @@ ROUNDS=${1:-3}
 SECS=${2:-5}
 CLIENTS=${3:-50}
 if [ -z "${STAMPEDE:-}" ]; then
-  for candidate in build/apps/stampede build/stampede; do
+  for candidate in build/stampede; do
     [ -x "$candidate" ] && STAMPEDE=$candidate && break
   done
 fi
