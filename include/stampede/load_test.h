@@ -41,8 +41,11 @@ struct LoadTestOptions {
   std::map<std::string, std::string> headers;  // -H name -> value
   std::vector<std::string> cookies;            // -C "name=value"
   std::optional<std::string> body;             // -P/-A/--data; with no method set, POST
-  std::string content_type;                    // -T; text/plain when a body is sent
-  std::chrono::milliseconds timeout{0};        // -d/--timeout: per request; 0: none
+  // loadtest's `body` given as an object: JSON text, checked before the run and sent as is, with
+  // content_type application/json unless set. Not together with `body`.
+  std::optional<std::string> json_body;
+  std::string content_type;              // -T; text/plain when a body is sent
+  std::chrono::milliseconds timeout{0};  // -d/--timeout: per request; 0: none
 
   std::string index_param;  // --index: replaced in the path and body by each request's index
   IndexParamCallback index_param_callback;  // with index_param: the replacement text instead

@@ -1,5 +1,6 @@
 // LoadTestOptions -> loadgen::Config, with the command line's defaults and checks.
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "api/bridge.h"
 
@@ -16,6 +17,10 @@ void unsupported_options(const LoadTestOptions& options) {
   if (options.requests_per_second &&
       (!std::isfinite(*options.requests_per_second) || *options.requests_per_second <= 0)) {
     throw Error("requests_per_second: must be a number > 0");
+  }
+  if (options.body && options.json_body) throw Error("body and json_body: give one of them");
+  if (options.json_body && !nlohmann::json::accept(*options.json_body)) {
+    throw Error("json_body: not valid JSON");
   }
   if (options.index_param_callback && options.index_param.empty()) {
     throw Error("index_param_callback: needs index_param");
@@ -39,13 +44,16 @@ loadgen::Config to_config(const LoadTestOptions& options) {
   config.cores = options.cores;
   config.keep_alive = options.keep_alive;
   config.method = loadgen::upper_case(options.method);
-  if (config.method.empty()) config.method = options.body ? "POST" : "GET";
+  const bool has_body = options.body || options.json_body;
+  if (config.method.empty()) config.method = has_body ? "POST" : "GET";
   for (const auto& [name, value] : options.headers) {
     config.headers.emplace_back(lower(name), value);
   }
   config.cookies = options.cookies;
   config.body = options.body;
+  if (options.json_body) config.body = *options.json_body;
   config.content_type = options.content_type;
+  if (options.json_body && config.content_type.empty()) config.content_type = "application/json";
   config.timeout = options.timeout;
   config.index_param = options.index_param;
   config.count_headers = options.count_headers;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "stampede/stampede.h"
+#include "support/scripted_server.h"
 
 namespace {
 
@@ -85,8 +86,34 @@ TEST(ApiLoadTest, BadOptionsThrowBeforeSending) {
   throws([](auto& o) { o.headers["bad name"] = "x"; }, "header");
   throws([](auto& o) { o.requests_per_second = 0; }, "requests_per_second");
   throws([](auto& o) { o.requests_per_second = -5; }, "requests_per_second");
+  throws([](auto& o) { o.json_body = "{\"a\":"; }, "json_body");
+  throws(
+      [](auto& o) {
+        o.body = "x";
+        o.json_body = "{}";
+      },
+      "json_body");
   throws([](auto& o) { o.index_param_callback = [](std::uint64_t) { return ""; }; }, "index_param");
   EXPECT_NE(served(server).find("\"served\":0,"), std::string::npos) << served(server);
+}
+
+TEST(ApiLoadTest, JsonBodyIsPostedAsJson) {
+  stampede::testing::ScriptedServer peer([](std::uint64_t, const std::string& request) {
+    return stampede::testing::ok_reply(request);
+  });
+  stampede::LoadTestOptions o;
+  o.url = peer.url("/");
+  o.max_requests = 3;
+  o.concurrency = 1;
+  o.timeout = std::chrono::seconds(10);
+  o.json_body = R"({"user":"ada","n":[1,2]})";
+  const stampede::Result r = stampede::load_test(o);
+  EXPECT_EQ(r.total_requests, 3u);
+  EXPECT_EQ(r.total_errors, 0u);
+  const std::string request = peer.last_request();
+  EXPECT_EQ(request.rfind("POST / HTTP/1.1\r\n", 0), 0u) << request;
+  EXPECT_NE(request.find("Content-Type: application/json\r\n"), std::string::npos) << request;
+  EXPECT_EQ(request.substr(request.size() - 24), R"({"user":"ada","n":[1,2]})") << request;
 }
 
 TEST(ApiLoadTest, ServerOptionsAreChecked) {
