@@ -37,6 +37,8 @@ class SecureChannel {
   net::IoStatus write(const char* data, std::size_t length, std::size_t& n) {
     return stream_->write(data, length, n);
   }
+  // The last WouldBlock of read() or write() waits for writability (see tls::Stream).
+  bool wants_write() const { return stream_ && stream_->wants_write(); }
   // The errno or tls/errors.h code of the last Error.
   int error() const { return error_; }
 
