@@ -30,7 +30,9 @@ WsClient::WsClient(const ConnectionContext& context)
       session_(ws::Role::Client, *this),
       timer_([this] { on_timer(); }),
       seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {
-  if (context.tls != nullptr) tls_ = std::make_unique<SecureChannel>(context);
+  if (context.tls != nullptr || !context.connect_request.empty()) {
+    tls_ = std::make_unique<SecureChannel>(context);
+  }
 }
 
 WsClient::~WsClient() = default;
@@ -164,7 +166,8 @@ void WsClient::on_connect_event() {
   connected();
 }
 
-// The TCP connection is up: the upgrade goes now (ws://) or after the TLS handshake (wss://).
+// The TCP connection is up: the upgrade goes now (ws://) or after the CONNECT exchange (through
+// --proxy) and the TLS handshake (wss://).
 void WsClient::connected() {
   if (tls_) {
     state_ = State::Securing;
@@ -178,7 +181,7 @@ void WsClient::connected() {
 void WsClient::secure_handshake() {
   switch (tls_->handshake()) {
     case net::IoStatus::Done:
-      context_.stats->add_tls_handshake(tls_->resumed());
+      if (context_.tls != nullptr) context_.stats->add_tls_handshake(tls_->resumed());
       send_handshake();
       break;
     case net::IoStatus::Error:

@@ -12,7 +12,8 @@
 // Framing goes through ws::Session (bytes in, bytes out); io_read/io_write are the only I/O
 // calls: the plain socket for ws://, a SecureChannel for wss:// (as an https:// Connection: SNI,
 // certificate check, the CONNECT tunnel through --proxy, and the last clean socket's session
-// offered for resumption when the client reconnects after a failure). TLS failures are counted
+// offered for resumption when the client reconnects after a failure) and for ws:// through
+// --proxy (the CONNECT tunnel alone). TLS failures are counted
 // by their tls/errors.h names. A TLS record layer may block on the other direction (WANT_WRITE
 // inside a read, WANT_READ inside a write): the client then retries on either readiness.
 //

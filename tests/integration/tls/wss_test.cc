@@ -159,6 +159,28 @@ TEST(Proxy, WssGoesThroughConnect) {
     EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
 }
 
+// A plain WebSocket goes through a CONNECT tunnel too (a proxy cannot relay an upgraded
+// connection as a request), with no TLS inside.
+TEST(Proxy, WsGoesThroughConnect) {
+  auto s = start_server(false);
+  ASSERT_TRUE(s);
+  testing::TestProxy proxy;
+  Config c = wss_config(*s, 100, 2);
+  c.url = "ws://127.0.0.1:" + std::to_string(s->port()) + "/chat";
+  c.proxy = proxy.url();
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 100u);
+  EXPECT_EQ(r.total_errors, 0u) << first_error(r);
+  EXPECT_EQ(r.ws.messages, 100u);
+  EXPECT_EQ(r.connections_opened, 2u);
+  EXPECT_EQ(r.tls_handshakes, 0u);
+  EXPECT_EQ(s->stop().requests, 100u);
+  const auto lines = proxy.request_lines();
+  ASSERT_EQ(lines.size(), 2u);
+  for (const auto& line : lines)
+    EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
+}
+
 TEST(Proxy, WssRefusedTunnelIsCountedByName) {
   auto s = start_server(true);
   ASSERT_TRUE(s);
