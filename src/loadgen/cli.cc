@@ -87,13 +87,14 @@ void define_options(CLI::App& app, Args& a) {
   app.add_flag("--quiet", a.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
   app.add_flag("--json", a.json, "Print the result as JSON instead of the text report");
-  app.add_flag("--insecure", a.insecure, "https: accept any server certificate");
-  app.add_option("--cert", a.cert, "https: client certificate file (PEM), with --key")
+  app.add_flag("--insecure", a.insecure, "https, wss: accept any server certificate");
+  app.add_option("--cert", a.cert, "https, wss: client certificate file (PEM), with --key")
       ->multi_option_policy(last);
-  app.add_option("--key", a.key, "https: private key file of --cert (PEM)")
+  app.add_option("--key", a.key, "https, wss: private key file of --cert (PEM)")
       ->multi_option_policy(last);
-  app.add_option("-s,--secure-protocol", a.secure_protocol,
-                 "https: TLS version, as loadtest (TLSv1_2_method, TLSv1_3_method, TLS_method)")
+  app.add_option(
+         "-s,--secure-protocol", a.secure_protocol,
+         "https, wss: TLS version, as loadtest (TLSv1_2_method, TLSv1_3_method, TLS_method)")
       ->multi_option_policy(last);
   app.add_option("--proxy", a.proxy, "Send through this HTTP proxy (http://host:port)")
       ->multi_option_policy(last);

@@ -12,12 +12,7 @@ namespace stampede::loadgen {
 
 Result<void> validate(const Config& config) {
   auto url = http::parse_url(config.url);
-  if (!url) return url.error();
-  if (url->scheme != http::Scheme::Http && url->scheme != http::Scheme::Https &&
-      url->scheme != http::Scheme::Ws) {
-    return make_error("unsupported scheme '" + std::string(http::scheme_name(url->scheme)) +
-                      "' in URL '" + config.url + "' (http://, https:// and ws:// are supported)");
-  }
+  if (!url) return url.error();  // every scheme it parses (http, https, ws, wss) is supported
   if (auto r = validate_route(config, *url); !r) return r;
   if (config.concurrency < 1) return make_error("concurrency must be at least 1");
   if (config.cores < 1) return make_error("cores must be at least 1");

@@ -66,8 +66,9 @@ struct ConnectionContext {
   std::int64_t timeout_ns = 0;  // per request, from its first byte sent (or connect); 0: none
   bool paced = false;           // --rps: latency counts from the permit's intended time (corrected)
   std::vector<std::string> count_headers;  // response headers whose values are counted
-  // https: the run's client context (null for http://), the name for SNI and the certificate,
-  // and through a proxy the CONNECT request that opens the tunnel (see SecureChannel).
+  // https, wss: the run's client context (null for http://, ws://), the name for SNI and the
+  // certificate; through a proxy the CONNECT request that opens the tunnel (https, ws, wss; see
+  // SecureChannel).
   SSL_CTX* tls = nullptr;
   std::string server_name;
   std::string connect_request;

@@ -61,7 +61,7 @@ Result<Route> make_route(const Config& config, const http::Url& url) {
     auto address = net::resolve(proxy->host, proxy->port);
     if (!address) return address.error();
     route.address = *address;
-    if (url.tls()) {
+    if (url.tls() || url.websocket()) {  // a tunnel: TLS, or a WebSocket a proxy cannot relay
       route.connect_request =
           fmt::format("CONNECT {0} HTTP/1.1\r\nHost: {0}\r\n\r\n", authority(url));
     } else {

@@ -1,6 +1,6 @@
 // Route: how the generator reaches its target. The address to connect to (the target's, or the
-// proxy's with --proxy), the TLS client context for https://, and what a proxy needs: the
-// CONNECT request for https://, the absolute-form request target for http://.
+// proxy's with --proxy), the TLS client context for https:// and wss://, and what a proxy needs:
+// the CONNECT request for https://, ws:// and wss://, the absolute-form target for http://.
 #pragma once
 
 #include <string>
@@ -17,7 +17,7 @@ struct Route {
   net::Address address;         // where sockets connect
   tls::ContextPtr tls;          // https: the client context (the run owns it); else null
   std::string server_name;      // https: SNI and the certificate's expected host
-  std::string connect_request;  // https through a proxy: "CONNECT host:port HTTP/1.1..."
+  std::string connect_request;  // https, ws, wss through a proxy: "CONNECT host:port HTTP/1.1..."
   bool absolute_form = false;   // http through a proxy: "GET http://host:port/path HTTP/1.1"
 };
 

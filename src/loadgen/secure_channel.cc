@@ -26,6 +26,7 @@ bool SecureChannel::open(int fd) {
   connect_sent_ = 0;
   reply_.clear();
   phase_ = context_.connect_request.empty() ? Phase::Handshake : Phase::Connect;
+  if (context_.tls == nullptr) return true;  // the tunnel alone
   stream_ = tls::Stream::create(context_.tls, fd, tls::Stream::Role::Client);
   if (!stream_) return false;
   stream_->set_server_name(context_.server_name);
@@ -40,6 +41,7 @@ net::IoStatus SecureChannel::handshake() {
   if (phase_ == Phase::ConnectReply) {
     if (const net::IoStatus s = read_connect_reply(); s != net::IoStatus::Done) return s;
   }
+  if (phase_ == Phase::Handshake && !stream_) phase_ = Phase::Ready;
   if (phase_ == Phase::Handshake) {
     const net::IoStatus s = stream_->handshake();
     if (s == net::IoStatus::Error) return fail(stream_->error());
@@ -63,8 +65,9 @@ net::IoStatus SecureChannel::send_connect() {
   return net::IoStatus::Done;
 }
 
-// Reads the proxy's reply to CONNECT. The server speaks TLS only after our ClientHello, so
-// nothing beyond the reply head can arrive yet: reading whatever is there is safe.
+// Reads the proxy's reply to CONNECT. The server speaks only after our ClientHello (or our
+// upgrade request, for a plain tunnel), so nothing beyond the reply head can arrive yet:
+// reading whatever is there is safe.
 net::IoStatus SecureChannel::read_connect_reply() {
   char buffer[1024];
   for (;;) {

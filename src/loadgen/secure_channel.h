@@ -1,11 +1,15 @@
 // SecureChannel: what an https:// connection adds on its socket. Through a proxy, the CONNECT
 // exchange first; then the TLS handshake (SNI and certificate check for the URL's host, the
 // last session offered for resumption); then records in both directions (tls::Stream).
+// Without context.tls (a ws:// WebSocket through a proxy) it is the CONNECT tunnel alone: no
+// handshake, and plain reads and writes on the socket once the tunnel is open.
 //
-// Needs context.tls (the run's client context). Owned by one Connection, which keeps it across its
-// sockets (so it keeps the session to resume); used on the worker's thread only. The socket belongs
-// to the Connection.
+// Needs context.tls (the run's client context) or context.connect_request. Owned by one Connection,
+// which keeps it across its sockets (so it keeps the session to resume); used on the worker's
+// thread only. The socket belongs to the Connection.
 #pragma once
+
+#include <errno.h>
 
 #include <cstddef>
 #include <memory>
@@ -32,11 +36,15 @@ class SecureChannel {
   bool resumed() const { return stream_ && stream_->resumed(); }
 
   net::IoStatus read(char* buffer, std::size_t capacity, std::size_t& n) {
+    if (!stream_) return plain(net::read_some(fd_, buffer, capacity, n));
     return stream_->read(buffer, capacity, n);
   }
   net::IoStatus write(const char* data, std::size_t length, std::size_t& n) {
+    if (!stream_) return plain(net::write_some(fd_, data, length, n));
     return stream_->write(data, length, n);
   }
+  // The last WouldBlock of read() or write() waits for writability (see tls::Stream).
+  bool wants_write() const { return stream_ && stream_->wants_write(); }
   // The errno or tls/errors.h code of the last Error.
   int error() const { return error_; }
 
@@ -50,6 +58,11 @@ class SecureChannel {
   net::IoStatus send_connect();
   net::IoStatus read_connect_reply();
   net::IoStatus fail(int err);
+  // A plain socket call's status, its errno kept for error().
+  net::IoStatus plain(net::IoStatus s) {
+    if (s == net::IoStatus::Error) error_ = errno;
+    return s;
+  }
 
   const ConnectionContext& context_;
   std::unique_ptr<tls::Stream> stream_;

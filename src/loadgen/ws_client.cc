@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "core/random.h"
+#include "tls/errors.h"
 #include "ws/handshake.h"
 
 namespace stampede::loadgen {
@@ -28,7 +29,27 @@ WsClient::WsClient(const ConnectionContext& context)
       parser_(std::vector<std::string>{"upgrade", "sec-websocket-accept"}),
       session_(ws::Role::Client, *this),
       timer_([this] { on_timer(); }),
-      seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {}
+      seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {
+  if (context.tls != nullptr || !context.connect_request.empty()) {
+    tls_ = std::make_unique<SecureChannel>(context);
+  }
+}
+
+WsClient::~WsClient() = default;
+
+inline net::IoStatus WsClient::io_read(char* buffer, std::size_t capacity, std::size_t& n) {
+  if (tls_) return tls_->read(buffer, capacity, n);
+  return net::read_some(fd_.get(), buffer, capacity, n);
+}
+
+inline net::IoStatus WsClient::io_write(const char* data, std::size_t length, std::size_t& n) {
+  if (tls_) return tls_->write(data, length, n);
+  return net::write_some(fd_.get(), data, length, n);
+}
+
+int WsClient::io_error() const {
+  return tls_ ? tls_->error() : errno;
+}
 
 void WsClient::start() {
   request_next();
@@ -82,6 +103,10 @@ void WsClient::open_socket() {
     fail(errno);
     return;
   }
+  if (tls_ && !tls_->open(fd_.get())) {
+    fail(ENOMEM);
+    return;
+  }
   int one = 1;
   ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   const int rc = ::connect(fd_.get(), address.sa(), address.length);
@@ -96,28 +121,36 @@ void WsClient::open_socket() {
   }
   arm_timeout(begin_ns_);
   if (rc == 0) {
-    send_handshake();
+    connected();
   } else {
     state_ = State::Connecting;
   }
 }
 
 void WsClient::on_events(std::uint32_t events) {
+  // TLS: a write that waits for the peer's records (WANT_READ) goes on when bytes arrive (it
+  // returns at once when nothing is pending), and a read that stopped for want of writability
+  // (WANT_WRITE: a key update's answer or an alert to flush) goes on when the socket drains.
+  const bool may_write = (events & kWriteEvents) || (tls_ && (events & kReadEvents));
+  const bool may_read = (events & kReadEvents) || read_wants_write_;
   switch (state_) {
     case State::Connecting:
       on_connect_event();
       break;
+    case State::Securing:
+      secure_handshake();
+      break;
     case State::Handshaking:
-      if ((events & kWriteEvents) && !write_pending()) return;
-      if (events & kReadEvents) read_handshake();
+      if (may_write && !write_pending()) return;
+      if (may_read) read_handshake();
       break;
     case State::Idle:
     case State::Waiting:
     case State::Awaiting:
     case State::Closing:
       if (!fd_) break;
-      if ((events & kWriteEvents) && !write_pending()) return;
-      if (events & kReadEvents) read_frames(events);
+      if (may_write && !write_pending()) return;
+      if (may_read) read_frames(events);
       break;
     case State::Finished:
       break;
@@ -130,7 +163,33 @@ void WsClient::on_connect_event() {
     fail(err);
     return;
   }
-  send_handshake();
+  connected();
+}
+
+// The TCP connection is up: the upgrade goes now (ws://) or after the CONNECT exchange (through
+// --proxy) and the TLS handshake (wss://).
+void WsClient::connected() {
+  if (tls_) {
+    state_ = State::Securing;
+    secure_handshake();
+  } else {
+    send_handshake();
+  }
+}
+
+// Advances the CONNECT exchange and the TLS handshake; either readiness may move them on.
+void WsClient::secure_handshake() {
+  switch (tls_->handshake()) {
+    case net::IoStatus::Done:
+      if (context_.tls != nullptr) context_.stats->add_tls_handshake(tls_->resumed());
+      send_handshake();
+      break;
+    case net::IoStatus::Error:
+      fail(tls_->error());
+      break;
+    default:
+      break;
+  }
 }
 
 void WsClient::send_handshake() {
@@ -149,10 +208,14 @@ bool WsClient::read_handshake() {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = net::read_some(fd_.get(), buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) return true;
+    const net::IoStatus status = io_read(buffer, capacity, n);
+    if (status == net::IoStatus::WouldBlock) {
+      read_wants_write_ = tls_ && tls_->wants_write();
+      return true;
+    }
+    read_wants_write_ = false;
     if (status != net::IoStatus::Done) {
-      fail(status == net::IoStatus::Eof ? ECONNRESET : errno);
+      fail(status == net::IoStatus::Eof ? ECONNRESET : io_error());
       return false;
     }
     context_.stats->add_bytes(n, 0);
@@ -208,10 +271,10 @@ bool WsClient::write_pending() {
         handshaking ? std::string_view(handshake_).substr(written_) : session_.output();
     if (pending.empty()) return true;
     std::size_t n = 0;
-    const net::IoStatus status = net::write_some(fd_.get(), pending.data(), pending.size(), n);
+    const net::IoStatus status = io_write(pending.data(), pending.size(), n);
     if (status == net::IoStatus::WouldBlock) return true;
     if (status != net::IoStatus::Done) {
-      fail(errno);
+      fail(io_error());
       return false;
     }
     context_.stats->add_bytes(0, n);
@@ -228,8 +291,12 @@ void WsClient::read_frames(std::uint32_t events) {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = net::read_some(fd_.get(), buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) return;
+    const net::IoStatus status = io_read(buffer, capacity, n);
+    if (status == net::IoStatus::WouldBlock) {
+      read_wants_write_ = tls_ && tls_->wants_write();
+      return;
+    }
+    read_wants_write_ = false;
     if (status == net::IoStatus::Eof) {
       if (state_ == State::Closing) {
         finish();
@@ -240,7 +307,7 @@ void WsClient::read_frames(std::uint32_t events) {
       return;
     }
     if (status == net::IoStatus::Error) {
-      fail(errno);
+      fail(io_error());
       return;
     }
     context_.stats->add_bytes(n, 0);
@@ -293,6 +360,7 @@ void WsClient::complete() {
 }
 
 void WsClient::fail(int err) {
+  if (tls::error_name(err)) tls_failed_ = true;  // its session is not offered again
   const std::int64_t end = mono_ns();
   if (in_flight_) context_.stats->record_failure(err, begin_ns_ ? begin_ns_ : end, end);
   after_failure();
@@ -348,6 +416,7 @@ void WsClient::on_timer() {
       }
       break;
     case State::Connecting:
+    case State::Securing:
     case State::Handshaking:
     case State::Awaiting:
       fail(ETIMEDOUT);
@@ -365,13 +434,15 @@ void WsClient::arm_timeout(std::int64_t from_ns) {
   if (context_.timeout_ns > 0) context_.loop->schedule(timer_, from_ns + context_.timeout_ns);
 }
 
-// Closing the descriptor also removes it from epoll.
+// Closing the descriptor also removes it from epoll. A wss socket whose TLS did not fail keeps
+// its session for the next socket (a close by the server or a refused upgrade leaves it sound).
 void WsClient::close_socket() {
   context_.loop->cancel(timer_);
+  if (tls_ && fd_) tls_->close(!tls_failed_);
   fd_.reset();
   parser_.reset();
   begin_ns_ = 0;
-  open_ = replied_ = replied_now_ = false;
+  open_ = replied_ = replied_now_ = read_wants_write_ = tls_failed_ = false;
   state_ = State::Idle;
 }
 

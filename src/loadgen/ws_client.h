@@ -1,25 +1,33 @@
 // WsClient: one client of a ws:// run, a state machine over one WebSocket at a time.
 //
-//   Idle -> Connecting -> Handshaking -> Awaiting (message sent, reply awaited) -> Awaiting ...
-//   -> Closing (our close sent, the server's awaited) -> Finished
+//   Idle -> Connecting -> [Securing (wss: CONNECT through --proxy, TLS handshake)] -> Handshaking
+//   -> Awaiting (message sent, reply awaited) -> Awaiting ... -> Closing (our close sent, the
+//   server's awaited) -> Finished
 //
 // Each permit from the worker is one message: sent, and its round trip (first byte written to
 // the whole reply read) recorded, or recorded as one failure: transport errors by errno name,
 // a refused upgrade by its status, a close by the server by its code, a protocol error by the
 // code we closed with. After a failure the socket is dropped and the next permit opens a new
 // one, after a backoff when the socket never carried a reply (as the HTTP Connection does).
-// Framing goes through ws::Session (bytes in, bytes out); read_some/write_some on the socket
-// are the only I/O calls, the place where TLS (wss://) will slot in.
+// Framing goes through ws::Session (bytes in, bytes out); io_read/io_write are the only I/O
+// calls: the plain socket for ws://, a SecureChannel for wss:// (as an https:// Connection: SNI,
+// certificate check, the CONNECT tunnel through --proxy, and the last clean socket's session
+// offered for resumption when the client reconnects after a failure) and for ws:// through
+// --proxy (the CONNECT tunnel alone). TLS failures are counted
+// by their tls/errors.h names. A TLS record layer may block on the other direction (WANT_WRITE
+// inside a read, WANT_READ inside a write): the client then retries on either readiness.
 //
 // Thread: the worker's, only. Owned by the HTTP Connection it stands in for (see connection.h);
 // registered with the loop for its own socket.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "http/response_parser.h"
 #include "loadgen/connection.h"
+#include "loadgen/secure_channel.h"
 #include "loadgen/ws_stats.h"
 #include "net/event_loop.h"
 #include "net/fd.h"
@@ -37,6 +45,7 @@ struct WsPlan {
 class WsClient final : public net::IoHandler, public ws::SessionHandler {
  public:
   explicit WsClient(const ConnectionContext& context);
+  ~WsClient();
   WsClient(const WsClient&) = delete;
   WsClient& operator=(const WsClient&) = delete;
 
@@ -53,6 +62,7 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
     Idle,
     Waiting,
     Connecting,
+    Securing,
     Handshaking,
     Awaiting,
     Closing,
@@ -63,6 +73,8 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   void begin();
   void open_socket();
   void on_connect_event();
+  void connected();
+  void secure_handshake();
   void send_handshake();
   bool read_handshake();
   void send_message();
@@ -78,6 +90,9 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   void close_socket();
   void finish();
   void arm_timeout(std::int64_t from_ns);
+  net::IoStatus io_read(char* buffer, std::size_t capacity, std::size_t& n);
+  net::IoStatus io_write(const char* data, std::size_t length, std::size_t& n);
+  int io_error() const;  // after an Error: errno, or the TLS channel's code
 
   const ConnectionContext& context_;
   const WsPlan& plan_;
@@ -85,19 +100,22 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   http::ResponseParser parser_;
   ws::Session session_;
   net::Timer timer_;
+  std::unique_ptr<SecureChannel> tls_;  // wss only; kept across sockets (session resumption)
   State state_ = State::Idle;
   std::string handshake_;  // this socket's upgrade request
   std::string key_;        // its Sec-WebSocket-Key
   std::size_t written_ = 0;
-  std::int64_t begin_ns_ = 0;   // the message began: connect started, or its first byte written
-  std::int64_t start_ns_ = 0;   // its first byte written: the round trip counts from here
-  std::uint64_t seed_ = 0;      // for keys and masks
-  bool in_flight_ = false;      // a permit is taken and its message not yet recorded
-  bool open_ = false;           // the handshake completed on this socket
-  bool replied_ = false;        // this socket carried a reply
-  bool replied_now_ = false;    // the reply arrived during the current Session::feed
-  bool stopping_ = false;       // no more permits: close once the message in flight is done
-  std::uint32_t failures_ = 0;  // consecutive failures without a reply, for the backoff
+  std::int64_t begin_ns_ = 0;      // the message began: connect started, or its first byte written
+  std::int64_t start_ns_ = 0;      // its first byte written: the round trip counts from here
+  std::uint64_t seed_ = 0;         // for keys and masks
+  bool in_flight_ = false;         // a permit is taken and its message not yet recorded
+  bool open_ = false;              // the handshake completed on this socket
+  bool replied_ = false;           // this socket carried a reply
+  bool replied_now_ = false;       // the reply arrived during the current Session::feed
+  bool stopping_ = false;          // no more permits: close once the message in flight is done
+  bool read_wants_write_ = false;  // TLS: the last read stopped for want of writability
+  bool tls_failed_ = false;        // TLS: this socket failed in its record layer
+  std::uint32_t failures_ = 0;     // consecutive failures without a reply, for the backoff
 };
 
 }  // namespace stampede::loadgen

@@ -58,6 +58,9 @@ class Stream {
   // After Error: a tls/errors.h code for a TLS failure, else the errno (ECONNRESET...).
   int error() const { return error_; }
   bool established() const { return established_; }
+  // The last WouldBlock waited for the socket to take bytes (WANT_WRITE), not to bring some: a
+  // read that stopped so goes on when the socket is writable.
+  bool wants_write() const { return SSL_want_write(ssl_) != 0; }
   // The handshake resumed an earlier session.
   bool resumed() const;
   // The protocol ALPN selected ("http/1.1"), empty when none.

@@ -391,7 +391,7 @@ TEST(Run, ProgressShowsPercentAndErrors) {
 
 TEST(Run, BadConfigIsAnError) {
   Config c;
-  c.url = "wss://127.0.0.1/";
+  c.url = "gopher://127.0.0.1/";
   auto r = run(c);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.error().message, ::testing::HasSubstr("unsupported scheme"));

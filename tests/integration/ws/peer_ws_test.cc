@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
 #include "loadgen/runner.h"
 #include "server/server.h"
 #include "support/process.h"
+#include "tls/self_signed.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -63,6 +65,46 @@ TEST(PeerWs, GeneratorAgainstTheWsEchoServer) {
   EXPECT_EQ(r->total_errors, 0u) << (r->error_codes.empty() ? "" : r->error_codes.begin()->first);
   EXPECT_EQ(r->ws.messages, 200u);
   EXPECT_EQ(r->connections_opened, 4u);
+  EXPECT_TRUE(peer.running());
+  fs::remove_all(dir);
+}
+
+// wss://: the same echo server behind node's https server, with a throwaway certificate.
+TEST(PeerWs, GeneratorAgainstTheWsEchoServerOverTls) {
+  REQUIRE_PEER(node);
+  const std::string dir = testing::make_temp_dir();
+  auto credentials = tls::make_self_signed();
+  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  std::ofstream(dir + "/cert.pem") << credentials->cert_pem;
+  std::ofstream(dir + "/key.pem") << credentials->key_pem;
+  const std::string ready = dir + "/port";
+  testing::ChildProcess peer({node, (kPeers / "ws_echo_server.mjs").string(), "--tls",
+                              dir + "/cert.pem", dir + "/key.pem", ready, "over TLS"});
+  const int port = testing::wait_for_port_file(ready, milliseconds(10000));
+  ASSERT_GT(port, 0) << peer.stderr_text();
+  Config c;
+  c.url = "wss://127.0.0.1:" + std::to_string(port) + "/echo";
+  c.cores = 1;
+  c.concurrency = 4;
+  c.max_requests = 200;
+  c.timeout = std::chrono::seconds(5);
+  c.body = "over TLS";
+  c.insecure = true;
+  auto r = run(c);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->total_requests, 200u);
+  EXPECT_EQ(r->total_errors, 0u) << (r->error_codes.empty() ? "" : r->error_codes.begin()->first);
+  EXPECT_EQ(r->ws.messages, 200u);
+  EXPECT_EQ(r->connections_opened, 4u);
+  EXPECT_EQ(r->tls_handshakes, 4u);
+
+  // Without --insecure the self-signed certificate fails, counted by name.
+  c.insecure = false;
+  c.max_requests = 4;
+  c.concurrency = 2;
+  r = run(c);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->error_codes, (std::map<std::string, std::uint64_t>{{"CERT_VERIFY_FAILED", 4}}));
   EXPECT_TRUE(peer.running());
   fs::remove_all(dir);
 }

@@ -159,12 +159,25 @@ TEST_F(Cli, VersionAndHelp) {
   EXPECT_EQ(parse({"-h"})->action, CliRequest::Action::Help);
 }
 
+// Every scheme the generator speaks is accepted, with the TLS options for the secure ones.
+TEST_F(Cli, EverySupportedScheme) {
+  for (const char* url : {"http://127.0.0.1/", "https://127.0.0.1/", "ws://127.0.0.1/chat",
+                          "wss://127.0.0.1/chat", "WSS://127.0.0.1:8443/"}) {
+    EXPECT_EQ(config({url}).url, url);
+  }
+  const Config c = config({"wss://127.0.0.1/", "-k", "--insecure", "-s", "TLSv1_3_method"});
+  EXPECT_TRUE(c.insecure);
+  EXPECT_EQ(c.secure_protocol, "TLSv1_3_method");
+  EXPECT_THAT(error({"wss://127.0.0.1/", "-s", "TLSv9_method"}),
+              HasSubstr("unknown secure protocol 'TLSv9_method'"));
+}
+
 TEST_F(Cli, BadUrls) {
   EXPECT_THAT(error({}), HasSubstr("missing URL"));
   EXPECT_THAT(error({"-n", "5"}), HasSubstr("missing URL"));
   EXPECT_THAT(error({"http://"}), HasSubstr("host"));
   EXPECT_THAT(error({"127.0.0.1:8080"}), HasSubstr("scheme"));
-  EXPECT_THAT(error({"wss://127.0.0.1/"}), HasSubstr("unsupported scheme 'wss'"));
+  EXPECT_THAT(error({"gopher://127.0.0.1/"}), HasSubstr("unsupported scheme 'gopher'"));
   EXPECT_THAT(error({"ftp://127.0.0.1/"}), HasSubstr("unsupported scheme"));
   EXPECT_THAT(error({"http://127.0.0.1:99999/"}), HasSubstr("port"));
   EXPECT_THAT(error({kUrl, "http://other/"}), HasSubstr("unexpected argument 'http://other/'"));

@@ -1,0 +1,233 @@
+// wss:// against the in-process test server with TLS: exact message counts, large messages
+// (partial TLS writes, many records per read), session resumption when a client reconnects,
+// TLS failures counted by name, the CONNECT tunnel through --proxy, and the binary's reports.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "loadgen/runner.h"
+#include "server/server.h"
+#include "support/process.h"
+#include "test_proxy.h"
+
+namespace stampede::loadgen {
+namespace {
+
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+
+std::unique_ptr<server::Server> start_server(bool tls, int error_status = 0, double percent = 0) {
+  server::ServerOptions options;
+  options.port = 0;
+  options.cores = 1;
+  options.tls_self_signed = tls;
+  options.error_status = error_status;
+  options.error_percent = percent;
+  auto s = server::Server::start(options);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+Config wss_config(const server::Server& s, std::uint64_t messages, std::uint32_t clients) {
+  Config c;
+  c.url = "wss://127.0.0.1:" + std::to_string(s.port()) + "/chat";
+  c.cores = 1;
+  c.max_requests = messages;
+  c.concurrency = clients;
+  c.timeout = std::chrono::seconds(10);
+  c.insecure = true;
+  return c;
+}
+
+RunResult must_run(const Config& config) {
+  auto r = run(config);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? std::move(r).value() : RunResult{};
+}
+
+std::string first_error(const RunResult& r) {
+  return r.error_codes.empty() ? "" : r.error_codes.begin()->first;
+}
+
+TEST(Wss, ExactCountsAgainstServe) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  Config c = wss_config(*s, 1000, 10);
+  c.cores = 2;
+  c.body = "h\xc3\xa9llo over TLS";
+  const RunResult r = must_run(c);
+  const auto totals = s->stop();
+  EXPECT_EQ(r.total_requests, 1000u);
+  EXPECT_EQ(r.total_errors, 0u) << first_error(r);
+  EXPECT_EQ(r.ws.messages, 1000u);
+  EXPECT_EQ(r.connections_opened, 10u);
+  EXPECT_EQ(r.tls_handshakes, 10u);
+  EXPECT_EQ(r.tls_resumed, 0u);
+  EXPECT_EQ(totals.requests, 1000u);  // the server counts each echoed message
+  EXPECT_EQ(totals.connections, 10u);
+}
+
+// 1 MiB messages do not fit the socket buffers: the client's TLS writes stop part-way and go on
+// when the socket drains, and each reply arrives as many records over many reads.
+TEST(Wss, LargeMessagesGoThroughWhole) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  Config c = wss_config(*s, 20, 2);
+  c.body = std::string(1 << 20, 'x');
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 20u);
+  EXPECT_EQ(r.total_errors, 0u) << first_error(r);
+  EXPECT_EQ(r.ws.messages, 20u);
+  EXPECT_EQ(r.connections_opened, 2u);
+  EXPECT_GT(r.bytes_read, 20u << 20);  // every echo read back whole
+  EXPECT_EQ(s->stop().requests, 20u);
+}
+
+// Every second message is answered by a close (1011): the client reconnects each time, and every
+// handshake after a client's first resumes the session of its previous socket.
+TEST(Wss, ReconnectsResumeTheirSession) {
+  auto s = start_server(true, 500, 50);
+  ASSERT_TRUE(s);
+  for (const char* protocol : {"TLSv1_2_method", "TLSv1_3_method"}) {
+    Config c = wss_config(*s, 200, 4);
+    c.secure_protocol = protocol;
+    const RunResult r = must_run(c);
+    EXPECT_EQ(r.total_requests, 200u) << protocol;
+    EXPECT_EQ(r.ws.messages, 100u) << protocol;
+    EXPECT_EQ(r.total_errors, 100u) << protocol;
+    EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"close 1011", 100}}))
+        << protocol;
+    EXPECT_GT(r.connections_opened, 4u) << protocol;
+    EXPECT_EQ(r.tls_handshakes, r.connections_opened) << protocol;
+    EXPECT_EQ(r.tls_resumed, r.connections_opened - 4) << protocol;
+  }
+  EXPECT_EQ(s->stop().requests, 400u);
+}
+
+TEST(Wss, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  Config c = wss_config(*s, 6, 2);
+  c.insecure = false;
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 6u);
+  EXPECT_EQ(r.total_errors, 6u);
+  EXPECT_EQ(r.ws.messages, 0u);
+  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"CERT_VERIFY_FAILED", 6}}));
+  EXPECT_EQ(r.tls_handshakes, 0u);
+  EXPECT_EQ(s->stop().requests, 0u);
+}
+
+TEST(Wss, NoCommonProtocolVersionIsCountedByName) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  Config c = wss_config(*s, 4, 2);
+  c.secure_protocol = "TLSv1_1_method";  // the server takes TLS 1.2 and 1.3 only
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 4u);
+  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"TLS_PROTOCOL_VERSION", 4}}));
+}
+
+TEST(Wss, PlainServerIsAHandshakeFailure) {
+  auto s = start_server(false);
+  ASSERT_TRUE(s);
+  const RunResult r = must_run(wss_config(*s, 4, 2));
+  EXPECT_EQ(r.total_requests, 4u);
+  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"TLS_HANDSHAKE_FAILED", 4}}));
+}
+
+TEST(Proxy, WssGoesThroughConnect) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  testing::TestProxy proxy;
+  Config c = wss_config(*s, 300, 3);
+  c.proxy = proxy.url();
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 300u);
+  EXPECT_EQ(r.total_errors, 0u) << first_error(r);
+  EXPECT_EQ(r.ws.messages, 300u);
+  EXPECT_EQ(r.tls_handshakes, 3u);
+  EXPECT_EQ(s->stop().requests, 300u);
+  const auto lines = proxy.request_lines();
+  ASSERT_EQ(lines.size(), 3u);
+  for (const auto& line : lines)
+    EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
+}
+
+// A plain WebSocket goes through a CONNECT tunnel too (a proxy cannot relay an upgraded
+// connection as a request), with no TLS inside.
+TEST(Proxy, WsGoesThroughConnect) {
+  auto s = start_server(false);
+  ASSERT_TRUE(s);
+  testing::TestProxy proxy;
+  Config c = wss_config(*s, 100, 2);
+  c.url = "ws://127.0.0.1:" + std::to_string(s->port()) + "/chat";
+  c.proxy = proxy.url();
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 100u);
+  EXPECT_EQ(r.total_errors, 0u) << first_error(r);
+  EXPECT_EQ(r.ws.messages, 100u);
+  EXPECT_EQ(r.connections_opened, 2u);
+  EXPECT_EQ(r.tls_handshakes, 0u);
+  EXPECT_EQ(s->stop().requests, 100u);
+  const auto lines = proxy.request_lines();
+  ASSERT_EQ(lines.size(), 2u);
+  for (const auto& line : lines)
+    EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
+}
+
+TEST(Proxy, WssRefusedTunnelIsCountedByName) {
+  auto s = start_server(true);
+  ASSERT_TRUE(s);
+  testing::TestProxy proxy(/*refuse_connect=*/true);
+  Config c = wss_config(*s, 4, 2);
+  c.proxy = proxy.url();
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 4u);
+  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"PROXY_CONNECT_FAILED", 4}}));
+  EXPECT_EQ(s->stop().requests, 0u);
+}
+
+// The binaries as a user runs them: `stampede serve --tls-self-signed` answers upgrades over
+// TLS, and the reports say how many sessions were resumed.
+TEST(WssBinary, TextAndJsonReports) {
+  const std::string dir = testing::make_temp_dir();
+  testing::ChildProcess serve({STAMPEDE_BINARY, "serve", "--tls-self-signed", "--port", "0",
+                               "--cores", "1", "-q", "--ready-file", dir + "/port"});
+  const int port = testing::wait_for_port_file(dir + "/port", milliseconds(10000));
+  ASSERT_GT(port, 0) << serve.stderr_text();
+  const std::string url = "wss://127.0.0.1:" + std::to_string(port) + "/chat";
+  auto r = testing::run_command(
+      {STAMPEDE_BINARY, "-n", "100", "-c", "5", "--cores", "1", "--quiet", "--insecure", url},
+      milliseconds(20000));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Completed requests:  100\n"));
+  EXPECT_THAT(r.out, HasSubstr("Total errors:        0\n"));
+  EXPECT_THAT(r.out, HasSubstr("TLS sessions resumed: 0 of 5 handshakes\n"));
+  EXPECT_THAT(r.out, HasSubstr("WebSocket"));
+
+  r = testing::run_command(
+      {STAMPEDE_BINARY, "-n", "20", "-c", "2", "--cores", "1", "--json", "--insecure", url},
+      milliseconds(20000));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["totalRequests"], 20);
+  EXPECT_EQ(j["totalErrors"], 0);
+  EXPECT_EQ(j["tlsHandshakes"], 2);
+  EXPECT_EQ(j["tlsSessionsResumed"], 0);
+  EXPECT_EQ(j["websocket"]["messages"], 20);
+
+  r = testing::run_command({STAMPEDE_BINARY, "-n", "4", "-c", "2", "--cores", "1", "--quiet", url},
+                           milliseconds(20000));
+  EXPECT_THAT(r.out, HasSubstr("CERT_VERIFY_FAILED"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("Sanitizer")));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace stampede::loadgen
