@@ -8,28 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <thread>
 
 #include "loadgen/runner.h"
-
-namespace {
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
+#include "support/counting_new.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -103,9 +85,9 @@ long allocations_for(const std::string& url, bool keep_alive, std::uint64_t requ
   c.keep_alive = keep_alive;
   c.max_requests = requests;
   c.timeout = std::chrono::seconds(10);
-  const long before = g_allocations.load();
+  const long before = stampede::test::allocations.load();
   auto r = run(c);
-  const long after = g_allocations.load();
+  const long after = stampede::test::allocations.load();
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r->total_requests, requests);
   EXPECT_EQ(r->total_errors, 0u);

@@ -2,29 +2,12 @@
 // into a reused buffer. Counts calls to the global operator new, replaced in this binary.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <new>
 #include <string>
 
 #include "http/request_parser.h"
 #include "http/response_parser.h"
 #include "http/writer.h"
-
-namespace {
-thread_local long g_allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
+#include "support/counting_new.h"
 
 namespace stampede::http {
 namespace {
@@ -59,11 +42,11 @@ TEST(SteadyState, ResponseParserDoesNotAllocate) {
     std::size_t body_bytes = 0;
     parser.set_body_callback([&](std::string_view chunk) { body_bytes += chunk.size(); });
     ASSERT_EQ(parse_all(parser, kResponses), 3);  // warm-up: buffers reach their size
-    const long before = g_allocations;
+    const long before = stampede::test::allocations.load();
     int messages = 0;
     for (int i = 0; i < 1000; ++i)
       messages += parse_all(parser, kResponses);
-    EXPECT_EQ(g_allocations - before, 0) << "capture=" << capture;
+    EXPECT_EQ(stampede::test::allocations.load() - before, 0) << "capture=" << capture;
     EXPECT_EQ(messages, 3000);
     EXPECT_EQ(body_bytes, 1001u * 7);
   }
@@ -78,11 +61,11 @@ TEST(SteadyState, RequestParserDoesNotAllocate) {
       "PUT /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nT: 1\r\n\r\n";
   RequestParser parser;
   ASSERT_EQ(parse_all(parser, requests), 3);
-  const long before = g_allocations;
+  const long before = stampede::test::allocations.load();
   int messages = 0;
   for (int i = 0; i < 1000; ++i)
     messages += parse_all(parser, requests);
-  EXPECT_EQ(g_allocations - before, 0);
+  EXPECT_EQ(stampede::test::allocations.load() - before, 0);
   EXPECT_EQ(messages, 3000);
 }
 
@@ -90,12 +73,12 @@ TEST(SteadyState, ResponseHeadWriterDoesNotAllocate) {
   std::string out;
   out.reserve(256);
   const Header extra[] = {{"Content-Type", "text/plain"}, {"X-Instance", "s1"}};
-  const long before = g_allocations;
+  const long before = stampede::test::allocations.load();
   for (int i = 0; i < 1000; ++i) {
     out.clear();
     append_response_head(out, 200 + i % 300, extra, static_cast<std::uint64_t>(i) * 1000, i % 2);
   }
-  EXPECT_EQ(g_allocations - before, 0);
+  EXPECT_EQ(stampede::test::allocations.load() - before, 0);
   EXPECT_EQ(out,
             "HTTP/1.1 299 \r\nContent-Type: text/plain\r\nX-Instance: s1\r\n"
             "Content-Length: 999000\r\nConnection: keep-alive\r\n\r\n");
