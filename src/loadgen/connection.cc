@@ -9,7 +9,6 @@
 #include <algorithm>
 
 #include "core/clock.h"
-#include "loadgen/pacer.h"
 #include "loadgen/ws_client.h"
 
 namespace stampede::loadgen {
@@ -95,10 +94,16 @@ void Connection::request_next() {
     pending_ = permit;
     has_pending_ = true;
     state_ = State::Waiting;
-    context_.loop->schedule(timer_, context_.paced ? wake_time(permit.at_ns) : permit.at_ns);
+    context_.owner->hold(*this, permit.at_ns);
     return;
   }
   begin(permit);
+}
+
+void Connection::send_pending() {
+  if (state_ != State::Waiting || !has_pending_) return;
+  has_pending_ = false;
+  begin(pending_);
 }
 
 void Connection::begin(const SendPermit& permit) {
@@ -387,12 +392,7 @@ void Connection::drain(std::uint32_t events) {
 void Connection::on_timer() {
   switch (state_) {
     case State::Waiting:
-      if (has_pending_) {
-        has_pending_ = false;
-        begin(pending_);
-      } else {
-        request_next();  // backoff over
-      }
+      if (!has_pending_) request_next();  // backoff over (a held permit is the owner's)
       break;
     case State::Connecting:
     case State::Writing:

@@ -41,10 +41,15 @@ struct SendPermit {
   std::uint64_t index = 0;  // the request's unique index (--index)
 };
 
+class Connection;
+
 // What a connection asks of and tells its worker.
 class ConnectionOwner {
  public:
   virtual SendPermit next_send(std::int64_t now_ns) = 0;
+  // The connection holds a permit due at at_ns, later than now: the owner calls its
+  // send_pending() once that time has come (no earlier), unless it was told to stop first.
+  virtual void hold(Connection& connection, std::int64_t at_ns) = 0;
   // The connection will send nothing more (it got a permit with send == false, or was told to
   // stop while idle).
   virtual void on_finished() = 0;
@@ -91,6 +96,9 @@ class Connection final : public net::IoHandler {
   // with a request in flight finishes after it (its next permit says stop).
   void stop_sending();
   bool finished() const;
+  // Sends the permit given to ConnectionOwner::hold; nothing if it no longer holds one (it was
+  // told to stop meanwhile).
+  void send_pending();
 
   void on_events(std::uint32_t events) override;
 
@@ -154,7 +162,7 @@ class Connection final : public net::IoHandler {
                                   // timeouts and failures count from here
   std::int64_t start_ns_ = 0;     // first byte written: response latency counts from here
   std::int64_t intended_ns_ = 0;  // the permit's time: with --rps latency counts from here
-  SendPermit pending_;            // a permit waiting for its time
+  SendPermit pending_;            // a permit waiting for its time (held by the owner)
   bool has_pending_ = false;
   bool readable_ = false;       // data arrived while not reading (edge-triggered: remember it)
   bool peer_closed_ = false;    // EOF or RDHUP seen on this socket

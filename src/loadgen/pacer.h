@@ -44,11 +44,11 @@ class RateSchedule {
   double ramp_requests_;  // R T / 2: the requests due during the ramp
 };
 
-// When a connection holding a request due at at_ns wakes up: the next point of a grid of
-// kWakeGridNs on the monotonic clock. All connections of a worker share the grid, so the
-// requests due within one step go out in one loop wake-up instead of one each: the pacer's CPU
-// per request stays near the closed loop's, at the price of at most one step of send lag
-// (wrk2 wakes on a 1 ms grid). Latency still counts from at_ns.
+// When a paced worker's timer wakes its loop for a held request due at at_ns: the next point of
+// a grid of kWakeGridNs on the monotonic clock, so the requests due within one step go out in
+// one timer wake-up instead of one each, at the price of at most one step of send lag (wrk2
+// wakes on a 1 ms grid). A wake-up for any other reason (a response) sends what is due before
+// the grid point (see SendQueue). Latency still counts from at_ns.
 inline constexpr std::int64_t kWakeGridNs = 100'000;
 inline std::int64_t wake_time(std::int64_t at_ns) {
   return (at_ns + kWakeGridNs - 1) / kWakeGridNs * kWakeGridNs;

@@ -27,7 +27,9 @@ Worker::Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop)
       read_buffer_(kReadBufferBytes),
       budget_(*params_.budget),
       deadline_timer_([this] { on_deadline(); }),
-      drain_timer_([this] { loop_->stop(); }) {
+      drain_timer_([this] { loop_->stop(); }),
+      pace_timer_([this] { release_due(); }),
+      waiting_(params_.connections) {
   if (!params_.pacer) params_.pacer = std::make_unique<ClosedLoopPacer>();
   stats_.enable_rate(params_.paced, params_.timeline);
   ConnectionContext& context = params_.context;
@@ -53,7 +55,10 @@ void Worker::run(std::int64_t deadline_ns, std::int64_t start_ns) {
   const std::int64_t start = start_ns != 0 ? start_ns : loop_->now_ns();
   params_.pacer->begin(start);
   // Paced: the loop's timers are the schedule; the default 50 us slack would be lag.
-  if (params_.paced) ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  if (params_.paced) {
+    ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    loop_->set_after_io([this] { release_due(); });
+  }
   if (RateStats* rate = stats_.rate()) rate->start(start);
   if (deadline_ns_ > 0) loop_->schedule(deadline_timer_, deadline_ns_);
   for (auto& c : connections_)
@@ -90,6 +95,30 @@ SendPermit Worker::next_send(std::int64_t now_ns) {
   return permit;
 }
 
+void Worker::hold(Connection& connection, std::int64_t at_ns) {
+  waiting_.push(at_ns, &connection);
+  const std::int64_t wake = wake_for(waiting_.front_at());
+  if (!pace_timer_.armed() || pace_timer_.deadline_ns() != wake) loop_->schedule(pace_timer_, wake);
+}
+
+void Worker::release_due() {
+  if (waiting_.empty()) return;
+  // A fresh reading: the loop's time is from before the I/O it just dispatched.
+  const std::int64_t now = mono_ns();
+  while (Connection* c = waiting_.pop_due(now))
+    c->send_pending();  // may hold again (a failed send's next permit): pushed behind
+  if (waiting_.empty()) {
+    loop_->cancel(pace_timer_);
+    return;
+  }
+  const std::int64_t wake = wake_for(waiting_.front_at());
+  if (!pace_timer_.armed() || pace_timer_.deadline_ns() != wake) loop_->schedule(pace_timer_, wake);
+}
+
+std::int64_t Worker::wake_for(std::int64_t at_ns) const {
+  return params_.paced ? wake_time(at_ns) : at_ns;
+}
+
 void Worker::on_finished() {
   if (++finished_ == connections_.size()) loop_->stop();
 }
@@ -99,6 +128,8 @@ void Worker::on_deadline() {
   deadline_passed_ = true;
   for (auto& c : connections_)
     c->stop_sending();
+  waiting_.clear();  // the connections that held permits have finished
+  loop_->cancel(pace_timer_);
   if (finished_ < connections_.size()) {
     loop_->schedule(drain_timer_, loop_->now_ns() + params_.drain_ns);
   }

@@ -12,6 +12,7 @@
 #include "loadgen/budget.h"
 #include "loadgen/connection.h"
 #include "loadgen/pacer.h"
+#include "loadgen/send_queue.h"
 #include "loadgen/worker_stats.h"
 #include "net/event_loop.h"
 
@@ -55,11 +56,18 @@ class Worker final : public ConnectionOwner {
   const Progress& progress() const { return stats_.progress(); }
 
   SendPermit next_send(std::int64_t now_ns) override;
+  void hold(Connection& connection, std::int64_t at_ns) override;
   void on_finished() override;
 
  private:
   Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop);
   void on_deadline();
+  // Sends every held permit that is due now, then arms pace_timer_ for the earliest left.
+  // Paced, it runs after each I/O dispatch too: a response's wake-up sends what is due.
+  void release_due();
+  // When the loop must wake for a permit due at at_ns: on the shared grid when paced (the
+  // requests due within one step go out in one wake-up), exactly otherwise.
+  std::int64_t wake_for(std::int64_t at_ns) const;
 
   WorkerParams params_;
   std::unique_ptr<net::EventLoop> loop_;
@@ -69,6 +77,8 @@ class Worker final : public ConnectionOwner {
   // Connections are destroyed before the timers and the loop (members are destroyed in reverse).
   net::Timer deadline_timer_;
   net::Timer drain_timer_;
+  net::Timer pace_timer_;          // wakes the loop for the earliest held permit
+  SendQueue<Connection> waiting_;  // connections holding a permit not yet due
   std::vector<std::unique_ptr<Connection>> connections_;
   std::uint64_t next_index_ = 0;
   std::uint32_t finished_ = 0;

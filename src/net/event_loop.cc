@@ -192,6 +192,7 @@ bool EventLoop::run_once(std::int64_t max_wait_ns) {
     static_cast<IoHandler*>(events_[i].data.ptr)->on_events(events_[i].events);
   }
   if (n == static_cast<int>(events_.size())) events_.resize(events_.size() * 2);
+  if (after_io_) after_io_();
   drain_posted();
   fire_timers();
   return !stopped();

@@ -81,6 +81,10 @@ class EventLoop {
   void post(std::function<void()> fn);
   // Loop thread only: runs `fn` after the current dispatch batch (deferred destruction).
   void defer(std::function<void()> fn) { deferred_.push_back(std::move(fn)); }
+  // Loop thread only: runs `fn` once per iteration, after the I/O events are dispatched and
+  // before the timers fire (libuv's "check" phase), so work that is due whenever the loop is
+  // awake needs no timer wake-up of its own. An empty function: none.
+  void set_after_io(std::function<void()> fn) { after_io_ = std::move(fn); }
 
   std::int64_t now_ns() const { return now_ns_; }
   std::int64_t update_time();
@@ -101,6 +105,7 @@ class EventLoop {
   std::vector<epoll_event> events_;
   std::vector<Timer*> heap_;
   std::vector<std::function<void()>> deferred_;
+  std::function<void()> after_io_;
   std::mutex posted_mutex_;
   std::vector<std::function<void()>> posted_;
   std::atomic<bool> has_posted_{false};

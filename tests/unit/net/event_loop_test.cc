@@ -1,7 +1,10 @@
 #include "net/event_loop.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -87,6 +90,35 @@ TEST(EventLoop, StopFromAnotherThreadEndsRun) {
   loop->run();  // must return: the test would time out otherwise
   stopper.join();
   EXPECT_TRUE(loop->stopped());
+}
+
+// Records its events in a shared log.
+class Recorder final : public IoHandler {
+ public:
+  explicit Recorder(std::vector<std::string>& log) : log_(log) {}
+  void on_events(std::uint32_t) override { log_.push_back("io"); }
+
+ private:
+  std::vector<std::string>& log_;
+};
+
+TEST(EventLoop, AfterIoRunsEachIterationBetweenIoAndTimers) {
+  auto loop = make_loop();
+  std::vector<std::string> log;
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+  Fd read_end(fds[0]), write_end(fds[1]);
+  Recorder recorder(log);
+  ASSERT_TRUE(loop->add(read_end.get(), EPOLLIN | EPOLLET, &recorder).ok());
+  ASSERT_EQ(::write(write_end.get(), "x", 1), 1);
+  Timer done([&] {
+    log.push_back("timer");
+    loop->stop();
+  });
+  loop->schedule(done, loop->now_ns());  // already due: fires in the first iteration
+  loop->set_after_io([&] { log.push_back("check"); });
+  loop->run();
+  EXPECT_EQ(log, (std::vector<std::string>{"io", "check", "timer"}));
 }
 
 class Acceptor final : public IoHandler {
