@@ -64,6 +64,20 @@ wrk_rps() {
   $NICE taskset -c 0 wrk -t1 -c "$1" -d "${SECS}s" "$2" 2>&1 | awk '/Requests\/sec/ { print $2 }'
 }
 
+# wrk_run CONNS URL: one wrk run pinned to core 0, timed; sets RPS, WRK_US (wrk's own CPU µs
+# per request: what each answer costs the client) and WRK_BUSY (% of its core wrk used).
+wrk_run() {
+  local times="$BENCH_TMP/wrk-times" text
+  text=$($NICE /usr/bin/time -f '%e %U %S' -o "$times" taskset -c 0 wrk -t1 -c "$1" \
+    -d "${SECS}s" "$2" 2>&1)
+  RPS=$(awk '/Requests\/sec/ { print $2 }' <<< "$text")
+  local reqs
+  reqs=$(awk '/requests in/ { print $1 }' <<< "$text")
+  read -r WRK_US WRK_BUSY < <(awk -v n="${reqs:-0}" 'END {
+    printf "%.2f %.0f\n", (n > 0) ? ($2 + $3) * 1e6 / n : 0, ($1 > 0) ? ($2 + $3) * 100 / $1 : 0
+  }' "$times")
+}
+
 for round in $(seq 1 "$ROUNDS"); do
   echo "round $round"
   for server in stampede nginx loadtest; do
@@ -72,11 +86,13 @@ for round in $(seq 1 "$ROUNDS"); do
     for c in 10 256; do
       $NICE taskset -c 0 wrk -t1 -c "$c" -d 1s "http://127.0.0.1:$port/" > /dev/null 2>&1  # warm-up
       cpu0=$(server_cpu "$SERVER_PID")
-      rps=$(wrk_rps "$c" "http://127.0.0.1:$port/")
+      wrk_run "$c" "http://127.0.0.1:$port/"
+      rps=$RPS
       us=$(awk -v a="$cpu0" -v b="$(server_cpu "$SERVER_PID")" -v r="${rps:-0}" -v s="$SECS" \
         'BEGIN { print (r > 0) ? (b - a) * 1e6 / (r * s) : 0 }')
-      echo "$server $c ${rps:-0} $us" >> "$out"
-      printf '  %-9s c=%-4s %10.0f req/s %7.2f µs server CPU/req\n' "$server" "$c" "${rps:-0}" "$us"
+      echo "$server $c ${rps:-0} $us $WRK_US $WRK_BUSY" >> "$out"
+      printf '  %-9s c=%-4s %10.0f req/s %7.2f µs server CPU/req %7.2f µs wrk CPU/req (wrk %s%%)\n' \
+        "$server" "$c" "${rps:-0}" "$us" "$WRK_US" "$WRK_BUSY"
     done
     stop_pid "$SERVER_PID"
   done
@@ -150,8 +166,16 @@ for c in 10 256; do
   printf '  %-28s %10.0f %10.0f %10.0f %7.2fx %7.2fx\n' "keep-alive -c $c (req/s)" "$s" "$n" "$l" \
     "$(awk -v a="$s" -v b="$n" 'BEGIN { print a / b }')" "$(awk -v a="$s" -v b="$l" 'BEGIN { print a / b }')"
 done
-printf '  %-28s %10.2f %10.2f %10.2f\n' "server CPU µs/req, -c 256" "$(med stampede 256 4)" \
-  "$(med nginx 256 4)" "$(med loadtest 256 4)"
+for c in 10 256; do
+  printf '  %-28s %10.2f %10.2f %10.2f\n' "server CPU µs/req, -c $c" "$(med stampede "$c" 4)" \
+    "$(med nginx "$c" 4)" "$(med loadtest "$c" 4)"
+done
+for c in 10 256; do
+  printf '  %-28s %10.2f %10.2f %10.2f\n' "wrk CPU µs/req, -c $c" "$(med stampede "$c" 5)" \
+    "$(med nginx "$c" 5)" "$(med loadtest "$c" 5)"
+  printf '  %-28s %10.0f %10.0f %10.0f\n' "wrk core busy %, -c $c" "$(med stampede "$c" 6)" \
+    "$(med nginx "$c" 6)" "$(med loadtest "$c" 6)"
+done
 d=$(med delay 1000)
 printf '  %-28s %10.0f %10s %10s   target 20000 +/- 5%%: %s\n' "--delay 50 -c 1000 (req/s)" "$d" "-" "-" \
   "$(awk -v d="$d" 'BEGIN { print (d >= 19000 && d <= 21000) ? "met" : "missed" }')"

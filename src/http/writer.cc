@@ -177,7 +177,7 @@ std::string_view reason_phrase(int status) {
 }
 
 void append_response_head(std::string& out, int status, std::span<const Header> extra,
-                          std::uint64_t content_length, bool keep_alive) {
+                          std::uint64_t content_length, Persistence persistence) {
   // Sized once and filled with memcpy: this runs for every response the server sends.
   const std::string_view reason = reason_phrase(status);
   const bool bodiless = status / 100 == 1 || status == 204;
@@ -188,8 +188,9 @@ void append_response_head(std::string& out, int status, std::span<const Header> 
         std::to_chars(digits, digits + sizeof(digits), content_length).ptr - digits);
   }
   constexpr std::string_view kLength = "Content-Length: ";
-  const std::string_view connection =
-      keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
+  std::string_view connection = "\r\n";
+  if (persistence == Persistence::Close) connection = "Connection: close\r\n\r\n";
+  if (persistence == Persistence::KeepAlive) connection = "Connection: keep-alive\r\n\r\n";
   std::size_t size = 13 + reason.size() + 2 + connection.size();
   for (const Header& h : extra)
     size += h.name.size() + h.value.size() + 4;

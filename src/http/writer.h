@@ -42,11 +42,25 @@ inline constexpr std::uint64_t kNoContentLength = UINT64_MAX;
 // The reason phrase of `status` ("OK", "Not Found"), "" for codes it does not know.
 std::string_view reason_phrase(int status);
 
+// What a response head says about the connection after it (RFC 9112 9.3, 9.6).
+enum class Persistence : std::uint8_t {
+  Close,      // "Connection: close": the server closes after this response
+  KeepAlive,  // "Connection: keep-alive": an HTTP/1.0 client keeps the connection only then
+  Implicit,   // no Connection header: an HTTP/1.1 connection persists by default
+};
+
 // Appends "HTTP/1.1 <status> <reason>\r\n", the `extra` headers, "Content-Length: N\r\n"
-// (not for 1xx and 204, which have none, nor for kNoContentLength), "Connection: keep-alive"
-// or "Connection: close", and the empty line, to `out`. No allocation once `out` has the
+// (not for 1xx and 204, which have none, nor for kNoContentLength), the Connection header
+// `persistence` asks for, and the empty line, to `out`. No allocation once `out` has the
 // capacity. `status` must be in 100..999; extra headers must be valid (not checked here).
 void append_response_head(std::string& out, int status, std::span<const Header> extra,
-                          std::uint64_t content_length, bool keep_alive);
+                          std::uint64_t content_length, Persistence persistence);
+
+// The same with "Connection: keep-alive" or "Connection: close" always written.
+inline void append_response_head(std::string& out, int status, std::span<const Header> extra,
+                                 std::uint64_t content_length, bool keep_alive) {
+  append_response_head(out, status, extra, content_length,
+                       keep_alive ? Persistence::KeepAlive : Persistence::Close);
+}
 
 }  // namespace stampede::http

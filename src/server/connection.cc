@@ -193,6 +193,7 @@ void Connection::on_head() {
   phase_ = Phase::Body;
   request_ = Request{};
   request_.head_only = parser_.method() == "HEAD";
+  request_.http10 = parser_.http_minor() == 0;
   const std::string_view path = parser_.path();
   if (path == "/count") {
     request_.kind = Kind::Count;
@@ -243,7 +244,11 @@ void Connection::answer() {
   const bool keep_alive = request_.keep_alive && !draining_;
   std::string& o = out();
   const Responses& responses = worker_.responses();
-  const Framing framing{keep_alive, request_.head_only};
+  using http::Persistence;
+  const Persistence persistence = !keep_alive       ? Persistence::Close
+                                  : request_.http10 ? Persistence::KeepAlive
+                                                    : Persistence::Implicit;
+  const Framing framing{persistence, request_.head_only};
   switch (request_.kind) {
     case Kind::Count:
       responses.append_count(o, worker_.shared().served(), framing);
@@ -281,7 +286,7 @@ void Connection::answer_normal(std::string& buffer, Framing framing) {
 // Bad input: answer `status`, stop parsing, close after a lingering read.
 void Connection::refuse(int status, std::string_view message) {
   WorkerCounters::add(worker_.counters().bad_requests, std::uint64_t{1});
-  worker_.responses().append_text(out(), status, message, Framing{false, false});
+  worker_.responses().append_text(out(), status, message, Framing{http::Persistence::Close, false});
   closing_ = linger_ = true;
   phase_ = Phase::Idle;
 }

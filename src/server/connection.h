@@ -58,6 +58,7 @@ class Connection final : public net::IoHandler {
   struct Request {
     Kind kind = Kind::Normal;
     bool head_only = false;
+    bool http10 = false;  // an HTTP/1.0 request: keep-alive must be said, it is not the default
     bool keep_alive = true;
     Overrides overrides;
     std::string_view bad_override;  // a static message: answer 400, keep the connection

@@ -41,29 +41,29 @@ Responses::Responses(const Shared& shared)
       delay_json_(delay_as_json(shared.options.delay)),
       error_status_(shared.options.error_status != 0 ? shared.options.error_status : 500),
       date_(format_http_date(wall_seconds())) {
-  for (bool keep_alive : {false, true}) {
-    canned_[static_cast<int>(Canned::Ok)][keep_alive] =
-        build(200, content_type_, body_, keep_alive);
-    canned_[static_cast<int>(Canned::Error)][keep_alive] =
-        build(error_status_, kTextPlain, has_body(error_status_) ? kErrorBody : "", keep_alive);
+  for (int i = 0; i < kPersistences; ++i) {
+    const auto persistence = static_cast<http::Persistence>(i);
+    canned_[static_cast<int>(Canned::Ok)][i] = build(200, content_type_, body_, persistence);
+    canned_[static_cast<int>(Canned::Error)][i] =
+        build(error_status_, kTextPlain, has_body(error_status_) ? kErrorBody : "", persistence);
   }
   set_date(wall_seconds());
 }
 
 void Responses::append_head(std::string& out, int status, std::string_view content_type,
-                            std::uint64_t length, bool keep_alive) const {
+                            std::uint64_t length, http::Persistence persistence) const {
   http::Header extra[3] = {{"Date", view(date_)}, {"Content-Type", content_type}};
   std::size_t count = has_body(status) ? 2 : 1;
   if (!id_.empty()) extra[count++] = {"x-instance", id_};
   if (!has_body(status)) length = http::kNoContentLength;
   http::append_response_head(out, status, std::span<const http::Header>(extra, count), length,
-                             keep_alive);
+                             persistence);
 }
 
 Responses::Prebuilt Responses::build(int status, std::string_view content_type,
-                                     std::string_view body, bool keep_alive) const {
+                                     std::string_view body, http::Persistence persistence) const {
   Prebuilt p;
-  append_head(p.bytes, status, content_type, body.size(), keep_alive);
+  append_head(p.bytes, status, content_type, body.size(), persistence);
   p.head_length = p.bytes.size();
   p.date_offset = p.bytes.find(view(date_));
   p.bytes.append(body);
@@ -79,7 +79,7 @@ void Responses::set_date(std::int64_t unix_seconds) {
 }
 
 void Responses::append_canned(std::string& out, Canned which, Framing framing) const {
-  const Prebuilt& p = canned_[static_cast<int>(which)][framing.keep_alive];
+  const Prebuilt& p = canned_[static_cast<int>(which)][static_cast<int>(framing.persistence)];
   out.append(p.bytes.data(), framing.head_only ? p.head_length : p.bytes.size());
 }
 
@@ -90,7 +90,7 @@ void Responses::append_custom(std::string& out, const CustomResponse& response,
   std::string_view type = status < 400 ? std::string_view(content_type_) : kTextPlain;
   if (response.size) type = kTextPlain;
   const std::uint64_t length = !has_body(status) ? 0 : response.size ? *response.size : body.size();
-  append_head(out, status, type, length, framing.keep_alive);
+  append_head(out, status, type, length, framing.persistence);
   if (framing.head_only || length == 0) return;
   if (response.size) {
     append_filler(out, length);
@@ -104,13 +104,13 @@ void Responses::append_count(std::string& out, std::uint64_t served, Framing fra
   const auto end = fmt::format_to_n(body, sizeof body, R"({{"id":{},"served":{},"delay":{}}})",
                                     id_json_, served, delay_json_);
   const std::string_view text(body, std::min(end.size, sizeof body));
-  append_head(out, 200, kJson, text.size(), framing.keep_alive);
+  append_head(out, 200, kJson, text.size(), framing.persistence);
   if (!framing.head_only) out.append(text);
 }
 
 void Responses::append_text(std::string& out, int status, std::string_view message,
                             Framing framing) const {
-  append_head(out, status, kTextPlain, message.size() + 1, framing.keep_alive);
+  append_head(out, status, kTextPlain, message.size() + 1, framing.persistence);
   if (framing.head_only) return;
   out.append(message);
   out.push_back('\n');

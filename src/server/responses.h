@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "http/writer.h"
 #include "server/http_date.h"
 #include "server/shared.h"
 
@@ -19,7 +20,9 @@ enum class Canned : std::uint8_t { Ok, Error };
 
 // How one response ends the exchange.
 struct Framing {
-  bool keep_alive = true;  // "Connection: keep-alive", else "Connection: close"
+  // Close: "Connection: close"; KeepAlive: "Connection: keep-alive" (an HTTP/1.0 client that
+  // asked for it); Implicit: no Connection header (HTTP/1.1 persists by default, RFC 9112 9.3).
+  http::Persistence persistence = http::Persistence::Implicit;
   bool head_only = false;  // a HEAD request: the head (with Content-Length), no body
 };
 
@@ -56,9 +59,9 @@ class Responses {
     std::size_t date_offset = 0;
   };
   Prebuilt build(int status, std::string_view content_type, std::string_view body,
-                 bool keep_alive) const;
+                 http::Persistence persistence) const;
   void append_head(std::string& out, int status, std::string_view content_type,
-                   std::uint64_t length, bool keep_alive) const;
+                   std::uint64_t length, http::Persistence persistence) const;
 
   std::string id_;
   std::string body_;
@@ -67,7 +70,8 @@ class Responses {
   std::string delay_json_;  // the configured delay in ms, as a JSON number
   int error_status_;
   HttpDate date_;
-  Prebuilt canned_[2][2];  // [Canned][keep_alive]
+  static constexpr int kPersistences = 3;
+  Prebuilt canned_[2][kPersistences];  // [Canned][Persistence]
 };
 
 }  // namespace stampede::server

@@ -26,6 +26,8 @@ TEST(ServerProtocol, KeepAliveServesManyRequestsOnOneConnection) {
     EXPECT_EQ(reply->body, "OK");
     EXPECT_EQ(reply->content_type, "text/plain");
     EXPECT_TRUE(reply->keep_alive);
+    // HTTP/1.1 persists by default: nothing to say, so no Connection header is sent.
+    EXPECT_FALSE(reply->connection) << *reply->connection;
   }
   ServerTotals totals = server->stop();
   EXPECT_EQ(totals.requests, 100u);

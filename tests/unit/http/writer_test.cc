@@ -120,6 +120,21 @@ TEST(ResponseHead, ExactBytes) {
             "Content-Length: 0\r\nConnection: close\r\n\r\n");
 }
 
+TEST(ResponseHead, PersistenceDecidesTheConnectionHeader) {
+  std::string out;
+  append_response_head(out, 200, {}, 2, Persistence::Implicit);
+  EXPECT_EQ(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n");
+  out.clear();
+  append_response_head(out, 204, {}, 0, Persistence::Implicit);
+  EXPECT_EQ(out, "HTTP/1.1 204 No Content\r\n\r\n");
+  out.clear();
+  append_response_head(out, 200, {}, 2, Persistence::KeepAlive);
+  EXPECT_EQ(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n");
+  out.clear();
+  append_response_head(out, 200, {}, 2, Persistence::Close);
+  EXPECT_EQ(out, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n");
+}
+
 TEST(ResponseHead, AppendsAndOmitsContentLengthWhereItMustNot) {
   std::string out = "previous";
   append_response_head(out, 204, {}, 0, true);

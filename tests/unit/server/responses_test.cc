@@ -62,13 +62,55 @@ TEST(Responses, CannedOkIsTheConfiguredBody) {
   EXPECT_EQ(p.instance, "");
 }
 
+// HTTP/1.1 connections persist unless a side says close (RFC 9112 9.3): the default answer
+// spends no bytes on "Connection: keep-alive"; an HTTP/1.0 client that asked for keep-alive
+// gets it said, and a closing answer says close.
+TEST(Responses, ConnectionHeaderOnlyWhereItSaysSomething) {
+  Shared shared = make_shared({});
+  Responses r(shared);
+  for (Canned c : {Canned::Ok, Canned::Error}) {
+    std::string implicit, keep_alive, close;
+    r.append_canned(implicit, c, {http::Persistence::Implicit, false});
+    r.append_canned(keep_alive, c, {http::Persistence::KeepAlive, false});
+    r.append_canned(close, c, {http::Persistence::Close, false});
+    EXPECT_EQ(implicit.find("Connection:"), std::string::npos) << implicit;
+    EXPECT_TRUE(parse_one(implicit).keep_alive);
+    EXPECT_NE(keep_alive.find("\r\nConnection: keep-alive\r\n\r\n"), std::string::npos);
+    EXPECT_TRUE(parse_one(keep_alive).keep_alive);
+    EXPECT_NE(close.find("\r\nConnection: close\r\n\r\n"), std::string::npos);
+    EXPECT_FALSE(parse_one(close).keep_alive);
+    // The same response otherwise, byte for byte.
+    EXPECT_EQ(keep_alive.size(),
+              implicit.size() + std::string_view("Connection: keep-alive\r\n").size());
+  }
+  std::string custom, count, text;
+  r.append_custom(custom, {404, 3}, {});
+  r.append_count(count, 1, {});
+  r.append_text(text, 400, "bad", {});
+  for (const std::string& out : {custom, count, text}) {
+    EXPECT_EQ(out.find("Connection:"), std::string::npos) << out;
+    EXPECT_TRUE(parse_one(out).keep_alive);
+  }
+}
+
+TEST(Responses, DefaultAnswerBytes) {
+  Shared shared = make_shared({});
+  Responses r(shared);
+  r.set_date(784111777);
+  std::string out;
+  r.append_canned(out, Canned::Ok, {});
+  EXPECT_EQ(out,
+            "HTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n"
+            "Content-Type: text/plain\r\nContent-Length: 2\r\n\r\nOK");
+}
+
 TEST(Responses, CannedErrorIsLoadtestsError) {
   ServerOptions o;
   o.error_status = 503;
   Shared shared = make_shared(o);
   Responses r(shared);
   std::string out;
-  r.append_canned(out, Canned::Error, {false, false});
+  r.append_canned(out, Canned::Error, {http::Persistence::Close, false});
   Parsed p = parse_one(out);
   EXPECT_EQ(p.status, 503);
   EXPECT_EQ(p.body, "ERROR");
@@ -85,7 +127,7 @@ TEST(Responses, HeadOnlyKeepsContentLengthWithoutBody) {
   Shared shared = make_shared({});
   Responses r(shared);
   std::string head, full;
-  r.append_canned(head, Canned::Ok, {true, true});
+  r.append_canned(head, Canned::Ok, {http::Persistence::Implicit, true});
   r.append_canned(full, Canned::Ok, {});
   EXPECT_EQ(head + "OK", full);
   EXPECT_NE(head.find("Content-Length: 2\r\n"), std::string::npos);
@@ -99,9 +141,10 @@ TEST(Responses, SetDateRewritesEveryCannedResponse) {
   Responses r(shared);
   r.set_date(784111777);
   for (Canned c : {Canned::Ok, Canned::Error}) {
-    for (bool keep_alive : {false, true}) {
+    for (auto persistence :
+         {http::Persistence::Close, http::Persistence::KeepAlive, http::Persistence::Implicit}) {
       std::string out;
-      r.append_canned(out, c, {keep_alive, false});
+      r.append_canned(out, c, {persistence, false});
       EXPECT_EQ(parse_one(out).date, "Sun, 06 Nov 1994 08:49:37 GMT");
     }
   }
@@ -188,7 +231,7 @@ TEST(Responses, TextAnswer) {
   Shared shared = make_shared({});
   Responses r(shared);
   std::string out;
-  r.append_text(out, 431, "too big", {false, false});
+  r.append_text(out, 431, "too big", {http::Persistence::Close, false});
   Parsed p = parse_one(out);
   EXPECT_EQ(p.status, 431);
   EXPECT_EQ(p.body, "too big\n");
