@@ -8,39 +8,20 @@
 #include "loadgen/runner.h"
 #include "server/server.h"
 #include "test_proxy.h"
+#include "tls_support.h"
 
 namespace stampede::loadgen {
 namespace {
 
-std::unique_ptr<server::Server> start_server(bool tls) {
-  server::ServerOptions options;
-  options.port = 0;
-  options.cores = 1;
-  options.tls_self_signed = tls;
-  auto s = server::Server::start(options);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? std::move(s).value() : nullptr;
-}
+using testing::must_run;
 
 Config https_config(const server::Server& s, std::uint64_t requests, std::uint32_t clients) {
-  Config c;
-  c.url = "https://127.0.0.1:" + std::to_string(s.port()) + "/";
-  c.cores = 1;
-  c.max_requests = requests;
-  c.concurrency = clients;
-  c.timeout = std::chrono::seconds(10);
-  c.insecure = true;
-  return c;
-}
-
-RunResult must_run(const Config& config) {
-  auto r = run(config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : RunResult{};
+  return testing::tls_client_config("https://127.0.0.1:" + std::to_string(s.port()) + "/", requests,
+                                    clients);
 }
 
 TEST(Https, ExactCountsWithKeepAlive) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   Config c = https_config(*s, 1000, 10);
   c.keep_alive = true;
@@ -57,7 +38,7 @@ TEST(Https, ExactCountsWithKeepAlive) {
 }
 
 TEST(Https, ReconnectsResumeTheirSession) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   for (const char* protocol : {"TLSv1_2_method", "TLSv1_3_method"}) {
     Config c = https_config(*s, 200, 4);
@@ -74,7 +55,7 @@ TEST(Https, ReconnectsResumeTheirSession) {
 }
 
 TEST(Https, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   Config c = https_config(*s, 6, 2);
   c.insecure = false;
@@ -86,7 +67,7 @@ TEST(Https, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
 }
 
 TEST(Https, NoCommonProtocolVersionIsCountedByName) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   Config c = https_config(*s, 4, 2);
   c.secure_protocol = "TLSv1_method";  // the server takes TLS 1.2 and 1.3 only
@@ -96,7 +77,7 @@ TEST(Https, NoCommonProtocolVersionIsCountedByName) {
 }
 
 TEST(Https, PlainServerIsAHandshakeFailure) {
-  auto s = start_server(false);
+  auto s = testing::start_tls_server(false);
   ASSERT_TRUE(s);
   Config c = https_config(*s, 4, 2);
   const RunResult r = must_run(c);
@@ -105,7 +86,7 @@ TEST(Https, PlainServerIsAHandshakeFailure) {
 }
 
 TEST(Proxy, PlainRequestsUseTheAbsoluteForm) {
-  auto s = start_server(false);
+  auto s = testing::start_tls_server(false);
   ASSERT_TRUE(s);
   testing::TestProxy proxy;
   Config c;
@@ -127,7 +108,7 @@ TEST(Proxy, PlainRequestsUseTheAbsoluteForm) {
 }
 
 TEST(Proxy, HttpsGoesThroughConnect) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   testing::TestProxy proxy;
   Config c = https_config(*s, 300, 3);
@@ -145,7 +126,7 @@ TEST(Proxy, HttpsGoesThroughConnect) {
 }
 
 TEST(Proxy, RefusedTunnelIsCountedByName) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   testing::TestProxy proxy(/*refuse_connect=*/true);
   Config c = https_config(*s, 4, 2);

@@ -16,6 +16,7 @@
 #include "loadgen/runner.h"
 #include "support/process.h"
 #include "tls/self_signed.h"
+#include "tls_support.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -82,21 +83,10 @@ class Nginx {
   bool ready_ = false;
 };
 
-Config config_for(const Nginx& nginx, std::uint64_t requests, std::uint32_t clients) {
-  Config c;
-  c.url = nginx.url();
-  c.cores = 1;
-  c.max_requests = requests;
-  c.concurrency = clients;
-  c.timeout = std::chrono::seconds(10);
-  c.insecure = true;
-  return c;
-}
+using testing::must_run;
 
-RunResult must_run(const Config& config) {
-  auto r = run(config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : RunResult{};
+Config config_for(const Nginx& nginx, std::uint64_t requests, std::uint32_t clients) {
+  return testing::tls_client_config(nginx.url(), requests, clients);
 }
 
 class AgainstNginx : public ::testing::Test {

@@ -14,40 +14,18 @@
 #include "server/server.h"
 #include "support/process.h"
 #include "test_proxy.h"
+#include "tls_support.h"
 
 namespace stampede::loadgen {
 namespace {
 
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
-
-std::unique_ptr<server::Server> start_server(bool tls, int error_status = 0, double percent = 0) {
-  server::ServerOptions options;
-  options.port = 0;
-  options.cores = 1;
-  options.tls_self_signed = tls;
-  options.error_status = error_status;
-  options.error_percent = percent;
-  auto s = server::Server::start(options);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? std::move(s).value() : nullptr;
-}
+using testing::must_run;
 
 Config wss_config(const server::Server& s, std::uint64_t messages, std::uint32_t clients) {
-  Config c;
-  c.url = "wss://127.0.0.1:" + std::to_string(s.port()) + "/chat";
-  c.cores = 1;
-  c.max_requests = messages;
-  c.concurrency = clients;
-  c.timeout = std::chrono::seconds(10);
-  c.insecure = true;
-  return c;
-}
-
-RunResult must_run(const Config& config) {
-  auto r = run(config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : RunResult{};
+  return testing::tls_client_config("wss://127.0.0.1:" + std::to_string(s.port()) + "/chat",
+                                    messages, clients);
 }
 
 std::string first_error(const RunResult& r) {
@@ -55,7 +33,7 @@ std::string first_error(const RunResult& r) {
 }
 
 TEST(Wss, ExactCountsAgainstServe) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   Config c = wss_config(*s, 1000, 10);
   c.cores = 2;
@@ -75,7 +53,7 @@ TEST(Wss, ExactCountsAgainstServe) {
 // 1 MiB messages do not fit the socket buffers: the client's TLS writes stop part-way and go on
 // when the socket drains, and each reply arrives as many records over many reads.
 TEST(Wss, LargeMessagesGoThroughWhole) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   Config c = wss_config(*s, 20, 2);
   c.body = std::string(1 << 20, 'x');
@@ -91,7 +69,7 @@ TEST(Wss, LargeMessagesGoThroughWhole) {
 // Every second message is answered by a close (1011): the client reconnects each time, and every
 // handshake after a client's first resumes the session of its previous socket.
 TEST(Wss, ReconnectsResumeTheirSession) {
-  auto s = start_server(true, 500, 50);
+  auto s = testing::start_tls_server(true, 500, 50);
   ASSERT_TRUE(s);
   for (const char* protocol : {"TLSv1_2_method", "TLSv1_3_method"}) {
     Config c = wss_config(*s, 200, 4);
@@ -110,7 +88,7 @@ TEST(Wss, ReconnectsResumeTheirSession) {
 }
 
 TEST(Wss, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   Config c = wss_config(*s, 6, 2);
   c.insecure = false;
@@ -124,7 +102,7 @@ TEST(Wss, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
 }
 
 TEST(Wss, NoCommonProtocolVersionIsCountedByName) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   Config c = wss_config(*s, 4, 2);
   c.secure_protocol = "TLSv1_1_method";  // the server takes TLS 1.2 and 1.3 only
@@ -134,7 +112,7 @@ TEST(Wss, NoCommonProtocolVersionIsCountedByName) {
 }
 
 TEST(Wss, PlainServerIsAHandshakeFailure) {
-  auto s = start_server(false);
+  auto s = testing::start_tls_server(false);
   ASSERT_TRUE(s);
   const RunResult r = must_run(wss_config(*s, 4, 2));
   EXPECT_EQ(r.total_requests, 4u);
@@ -142,7 +120,7 @@ TEST(Wss, PlainServerIsAHandshakeFailure) {
 }
 
 TEST(Proxy, WssGoesThroughConnect) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   testing::TestProxy proxy;
   Config c = wss_config(*s, 300, 3);
@@ -162,7 +140,7 @@ TEST(Proxy, WssGoesThroughConnect) {
 // A plain WebSocket goes through a CONNECT tunnel too (a proxy cannot relay an upgraded
 // connection as a request), with no TLS inside.
 TEST(Proxy, WsGoesThroughConnect) {
-  auto s = start_server(false);
+  auto s = testing::start_tls_server(false);
   ASSERT_TRUE(s);
   testing::TestProxy proxy;
   Config c = wss_config(*s, 100, 2);
@@ -182,7 +160,7 @@ TEST(Proxy, WsGoesThroughConnect) {
 }
 
 TEST(Proxy, WssRefusedTunnelIsCountedByName) {
-  auto s = start_server(true);
+  auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
   testing::TestProxy proxy(/*refuse_connect=*/true);
   Config c = wss_config(*s, 4, 2);

@@ -1,0 +1,39 @@
+#include "tls_support.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <utility>
+
+namespace stampede::testing {
+
+std::unique_ptr<server::Server> start_tls_server(bool tls, int error_status, double percent) {
+  server::ServerOptions options;
+  options.port = 0;
+  options.cores = 1;
+  options.tls_self_signed = tls;
+  options.error_status = error_status;
+  options.error_percent = percent;
+  auto s = server::Server::start(options);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+loadgen::Config tls_client_config(std::string url, std::uint64_t requests, std::uint32_t clients) {
+  loadgen::Config c;
+  c.url = std::move(url);
+  c.cores = 1;
+  c.max_requests = requests;
+  c.concurrency = clients;
+  c.timeout = std::chrono::seconds(10);
+  c.insecure = true;
+  return c;
+}
+
+loadgen::RunResult must_run(const loadgen::Config& config) {
+  auto r = loadgen::run(config);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? std::move(r).value() : loadgen::RunResult{};
+}
+
+}  // namespace stampede::testing

@@ -1,0 +1,29 @@
+// What the TLS integration tests share: a stampede serve in-process (TLS with a throwaway
+// certificate, or plain), a generator Config for one core that accepts that certificate, and a run
+// that must succeed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "loadgen/config.h"
+#include "loadgen/runner.h"
+#include "server/server.h"
+
+namespace stampede::testing {
+
+// A one-core server on a free loopback port: TLS with --tls-self-signed when `tls`, and every
+// request answered with error_status for `percent` % of them when error_status != 0. Null (and a
+// test failure) when it cannot start.
+std::unique_ptr<server::Server> start_tls_server(bool tls, int error_status = 0,
+                                                 double percent = 0);
+
+// `requests` requests (or messages) to `url` over `clients` connections on one core, 10 s timeout,
+// certificates not verified (the servers' are self-signed).
+loadgen::Config tls_client_config(std::string url, std::uint64_t requests, std::uint32_t clients);
+
+// Runs `config`; a failure to run fails the test and returns an empty result.
+loadgen::RunResult must_run(const loadgen::Config& config);
+
+}  // namespace stampede::testing
