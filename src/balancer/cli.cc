@@ -4,11 +4,11 @@
 #include <stdio.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "balancer/balancer.h"
 #include "balancer/config.h"
+#include "core/ready_file.h"
 
 namespace stampede::balancer {
 namespace {
@@ -16,17 +16,6 @@ namespace {
 int fail(const std::string& message, int status) {
   std::fprintf(stderr, "stampede: %s\n", message.c_str());
   return status;
-}
-
-// Writes the port to `path` atomically (PATH.tmp, then rename), as `serve` does.
-bool write_ready_file(const std::string& path, std::uint16_t port) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << port << "\n";
-    if (!out) return false;
-  }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 }  // namespace
@@ -54,8 +43,10 @@ int cli_main(int argc, char** argv) {
   std::fprintf(stderr, "stampede balance: listening on port %u, %zu backends, strategy %s\n",
                static_cast<unsigned>((*lb)->port()), config.backends.size(),
                std::string(strategy_name(config.strategy)).c_str());
-  if (!config.ready_file.empty() && !write_ready_file(config.ready_file, (*lb)->port())) {
-    return fail("cannot write the ready file '" + config.ready_file + "'", 1);
+  if (auto ready = config.ready_file.empty() ? Result<void>{}
+                                             : write_ready_file(config.ready_file, (*lb)->port());
+      !ready) {
+    return fail(ready.error().message, 1);
   }
   int sig = 0;
   sigwait(&signals, &sig);

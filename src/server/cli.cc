@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include "core/clock.h"
+#include "core/ready_file.h"
 #include "core/units.h"
-#include "server/ready_file.h"
 #include "server/tls_transport.h"
 
 namespace stampede::server {

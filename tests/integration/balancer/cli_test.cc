@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "lb_support.h"
@@ -57,6 +58,20 @@ TEST(BalanceCli, RunsFromAConfigFileAndStopsOnSigterm) {
   EXPECT_NE(stats->body.find("\"strategy\":\"least\""), std::string::npos);
   ASSERT_TRUE(lb.signal(SIGTERM));
   EXPECT_EQ(lb.wait(10000ms), 0);
+}
+
+TEST(BalanceCli, AnUnwritableReadyFileIsOneLineAndExitStatus1) {
+  EchoBackend echo("e");
+  ASSERT_TRUE(echo.start());
+  const std::string dir = stampede::testing::make_temp_dir();
+  auto r = run_command(
+      {STAMPEDE_BINARY, "balance", "--listen", "127.0.0.1:0", "--backend",
+       "e=127.0.0.1:" + std::to_string(echo.port()), "--ready-file", dir + "/no-such-dir/ready"},
+      10000ms);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("stampede: --ready-file: cannot write"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no-such-dir"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "server/ready_file.h"
+#include "core/ready_file.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace stampede::server {
+namespace stampede {
 
 Result<void> write_ready_file(const std::string& path, std::uint16_t port) {
   const std::string tmp = path + ".tmp";
@@ -25,4 +25,4 @@ Result<void> write_ready_file(const std::string& path, std::uint16_t port) {
   return {};
 }
 
-}  // namespace stampede::server
+}  // namespace stampede

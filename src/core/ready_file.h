@@ -1,5 +1,5 @@
 // The ready file: once a server listens, its port goes to a file that tests and the lab wait
-// for instead of sleeping.
+// for instead of sleeping (serve and balance).
 #pragma once
 
 #include <cstdint>
@@ -7,10 +7,10 @@
 
 #include "core/result.h"
 
-namespace stampede::server {
+namespace stampede {
 
 // Writes "<port>\n" to `path` atomically: to `path`.tmp first, then renamed over `path`, so a
 // reader never sees a partial number.
 Result<void> write_ready_file(const std::string& path, std::uint16_t port);
 
-}  // namespace stampede::server
+}  // namespace stampede

@@ -1,0 +1,45 @@
+// The ready file: the port and a newline, put in place whole; an unwritable place is an error
+// that names the file and the reason.
+#include "core/ready_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/process.h"
+
+namespace stampede {
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ReadyFile, WritesThePortAndLeavesNoTemporaryFile) {
+  const std::string dir = testing::make_temp_dir();
+  ASSERT_TRUE(write_ready_file(dir + "/port", 40123));
+  EXPECT_EQ(read_all(dir + "/port"), "40123\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/port.tmp"));
+  ASSERT_TRUE(write_ready_file(dir + "/port", 7));  // replaces a previous one whole
+  EXPECT_EQ(read_all(dir + "/port"), "7\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ReadyFile, AnUnwritablePlaceIsAnErrorNamingIt) {
+  const std::string dir = testing::make_temp_dir();
+  const std::string path = dir + "/no-such-dir/port";
+  auto r = write_ready_file(path, 1);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("--ready-file: cannot write"), std::string::npos);
+  EXPECT_NE(r.error().message.find("no-such-dir"), std::string::npos);
+  EXPECT_NE(r.error().message.find("No such file or directory"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace stampede
