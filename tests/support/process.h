@@ -37,6 +37,9 @@ class ChildProcess {
 // A fresh, empty temporary directory path (created); removed by the caller if wanted.
 std::string make_temp_dir();
 
+// The whole content of the file at `path`; empty when it cannot be read.
+std::string read_file(const std::string& path);
+
 // Polls `path` (inotify-free, short back-off) until it holds a port number or `timeout` passes.
 // Returns 0 on timeout. The poll is a bounded wait for a file, not a sleep to synchronise state.
 int wait_for_port_file(const std::string& path, std::chrono::milliseconds timeout);

@@ -5,28 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "support/process.h"
 
 namespace stampede {
 namespace {
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(ReadyFile, WritesThePortAndLeavesNoTemporaryFile) {
   const std::string dir = testing::make_temp_dir();
   ASSERT_TRUE(write_ready_file(dir + "/port", 40123));
-  EXPECT_EQ(read_all(dir + "/port"), "40123\n");
+  EXPECT_EQ(testing::read_file(dir + "/port"), "40123\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/port.tmp"));
   ASSERT_TRUE(write_ready_file(dir + "/port", 7));  // replaces a previous one whole
-  EXPECT_EQ(read_all(dir + "/port"), "7\n");
+  EXPECT_EQ(testing::read_file(dir + "/port"), "7\n");
   std::filesystem::remove_all(dir);
 }
 
