@@ -180,7 +180,11 @@ void Connection::on_events(std::uint32_t events) {
       }
       break;
     case State::Reading:
-      if (events & kReadEvents) read_response(events);
+      // TLS: a read that stopped for want of writability (WANT_WRITE: a key update's answer or
+      // an alert to flush) goes on when the socket drains, as in WsClient.
+      if ((events & kReadEvents) || (tls_ && (events & EPOLLOUT) && tls_->wants_write())) {
+        read_response(events);
+      }
       break;
     case State::Draining:
       drain(events);

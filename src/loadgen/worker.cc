@@ -97,8 +97,7 @@ SendPermit Worker::next_send(std::int64_t now_ns) {
 
 void Worker::hold(Connection& connection, std::int64_t at_ns) {
   waiting_.push(at_ns, &connection);
-  const std::int64_t wake = wake_for(waiting_.front_at());
-  if (!pace_timer_.armed() || pace_timer_.deadline_ns() != wake) loop_->schedule(pace_timer_, wake);
+  arm_pace_timer();
 }
 
 void Worker::release_due() {
@@ -111,6 +110,10 @@ void Worker::release_due() {
     loop_->cancel(pace_timer_);
     return;
   }
+  arm_pace_timer();
+}
+
+void Worker::arm_pace_timer() {
   const std::int64_t wake = wake_for(waiting_.front_at());
   if (!pace_timer_.armed() || pace_timer_.deadline_ns() != wake) loop_->schedule(pace_timer_, wake);
 }

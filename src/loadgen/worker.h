@@ -68,6 +68,8 @@ class Worker final : public ConnectionOwner {
   // When the loop must wake for a permit due at at_ns: on the shared grid when paced (the
   // requests due within one step go out in one wake-up), exactly otherwise.
   std::int64_t wake_for(std::int64_t at_ns) const;
+  // Points pace_timer_ at the wake-up for the earliest held permit. Requires !waiting_.empty().
+  void arm_pace_timer();
 
   WorkerParams params_;
   std::unique_ptr<net::EventLoop> loop_;
