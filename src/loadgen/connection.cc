@@ -60,7 +60,7 @@ void Connection::start() {
     ws_->start();
     return;
   }
-  request_next();
+  request_next(/*after_busy=*/false);
 }
 
 bool Connection::finished() const {
@@ -83,9 +83,9 @@ void Connection::stop_sending() {
   }
 }
 
-void Connection::request_next() {
+void Connection::request_next(bool after_busy) {
   const std::int64_t now = context_.loop->now_ns();
-  const SendPermit permit = context_.owner->next_send(now);
+  SendPermit permit = context_.owner->next_send(now);
   if (!permit.send) {
     finish();
     return;
@@ -97,6 +97,7 @@ void Connection::request_next() {
     context_.owner->hold(*this, permit.at_ns);
     return;
   }
+  permit.waited_for_connection = after_busy && permit.at_ns < now;
   begin(permit);
 }
 
@@ -110,7 +111,8 @@ void Connection::begin(const SendPermit& permit) {
   intended_ns_ = permit.at_ns;
   if (RateStats* rate = context_.stats->rate()) {
     // The lag needs a fresh reading; the closed loop's timeline makes do with the loop's.
-    rate->on_sent(permit.at_ns, context_.paced ? mono_ns() : context_.loop->now_ns());
+    rate->on_sent(permit.at_ns, context_.paced ? mono_ns() : context_.loop->now_ns(),
+                  permit.waited_for_connection);
   }
   index_ = permit.index;
   if (context_.hook_set) {

@@ -39,6 +39,10 @@ struct SendPermit {
   bool send = false;        // false: no more requests; the connection finishes
   std::int64_t at_ns = 0;   // intended send time (monotonic); later than now: wait for it
   std::uint64_t index = 0;  // the request's unique index (--index)
+  // Set by the connection: the permit was already due when this connection became free to take
+  // it (every connection was busy at its time: the server, or too few -c, kept it waiting);
+  // false for a permit held until its time (any lag is then the generator's own).
+  bool waited_for_connection = false;
 };
 
 class Connection;
@@ -121,7 +125,10 @@ class Connection final : public net::IoHandler {
     Finished
   };
 
-  void request_next();
+  // Takes the next permit: sends now, holds it until due, or finishes. after_busy: the
+  // connection was carrying a request (or backing off) until now, so a permit already due
+  // waited for it (SendPermit::waited_for_connection); false for the connection's first.
+  void request_next(bool after_busy = true);
   void begin(const SendPermit& permit);
   void open_socket();
   void on_connect_event();

@@ -6,6 +6,7 @@ RateStats::RateStats(bool paced, bool timeline) : want_timeline_(timeline) {
   if (paced) {
     uncorrected_.emplace();
     lag_.emplace();
+    generator_lag_.emplace();
   }
 }
 
@@ -22,7 +23,12 @@ void RateStats::merge(const RateStats& other) {
     if (!lag_) lag_.emplace();
     lag_->merge(*other.lag_);
   }
+  if (other.generator_lag_) {
+    if (!generator_lag_) generator_lag_.emplace();
+    generator_lag_->merge(*other.generator_lag_);
+  }
   late_ += other.late_;
+  late_waiting_ += other.late_waiting_;
   if (other.timeline_) {
     if (!timeline_) {
       timeline_.emplace(*other.timeline_);

@@ -27,11 +27,21 @@ class RateStats {
   void start(std::int64_t start_ns);
 
   // A request began at now_ns (connect or first byte); intended_ns is its scheduled time.
-  void on_sent(std::int64_t intended_ns, std::int64_t now_ns) {
+  // waited_for_connection: it was due before a connection was free to carry it (see
+  // SendPermit); otherwise its lag is the generator's own (the pacer's wake-up, a busy loop).
+  void on_sent(std::int64_t intended_ns, std::int64_t now_ns, bool waited_for_connection) {
     if (lag_) {
       const std::int64_t lag = now_ns - intended_ns;
       lag_->record(lag);
-      if (lag > kLateNs) ++late_;
+      if (waited_for_connection) {
+        if (lag > kLateNs) {
+          ++late_;
+          ++late_waiting_;
+        }
+      } else {
+        generator_lag_->record(lag);
+        if (lag > kLateNs) ++late_;
+      }
     }
     if (timeline_) timeline_->on_sent(now_ns);
   }
@@ -50,7 +60,13 @@ class RateStats {
   // Null unless paced.
   const stats::Histogram* uncorrected() const { return uncorrected_ ? &*uncorrected_ : nullptr; }
   const stats::Histogram* lag() const { return lag_ ? &*lag_ : nullptr; }
+  // Null unless paced: the lag of the requests that had a connection free at their time.
+  const stats::Histogram* generator_lag() const {
+    return generator_lag_ ? &*generator_lag_ : nullptr;
+  }
   std::uint64_t late() const { return late_; }
+  // The late requests that waited for a free connection (a subset of late()).
+  std::uint64_t late_waiting() const { return late_waiting_; }
   // Null unless a timeline is kept and start() was called.
   const stats::Timeline* timeline() const { return timeline_ ? &*timeline_ : nullptr; }
 
@@ -65,7 +81,9 @@ class RateStats {
   bool want_timeline_;
   std::optional<stats::Histogram> uncorrected_;
   std::optional<stats::Histogram> lag_;
+  std::optional<stats::Histogram> generator_lag_;
   std::uint64_t late_ = 0;
+  std::uint64_t late_waiting_ = 0;
   std::optional<stats::Timeline> timeline_;
 };
 

@@ -70,8 +70,9 @@ std::vector<report::KeyValue> summary(const RunResult& r) {
     s.push_back({"Latency (uncorrected) p99", ms_text(r.rate->uncorrected.percentile(99))});
     s.push_back({"Send lag p99 / max", report::format_number(to_ms(r.rate->lag.percentile(99))) +
                                            " / " + ms_text(r.rate->lag.max())});
-    s.push_back(
-        {"Late requests (> 1 ms)", report::format_number(static_cast<double>(r.rate->late))});
+    s.push_back({"Late requests (> 1 ms) / of them waiting for a connection",
+                 report::format_number(static_cast<double>(r.rate->late)) + " / " +
+                     report::format_number(static_cast<double>(r.rate->late_waiting))});
   }
   return s;
 }
@@ -108,10 +109,10 @@ report::ReportData to_report_data(const RunResult& result,
   if (result.rate && !result.target_held()) {
     d.findings.push_back(fmt::format(
         "The target rate was not held: {} req/s achieved for {} asked; {} requests were sent "
-        "more than 1 ms late (max {} behind the schedule)",
+        "more than 1 ms late (max {} behind the schedule). {}",
         report::format_number(result.rate->achieved_rps()),
         report::format_number(result.rate->target_rps), result.rate->late,
-        ms_text(result.rate->lag.max())));
+        ms_text(result.rate->lag.max()), result.late_cause()));
   }
   return d;
 }

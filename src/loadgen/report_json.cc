@@ -63,7 +63,16 @@ void add_rate(const RunResult& r, Json& j) {
   } else {
     j["sendLagMs"] = nullptr;
   }
+  if (rate && rate->generator_lag.count() > 0) {
+    const stats::Histogram& own = rate->generator_lag;
+    j["generatorLagMs"] = {{"50", ms(static_cast<double>(own.percentile(50)))},
+                           {"99", ms(static_cast<double>(own.percentile(99)))},
+                           {"max", ms(static_cast<double>(own.max()))}};
+  } else {
+    j["generatorLagMs"] = nullptr;
+  }
   j["lateRequests"] = rate ? Json(rate->late) : Json(nullptr);
+  j["lateWaitingForConnection"] = rate ? Json(rate->late_waiting) : Json(nullptr);
 }
 
 }  // namespace

@@ -71,15 +71,29 @@ void write_rate(const RunResult& r, std::ostream& out) {
              ms(static_cast<double>(rate.lag.percentile(50))),
              ms(static_cast<double>(rate.lag.percentile(99))),
              ms(static_cast<double>(rate.lag.max())));
-  fmt::print(out, "Late requests:       {} (sent more than 1 ms behind the schedule)\n", rate.late);
-  if (r.target_held()) return;
+  if (rate.generator_lag.count() > 0) {
+    fmt::print(out,
+               "  generator's own:   p50 {} ms, p99 {} ms, max {} ms (requests that had a "
+               "free connection at their time)\n",
+               ms(static_cast<double>(rate.generator_lag.percentile(50))),
+               ms(static_cast<double>(rate.generator_lag.percentile(99))),
+               ms(static_cast<double>(rate.generator_lag.max())));
+  }
+  fmt::print(out,
+             "Late requests:       {} (sent more than 1 ms behind the schedule; {} of them "
+             "waited for a free connection)\n",
+             rate.late, rate.late_waiting);
+  if (r.target_held()) {
+    if (rate.late > 0) fmt::print(out, "\n{}\n", r.late_cause());
+    return;
+  }
   fmt::print(out,
              "\nThe target rate was not held: {:.1f} rps achieved for {} rps asked; {} of {} "
              "requests were sent more than 1 ms late (p99 {} ms, max {} ms behind the "
-             "schedule).\n",
+             "schedule). {}\n",
              rate.achieved_rps(), rate.target_rps, rate.late, rate.sent,
              ms(static_cast<double>(rate.lag.percentile(99))),
-             ms(static_cast<double>(rate.lag.max())));
+             ms(static_cast<double>(rate.lag.max())), r.late_cause());
 }
 
 // loadtest's layout: the code right-aligned in 4 columns (at least one space before it).

@@ -240,6 +240,8 @@ void fill_rate(RunResult& result, const WorkerStats& total, const Config& config
   r.uncorrected = *rate->uncorrected();
   r.lag = *rate->lag();
   r.late = rate->late();
+  r.late_waiting = rate->late_waiting();
+  r.generator_lag = *rate->generator_lag();
   r.sent = r.lag.count();
 }
 
@@ -280,6 +282,28 @@ bool RunResult::target_held() const {
   const bool all_sent =
       static_cast<double>(rate->sent) >= 0.995 * static_cast<double>(rate->scheduled);
   return all_sent && rate->lag.percentile(99) <= RateStats::kLateNs;
+}
+
+std::string RunResult::late_cause() const {
+  if (!rate || rate->late == 0) return {};
+  const std::uint64_t waiting = rate->late_waiting;
+  const std::uint64_t own = rate->late - waiting;
+  std::string s;
+  if (waiting > 0) {
+    s = fmt::format(
+        "{} of the late requests waited for a free connection: all {} connections were still "
+        "waiting for responses when they were due, so the server answered too slowly for -c {} "
+        "to carry the rate (more connections tell a slow server from a small pool)",
+        waiting, clients, clients);
+  }
+  if (own > 0) {
+    if (!s.empty()) s += "; ";
+    s += fmt::format(
+        "{} {} late with a connection free: the generator itself fell behind (its CPU or its "
+        "machine; more --cores or a lower rate)",
+        own, own == 1 ? "was" : "were");
+  }
+  return s + ".";
 }
 
 void StopSignal::request_stop() {

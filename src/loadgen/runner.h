@@ -33,6 +33,12 @@ struct RateResult {
   stats::Histogram uncorrected;     // ns, from the actual first byte written (service time)
   stats::Histogram lag;             // ns, how far behind its intended time each request began
   std::uint64_t late = 0;           // requests that began more than 1 ms behind the schedule
+  // Of those, the ones that waited for a free connection: every one of -c was still waiting for
+  // a response at their time (the server was slow for the pool); the others were late because
+  // the generator was (its loop woke late, or its CPU was the limit).
+  std::uint64_t late_waiting = 0;
+  // ns, the lag of the requests that had a connection free at their time: the generator's own.
+  stats::Histogram generator_lag;
 
   // The rate the pacer sent at: sent / send window (what --rps asks for; effective_rps() is
   // loadtest's completed / elapsed).
@@ -78,6 +84,9 @@ struct RunResult {
   // With --rps: 99.5% of the scheduled requests at least were sent and the send lag p99 stayed
   // within 1 ms. True without --rps.
   bool target_held() const;
+  // --rps with late requests: one plain sentence on why they were late (the server kept every
+  // connection busy, or the generator fell behind); empty otherwise.
+  std::string late_cause() const;
 };
 
 // A thread-safe request to stop a run early (Ctrl-C). Not async-signal-safe: call it from a

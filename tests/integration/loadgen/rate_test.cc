@@ -81,7 +81,12 @@ TEST(Rate, FractionalRate) {
   auto s = start_server();
   ASSERT_TRUE(s);
   // Due at 0, 0.4, 0.8, 1.2 and 1.6 s.
-  expect_rate_held(must_run(paced(s->port(), 2.5, 2s)), 2.5, 5);
+  const RunResult r = must_run(paced(s->port(), 2.5, 2s));
+  expect_rate_held(r, 2.5, 5);
+  // Ten connections for five requests 400 ms apart: each had a free connection at its time.
+  ASSERT_TRUE(r.rate.has_value());
+  EXPECT_EQ(r.rate->generator_lag.count(), 5u);
+  EXPECT_EQ(r.rate->late_waiting, 0u);
   s->stop();
 }
 
@@ -168,6 +173,14 @@ TEST(Rate, CoordinatedOmissionIsCorrected) {
   EXPECT_GT(r.rate->late, 500u);
   EXPECT_GT(static_cast<double>(r.rate->lag.max()), 800 * kMs);
   EXPECT_FALSE(r.target_held());
+  // The requests due during the stall were late for want of a connection (all 10 waited on the
+  // stopped server), not because of the generator: the report says whose fault it was.
+  EXPECT_GT(r.rate->late_waiting, 500u);
+  EXPECT_LE(r.rate->late_waiting, r.rate->late);
+  EXPECT_LT(r.rate->generator_lag.count(), r.rate->sent - 500);
+  EXPECT_LT(static_cast<double>(r.rate->generator_lag.max()), 800 * kMs);
+  EXPECT_NE(r.late_cause().find("waited for a free connection"), std::string::npos)
+      << r.late_cause();
   EXPECT_TRUE(serve.signal(SIGTERM));
   EXPECT_EQ(serve.wait(10s), 0);
   std::filesystem::remove_all(dir);

@@ -14,8 +14,10 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// 1000 requests at 250 rps over 4 s: corrected latency 1..1000 ms, uncorrected 1 ms.
-RunResult paced_sample(std::uint64_t late, std::int64_t max_lag_ns) {
+// 1000 requests at 250 rps over 4 s: corrected latency 1..1000 ms, uncorrected 1 ms. `late`
+// requests lag max_lag_ns, the first `waiting` of them for want of a free connection; the others
+// lag 50 us with a connection free (the generator's own lag).
+RunResult paced_sample(std::uint64_t late, std::int64_t max_lag_ns, std::uint64_t waiting = 0) {
   RunResult r;
   r.url = "http://127.0.0.1:8080/";
   r.cores = 1;
@@ -31,14 +33,22 @@ RunResult paced_sample(std::uint64_t late, std::int64_t max_lag_ns) {
   rate.sent = 1000;
   rate.send_window_ns = 4'000'000'000;
   rate.late = late;
-  for (int i = 1; i <= 1000; ++i) {
-    r.latency.record(i * 1'000'000LL);
+  rate.late_waiting = waiting;
+  for (std::uint64_t i = 1; i <= 1000; ++i) {
+    r.latency.record(static_cast<std::int64_t>(i) * 1'000'000LL);
     rate.uncorrected.record(1'000'000);
-    rate.lag.record(i <= static_cast<int>(1000 - late) ? 50'000 : max_lag_ns);
+    const bool on_time = i <= 1000 - late;
+    rate.lag.record(on_time ? 50'000 : max_lag_ns);
+    if (on_time || i > 1000 - late + waiting)
+      rate.generator_lag.record(on_time ? 50'000 : max_lag_ns);
   }
   r.timeline.push_back({0, 1, 250, 250, 0, 2, 0, 1'000'000, 2'000'000});
   r.timeline.push_back({1, 1, 0, 3, 0, 0, 3, 0, 0});
   return r;
+}
+
+std::string r_late_cause(const RunResult& r) {
+  return r.late_cause();
 }
 
 std::string text_of(const RunResult& r) {
@@ -59,8 +69,36 @@ TEST(RateReport, TextLabelsBothLatencySets) {
               HasSubstr("\nTarget rate:         250 rps\n"
                         "Achieved rate:       250.0 rps (1000 of 1000 scheduled requests sent)\n"
                         "Send lag:            p50 0.050 ms, p99 0.050 ms, max 0.050 ms\n"
-                        "Late requests:       0 (sent more than 1 ms behind the schedule)\n"));
+                        "  generator's own:   p50 0.050 ms, p99 0.050 ms, max 0.050 ms (requests "
+                        "that had a free connection at their time)\n"
+                        "Late requests:       0 (sent more than 1 ms behind the schedule; 0 of "
+                        "them waited for a free connection)\n"));
   EXPECT_THAT(text, Not(HasSubstr("not held")));
+  EXPECT_THAT(text, Not(HasSubstr("fell behind")));
+  EXPECT_EQ(r_late_cause(paced_sample(0, 0)), "");
+}
+
+TEST(RateReport, SaysWhoseFaultTheLateRequestsWere) {
+  // All 200 late requests waited for a connection: the server kept the pool busy.
+  const std::string server = text_of(paced_sample(200, 800'000'000, 200));
+  EXPECT_THAT(server, HasSubstr("; 200 of them waited for a free connection)\n"));
+  EXPECT_THAT(server, HasSubstr("schedule). 200 of the late requests waited for a free "
+                                "connection: all 10 connections were still waiting for "
+                                "responses when they were due"));
+  EXPECT_THAT(server, Not(HasSubstr("generator itself")));
+  // The generator's own lag excludes them: 800 requests at 50 us.
+  EXPECT_THAT(server, HasSubstr("  generator's own:   p50 0.050 ms, p99 0.050 ms, max 0.050 ms"));
+  // None waited: the generator fell behind, and its own lag shows it.
+  const std::string own = text_of(paced_sample(200, 800'000'000, 0));
+  EXPECT_THAT(own, HasSubstr("schedule). 200 were late with a connection free: the generator "
+                             "itself fell behind"));
+  EXPECT_THAT(own, Not(HasSubstr("waited for a free connection:")));
+  EXPECT_THAT(own, HasSubstr("  generator's own:   p50 0.050 ms, p99 8"));
+  // Both causes, in one sentence each; a held target with late requests still names the cause.
+  const std::string both = text_of(paced_sample(3, 2'000'000, 2));
+  EXPECT_THAT(both, Not(HasSubstr("not held")));
+  EXPECT_THAT(both, HasSubstr("\n2 of the late requests waited for a free connection: all 10 "));
+  EXPECT_THAT(both, HasSubstr("; 1 was late with a connection free: the generator itself"));
 }
 
 TEST(RateReport, TextSaysPlainlyWhenTheTargetWasNotHeld) {
@@ -102,6 +140,13 @@ TEST(RateReport, JsonFields) {
   EXPECT_DOUBLE_EQ(j["sendLagMs"]["50"].get<double>(), 0.05);
   EXPECT_DOUBLE_EQ(j["sendLagMs"]["max"].get<double>(), 2);
   EXPECT_EQ(j["lateRequests"], 3);
+  EXPECT_EQ(j["lateWaitingForConnection"], 0);
+  EXPECT_DOUBLE_EQ(j["generatorLagMs"]["max"].get<double>(), 2);
+  const auto waited = to_json(paced_sample(3, 2'000'000, 3));
+  EXPECT_EQ(waited["lateWaitingForConnection"], 3);
+  EXPECT_DOUBLE_EQ(waited["generatorLagMs"]["99"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(waited["generatorLagMs"]["max"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(waited["sendLagMs"]["max"].get<double>(), 2);
 }
 
 TEST(RateReport, JsonTimelineRows) {
@@ -127,9 +172,10 @@ TEST(RateReport, JsonClosedLoopHasNulls) {
   r.rate.reset();
   r.timeline.clear();
   const auto j = to_json(r);
-  for (const char* key : {"requestsPerSecond", "rampSeconds", "achievedRps", "scheduledRequests",
-                          "sentRequests", "targetHeld", "correctedPercentiles",
-                          "uncorrectedPercentiles", "sendLagMs", "lateRequests"}) {
+  for (const char* key :
+       {"requestsPerSecond", "rampSeconds", "achievedRps", "scheduledRequests", "sentRequests",
+        "targetHeld", "correctedPercentiles", "uncorrectedPercentiles", "sendLagMs",
+        "generatorLagMs", "lateRequests", "lateWaitingForConnection"}) {
     EXPECT_TRUE(j[key].is_null()) << key;
   }
   EXPECT_TRUE(j["timeline"].is_array());
