@@ -185,6 +185,19 @@ TEST(Forwarding, AdminEndpoints) {
   auto stats = http_get(f.lb->port(), "/lb-stats");
   ASSERT_TRUE(stats);
   EXPECT_EQ(stats->status, 200);
+  EXPECT_EQ(stats->header("connection"), "");  // HTTP/1.1 persists without saying so
+  // An HTTP/1.0 client that asks to keep the connection is told it is kept, and it is.
+  Client old(f.lb->port());
+  ASSERT_TRUE(old.send("GET /lb-stats HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+  auto kept = old.read_response();
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->status, 200);
+  EXPECT_EQ(kept->header("connection"), "keep-alive");
+  ASSERT_TRUE(old.send("GET /lb-stats HTTP/1.0\r\n\r\n"));
+  auto closing = old.read_response();
+  ASSERT_TRUE(closing);
+  EXPECT_EQ(closing->header("connection"), "close");
+  EXPECT_TRUE(old.closed_by_peer());
   auto j = nlohmann::json::parse(stats->body);
   EXPECT_EQ(j["strategy"], "rr");
   ASSERT_EQ(j["backends"].size(), 1u);
