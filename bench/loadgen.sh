@@ -53,8 +53,4 @@ done
 
 echo
 echo "median over rounds (requests/s, CPU µs per request):"
-awk '{ key = $1; for (i = 2; i < NF - 2; i++) key = key " " $i; key = key " " $(NF - 2); print key "\t" $(NF - 1) "\t" $NF }' "$out" |
-  sort -t$'\t' -k1,1 | awk -F'\t' '{ r[$1] = r[$1] " " $2; u[$1] = u[$1] " " $3 } END { for (k in r) print k "\t" r[k] "\t" u[k] }' |
-  while IFS=$'\t' read -r key rs us; do
-    printf '  %-28s %10.0f req/s  %7.2f µs/req\n' "$key" "$(tr ' ' '\n' <<< "$rs" | grep . | median)" "$(tr ' ' '\n' <<< "$us" | grep . | median)"
-  done | sort
+print_medians "$out"

@@ -24,15 +24,6 @@ NICE="nice -n ${BENCH_NICE:-0}"
 out="$BENCH_TMP/results"
 : > "$out"
 
-# stop_pid PID: stops one process this script started, reaps it and forgets it (so that the
-# cleanup on exit does not try to stop it again).
-stop_pid() {
-  kill "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-  local keep=() p
-  for p in "${BENCH_PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
-  BENCH_PIDS=("${keep[@]}")
-}
 
 # start_server NAME PORT: starts one server pinned to core 1; sets SERVER_PID.
 start_server() {

@@ -19,31 +19,7 @@ SECS=${2:-5}
 STAMPEDE=${STAMPEDE:-build/stampede}
 
 port=$(free_port)
-dir="$BENCH_TMP/nginx-tls"
-mkdir -p "$dir/logs"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost \
-  -days 2 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
-cat > "$dir/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-error_log $dir/logs/error.log crit;
-pid $dir/nginx.pid;
-events { worker_connections 20000; }
-http {
-  access_log off;
-  keepalive_requests 1000000000;
-  server {
-    listen 127.0.0.1:$port ssl backlog=4096;
-    ssl_certificate $dir/cert.pem;
-    ssl_certificate_key $dir/key.pem;
-    ssl_protocols TLSv1.2 TLSv1.3;
-    location / { return 200 "OK"; }
-  }
-}
-CONF
-taskset -c 1 nginx -c "$dir/nginx.conf" -p "$dir" &
-BENCH_PIDS+=($!)
-wait_port "$port"
+start_nginx 1 "$port" tls
 url="https://127.0.0.1:$port/"
 out="$BENCH_TMP/results"
 : > "$out"
@@ -103,11 +79,7 @@ done
 
 echo
 echo "median over rounds (requests/s, CPU µs per request):"
-awk '{ key = $1; for (i = 2; i < NF - 2; i++) key = key " " $i; key = key " " $(NF - 2); print key "\t" $(NF - 1) "\t" $NF }' "$out" |
-  sort -t$'\t' -k1,1 | awk -F'\t' '{ r[$1] = r[$1] " " $2; u[$1] = u[$1] " " $3 } END { for (k in r) print k "\t" r[k] "\t" u[k] }' |
-  while IFS=$'\t' read -r key rs us; do
-    printf '  %-28s %10.0f req/s  %7.2f µs/req\n' "$key" "$(tr ' ' '\n' <<< "$rs" | grep . | median)" "$(tr ' ' '\n' <<< "$us" | grep . | median)"
-  done | sort
+print_medians "$out"
 for c in 10 100; do
   printf '  stampede / wrk throughput at -c %-3s median of per-round ratios %.3f  (rounds: %s)\n' "$c" \
     "$(awk -v c="$c" '$1 == c { print $2 }' "$ratios" | median)" "$(awk -v c="$c" '$1 == c { printf "%s ", $2 }' "$ratios")"

@@ -23,13 +23,6 @@ NICE="nice -n ${BENCH_NICE:-0}"
 out="$BENCH_TMP/results"
 : > "$out"
 
-stop_pid() {
-  kill "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-  local keep=() p
-  for p in "${BENCH_PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
-  BENCH_PIDS=("${keep[@]}")
-}
 
 # start_server NAME: one server pinned to core 1 on a port it picks; sets SERVER_PID and PORT.
 start_server() {

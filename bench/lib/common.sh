@@ -22,10 +22,17 @@ wait_port() {
   echo "nothing listens on port $1" >&2; return 1
 }
 
-# start_nginx CORE PORT [extra http-level config]: one worker, `return 200 "OK"`, pinned.
+# start_nginx CORE PORT [tls]: one worker, `return 200 "OK"`, keep-alive without limit, pinned.
+# With "tls": HTTPS (TLS 1.2 and 1.3) with a throwaway P-256 certificate.
 start_nginx() {
-  local core=$1 port=$2 dir="$BENCH_TMP/nginx-$2"
+  local core=$1 port=$2 dir="$BENCH_TMP/nginx-$2" listen_tls="" certs=""
   mkdir -p "$dir/logs"
+  if [[ ${3:-} == tls ]]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost \
+      -days 2 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+    listen_tls=" ssl"
+    certs="ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem; ssl_protocols TLSv1.2 TLSv1.3;"
+  fi
   cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
@@ -35,12 +42,36 @@ events { worker_connections 20000; }
 http {
   access_log off;
   keepalive_requests 1000000000;
-  server { listen 127.0.0.1:$port backlog=4096; location / { return 200 "OK"; } }
+  server {
+    listen 127.0.0.1:$port$listen_tls backlog=4096;
+    $certs
+    location / { return 200 "OK"; }
+  }
 }
 CONF
   taskset -c "$core" nginx -c "$dir/nginx.conf" -p "$dir" &
   BENCH_PIDS+=($!)
   wait_port "$port"
+}
+
+# stop_pid PID: stops one process this script started, reaps it and forgets it (so that the
+# cleanup on exit does not try to stop it again).
+stop_pid() {
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  local keep=() p
+  for p in "${BENCH_PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+  BENCH_PIDS=("${keep[@]}")
+}
+
+# print_medians FILE: FILE has lines "NAME... c=CONNS RPS US"; prints, per NAME and CONNS, the
+# median requests/s and CPU µs per request, sorted.
+print_medians() {
+  awk '{ key = $1; for (i = 2; i < NF - 2; i++) key = key " " $i; key = key " " $(NF - 2); print key "\t" $(NF - 1) "\t" $NF }' "$1" |
+    sort -t$'\t' -k1,1 | awk -F'\t' '{ r[$1] = r[$1] " " $2; u[$1] = u[$1] " " $3 } END { for (k in r) print k "\t" r[k] "\t" u[k] }' |
+    while IFS=$'\t' read -r key rs us; do
+      printf '  %-28s %10.0f req/s  %7.2f µs/req\n' "$key" "$(tr ' ' '\n' <<< "$rs" | grep . | median)" "$(tr ' ' '\n' <<< "$us" | grep . | median)"
+    done | sort
 }
 
 # cpu_seconds PID: user+system CPU seconds the process (and its reaped children) used so far.
