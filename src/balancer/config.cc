@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/command_line.h"
 #include "core/units.h"
 
 namespace stampede::balancer {
@@ -279,14 +280,12 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
     app.add_option("--" + key, raw[key]);
   }
   CommandLine out;
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
+  auto parsed = parse_cli(app, argc, argv);
+  if (!parsed) return parsed.error();
+  if (*parsed) {
     out.help = true;
-    out.help_text = app.help();
+    out.help_text = std::move(**parsed);
     return out;
-  } catch (const CLI::ParseError& e) {
-    return make_error(e.what());
   }
   if (!config_path.empty()) {
     auto file = load_config_file(config_path);
