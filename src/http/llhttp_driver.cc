@@ -15,12 +15,6 @@ void LlhttpDriver::reset(void* owner) {
   failed_ = false;
 }
 
-Step LlhttpDriver::fail(const ParseError& error, std::size_t consumed) {
-  failed_ = true;
-  error_ = error;
-  return {Event::Error, consumed};
-}
-
 Step LlhttpDriver::fail_llhttp(llhttp_errno_t err, std::size_t consumed) {
   if (callback_error_) return fail(*callback_error_, consumed);
   const char* reason = llhttp_get_error_reason(&parser_);

@@ -38,7 +38,11 @@ class LlhttpDriver {
   void set_callback_error(const ParseError& error) { callback_error_ = error; }
 
   // Records the final error: an Error step with `consumed` bytes.
-  Step fail(const ParseError& error, std::size_t consumed);
+  Step fail(const ParseError& error, std::size_t consumed) {
+    failed_ = true;
+    error_ = error;
+    return {Event::Error, consumed};
+  }
   // The same for an llhttp error code: the callback's error if one failed the parse, else
   // llhttp's name and reason with the error status.
   Step fail_llhttp(llhttp_errno_t err, std::size_t consumed);
