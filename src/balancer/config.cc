@@ -280,13 +280,9 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
     app.add_option("--" + key, raw[key]);
   }
   CommandLine out;
-  auto parsed = parse_cli(app, argc, argv);
-  if (!parsed) return parsed.error();
-  if (*parsed) {
-    out.help = true;
-    out.help_text = std::move(**parsed);
-    return out;
-  }
+  const Result<bool> help = parse_cli_into(out, app, argc, argv);
+  if (!help) return help.error();
+  if (*help) return out;
   if (!config_path.empty()) {
     auto file = load_config_file(config_path);
     if (!file) return file.error();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -27,6 +28,18 @@ Result<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char
                                              DescribeParseError describe = nullptr);
 // The same for the arguments as strings (args[0] is the program).
 Result<std::optional<std::string>> parse_cli(CLI::App& app, const std::vector<std::string>& args);
+
+// The same for a command line struct with `bool help` and `std::string help_text` (`args...` as
+// for the calls above): when the user asked for help, sets them and returns true.
+template <class CommandLine, class... Args>
+Result<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... args) {
+  Result<std::optional<std::string>> parsed = parse_cli(app, args...);
+  if (!parsed) return parsed.error();
+  if (!*parsed) return false;
+  out.help = true;
+  out.help_text = std::move(**parsed);
+  return true;
+}
 
 // For a subcommand's main, after parsing into `parsed` (a type with `bool help` and
 // `std::string help_text`): the exit code when the command stops here, 2 after printing the

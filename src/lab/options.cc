@@ -235,13 +235,9 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   CLI::App app("stampede lab: the load-balancing check of the guide, against any balancer",
                "stampede lab");
   declare(app, raw, cli.config);
-  auto parsed = parse_cli(app, args);
-  if (!parsed) return parsed.error();
-  if (*parsed) {
-    cli.help = true;
-    cli.help_text = std::move(**parsed);
-    return cli;
-  }
+  const Result<bool> help = parse_cli_into(cli, app, args);
+  if (!help) return help.error();
+  if (*help) return cli;
   LabConfig& c = cli.config;
   Result<void> r = convert_pool(raw, c);
   if (r) r = convert_load(raw, c);

@@ -215,13 +215,9 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   RawArgs raw;
   CLI::App app("stampede serve: a test server and self-naming instance", "stampede serve");
   declare(app, raw, cli);
-  auto parsed = parse_cli(app, args);
-  if (!parsed) return parsed.error();
-  if (*parsed) {
-    cli.help = true;
-    cli.help_text = std::move(**parsed);
-    return cli;
-  }
+  const Result<bool> help = parse_cli_into(cli, app, args);
+  if (!help) return help.error();
+  if (*help) return cli;
   if (app.count("--body") > 0) cli.server.body = raw.body;
   cli.server.body_file = raw.file;
   if (auto r = convert_numbers(raw, cli.server); !r) return r.error();
