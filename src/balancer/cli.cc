@@ -8,6 +8,7 @@
 
 #include "balancer/balancer.h"
 #include "balancer/config.h"
+#include "core/command_line.h"
 #include "core/ready_file.h"
 
 namespace stampede::balancer {
@@ -22,11 +23,7 @@ int fail(const std::string& message, int status) {
 
 int cli_main(int argc, char** argv) {
   auto parsed = parse_command_line(argc, argv);
-  if (!parsed) return fail(parsed.error().message, 2);
-  if (parsed->help) {
-    std::fputs(parsed->help_text.c_str(), stdout);
-    return 0;
-  }
+  if (const std::optional<int> code = exit_before_run(parsed)) return *code;
   const BalancerConfig& config = parsed->config;
   if (auto r = validate(config); !r) return fail(r.error().message, 2);
 

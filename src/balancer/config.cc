@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/command_line.h"
 #include "core/units.h"
 
 namespace stampede::balancer {
@@ -279,15 +280,9 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
     app.add_option("--" + key, raw[key]);
   }
   CommandLine out;
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    out.help = true;
-    out.help_text = app.help();
-    return out;
-  } catch (const CLI::ParseError& e) {
-    return make_error(e.what());
-  }
+  const Result<bool> help = parse_cli_into(out, app, argc, argv);
+  if (!help) return help.error();
+  if (*help) return out;
   if (!config_path.empty()) {
     auto file = load_config_file(config_path);
     if (!file) return file.error();

@@ -44,7 +44,7 @@ bool is_token(std::string_view s) {
 
 // llhttp callbacks: `p->data` is the RequestParser (re-pointed on every entry, so moves are
 // safe). Returning HPE_PAUSED stops llhttp_execute right after the current byte; returning -1
-// fails the parse with the error left in callback_error_.
+// fails the parse with the error given to LlhttpDriver::set_callback_error().
 struct RequestParser::Callbacks {
   static RequestParser& self(llhttp_t* p) { return *static_cast<RequestParser*>(p->data); }
 
@@ -56,7 +56,7 @@ struct RequestParser::Callbacks {
   static int on_url(llhttp_t* p, const char* at, std::size_t len) {
     RequestParser& s = self(p);
     if (s.target_len_ + len > s.limits_.max_uri_bytes) {
-      s.callback_error_ = kUriTooLong;
+      s.driver_.set_callback_error(kUriTooLong);
       return -1;
     }
     s.buf_.append(at, len);
@@ -67,7 +67,7 @@ struct RequestParser::Callbacks {
   // Appends head text to buf_ unless that would pass the head limit.
   static bool store(RequestParser& s, const char* at, std::size_t len) {
     if (s.buf_.size() + len > s.limits_.max_header_bytes) {
-      s.callback_error_ = kHeadTooLarge;
+      s.driver_.set_callback_error(kHeadTooLarge);
       return false;
     }
     s.buf_.append(at, len);
@@ -92,7 +92,7 @@ struct RequestParser::Callbacks {
     s.in_field_ = false;
     Field& f = s.fields_.back();
     if (!is_token(std::string_view(s.buf_).substr(f.name_offset, f.name_len))) {
-      s.callback_error_ = kBadName;
+      s.driver_.set_callback_error(kBadName);
       return -1;
     }
     f.value_offset = s.buf_.size();
@@ -125,7 +125,7 @@ struct RequestParser::Callbacks {
     RequestParser& s = self(p);
     s.body_bytes_ += p->content_length;  // a chunk size is < 2^64 and checked each time
     if (s.body_bytes_ > s.limits_.max_body_bytes) {
-      s.callback_error_ = kBodyTooLarge;
+      s.driver_.set_callback_error(kBodyTooLarge);
       return -1;
     }
     return 0;
@@ -139,32 +139,25 @@ struct RequestParser::Callbacks {
   }
 };
 
-RequestParser::RequestParser(ParserLimits limits) : limits_(limits) {
-  llhttp_settings_init(&settings_);
-  settings_.on_message_begin = &Callbacks::on_message_begin;
-  settings_.on_url = &Callbacks::on_url;
-  settings_.on_header_field = &Callbacks::on_header_field;
-  settings_.on_header_field_complete = &Callbacks::on_header_field_complete;
-  settings_.on_header_value = &Callbacks::on_header_value;
-  settings_.on_header_value_complete = &Callbacks::on_header_value_complete;
-  settings_.on_headers_complete = &Callbacks::on_headers_complete;
-  settings_.on_chunk_header = &Callbacks::on_chunk_header;
-  settings_.on_message_complete = &Callbacks::on_message_complete;
-  init_llhttp();
-}
-
-void RequestParser::init_llhttp() {
-  llhttp_init(&parser_, HTTP_REQUEST, &settings_);
-  parser_.data = this;
+RequestParser::RequestParser(ParserLimits limits) : limits_(limits), driver_(HTTP_REQUEST, 400) {
+  llhttp_settings_t& settings = driver_.settings();
+  settings.on_message_begin = &Callbacks::on_message_begin;
+  settings.on_url = &Callbacks::on_url;
+  settings.on_header_field = &Callbacks::on_header_field;
+  settings.on_header_field_complete = &Callbacks::on_header_field_complete;
+  settings.on_header_value = &Callbacks::on_header_value;
+  settings.on_header_value_complete = &Callbacks::on_header_value_complete;
+  settings.on_headers_complete = &Callbacks::on_headers_complete;
+  settings.on_chunk_header = &Callbacks::on_chunk_header;
+  settings.on_message_complete = &Callbacks::on_message_complete;
+  driver_.reset(this);
 }
 
 void RequestParser::reset() {
-  init_llhttp();
-  error_ = ParseError{};
-  callback_error_.reset();
+  driver_.reset(this);
   checker_.reset();
   pause_ = Pause::None;
-  failed_ = closed_ = false;
+  closed_ = false;
   in_head_ = true;
   head_bytes_ = 0;
   start_message();
@@ -186,13 +179,13 @@ void RequestParser::start_message() {
 int RequestParser::finish_head(llhttp_t* p) {
   in_head_ = false;
   if (p->http_major != 1) {
-    callback_error_ = kBadVersion;
+    driver_.set_callback_error(kBadVersion);
     return -1;
   }
   has_content_length_ = (p->flags & F_CONTENT_LENGTH) != 0;
   content_length_ = p->content_length;
   if (has_content_length_ && content_length_ > limits_.max_body_bytes) {
-    callback_error_ = kBodyTooLarge;
+    driver_.set_callback_error(kBodyTooLarge);
     return -1;
   }
   chunked_ = (p->flags & F_CHUNKED) != 0;
@@ -212,18 +205,6 @@ int RequestParser::finish_head(llhttp_t* p) {
   return HPE_PAUSED;
 }
 
-Step RequestParser::fail(const ParseError& error, std::size_t consumed) {
-  failed_ = true;
-  error_ = error;
-  return {Event::Error, consumed};
-}
-
-Step RequestParser::fail_llhttp(llhttp_errno_t err, std::size_t consumed) {
-  if (callback_error_) return fail(*callback_error_, consumed);
-  const char* reason = llhttp_get_error_reason(&parser_);
-  return fail({400, llhttp_errno_name(err), reason != nullptr ? reason : ""}, consumed);
-}
-
 Step RequestParser::on_paused(std::size_t consumed) {
   const Pause pause = pause_;
   pause_ = Pause::None;
@@ -236,35 +217,25 @@ Step RequestParser::on_paused(std::size_t consumed) {
 }
 
 Step RequestParser::execute(const char* data, std::size_t len) {
-  parser_.data = this;
-  parser_.settings = &settings_;
-  if (parser_.error == HPE_PAUSED) llhttp_resume(&parser_);
-  llhttp_errno_t err = llhttp_execute(&parser_, data, len);
-  if (err == HPE_PAUSED_UPGRADE) {
-    // Still feeding after an upgrade request: the upgrade was declined, HTTP goes on.
-    const char* pos = llhttp_get_error_pos(&parser_);
-    llhttp_resume_after_upgrade(&parser_);
-    err = llhttp_execute(&parser_, pos, len - static_cast<std::size_t>(pos - data));
-  }
-  if (err == HPE_OK) return {Event::NeedMore, len};
-  const auto pos = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - data);
-  if (err == HPE_PAUSED) return on_paused(pos);
-  return fail_llhttp(err, pos);
+  llhttp_errno_t err = driver_.execute(this, data, len);
+  // Still feeding after an upgrade request: the upgrade was declined, HTTP goes on.
+  if (err == HPE_PAUSED_UPGRADE) err = driver_.continue_after_upgrade(data, len);
+  return driver_.step(err, data, len, [this](std::size_t consumed) { return on_paused(consumed); });
 }
 
 // Accounts for and checks the `head_bytes` head bytes at `data` that llhttp just accepted.
 Step RequestParser::check_head(const char* data, std::size_t head_bytes, Step step) {
   head_bytes_ += head_bytes;
-  if (head_bytes_ > limits_.max_header_bytes) return fail(kHeadTooLarge, head_bytes);
+  if (head_bytes_ > limits_.max_header_bytes) return driver_.fail(kHeadTooLarge, head_bytes);
   if (const std::optional<ParseError> error = checker_.scan(data, head_bytes)) {
-    return fail(*error, head_bytes);
+    return driver_.fail(*error, head_bytes);
   }
   return step;
 }
 
 Step RequestParser::feed(const char* data, std::size_t len) {
-  if (failed_) return {Event::Error, 0};
-  if (closed_) return len == 0 ? Step{Event::NeedMore, 0} : fail(kAfterClose, 0);
+  if (driver_.failed()) return {Event::Error, 0};
+  if (closed_) return len == 0 ? Step{Event::NeedMore, 0} : driver_.fail(kAfterClose, 0);
   const bool head = in_head_;
   const Step step = execute(data, len);
   if (!head || step.event == Event::Error) return step;
@@ -273,18 +244,14 @@ Step RequestParser::feed(const char* data, std::size_t len) {
 }
 
 Step RequestParser::finish() {
-  if (failed_) return {Event::Error, 0};
+  if (driver_.failed()) return {Event::Error, 0};
   if (closed_) return {Event::NeedMore, 0};
-  if (parser_.error == HPE_PAUSED) {
+  if (driver_.paused()) {
     // The caller stopped at an event without feeding the rest: let llhttp reach a resting state.
     const Step step = feed(kEmpty, 0);
     if (step.event != Event::NeedMore) return step;
   }
-  parser_.data = this;
-  const llhttp_errno_t err = llhttp_finish(&parser_);
-  if (err == HPE_OK) return {Event::NeedMore, 0};
-  if (err == HPE_INVALID_EOF_STATE) return fail(kTruncated, 0);
-  return fail_llhttp(err, 0);
+  return driver_.finish_step(driver_.finish(this), kTruncated);
 }
 
 std::string_view RequestParser::path() const {

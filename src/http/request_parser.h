@@ -13,6 +13,7 @@
 
 #include "http/head_checker.h"
 #include "http/header.h"
+#include "http/llhttp_driver.h"
 #include "http/parse_types.h"
 
 namespace stampede::http {
@@ -63,7 +64,7 @@ class RequestParser {
   std::optional<std::string_view> header(std::string_view name) const;
 
   // Why the last Error happened. Errors are final until reset().
-  const ParseError& error() const { return error_; }
+  const ParseError& error() const { return driver_.error(); }
   const ParserLimits& limits() const { return limits_; }
 
  private:
@@ -77,20 +78,14 @@ class RequestParser {
     std::size_t value_len;
   };
 
-  void init_llhttp();
   void start_message();
   int finish_head(llhttp_t* p);
   Step execute(const char* data, std::size_t len);
   Step check_head(const char* data, std::size_t head_bytes, Step step);
-  Step fail(const ParseError& error, std::size_t consumed);
-  Step fail_llhttp(llhttp_errno_t err, std::size_t consumed);
   Step on_paused(std::size_t consumed);
 
   ParserLimits limits_;
-  llhttp_t parser_;
-  llhttp_settings_t settings_;
-  ParseError error_;
-  std::optional<ParseError> callback_error_;  // set by a callback that failed the parse
+  LlhttpDriver driver_;
   HeadChecker checker_;
 
   std::string buf_;  // target, then each header name and value
@@ -103,7 +98,6 @@ class RequestParser {
   std::uint64_t content_length_ = 0;
 
   Pause pause_ = Pause::None;
-  bool failed_ = false;
   bool closed_ = false;  // a request without keep-alive completed
   bool in_head_ = true;  // still before HeadComplete: bytes fed are head bytes
   bool in_field_ = false;

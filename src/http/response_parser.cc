@@ -25,7 +25,8 @@ bool is_ows(char c) {
 }  // namespace
 
 // llhttp callbacks: `p->data` is the ResponseParser (re-pointed on every entry, so moves are
-// safe). Returning HPE_PAUSED stops llhttp_execute right after the current byte.
+// safe). Returning HPE_PAUSED stops llhttp_execute right after the current byte; returning -1
+// fails the parse with the error given to LlhttpDriver::set_callback_error().
 struct ResponseParser::Callbacks {
   static ResponseParser& self(llhttp_t* p) { return *static_cast<ResponseParser*>(p->data); }
 
@@ -102,7 +103,7 @@ struct ResponseParser::Callbacks {
     if (!s.in_head_ || s.current_capture_ < 0) return 0;
     s.captured_bytes_ += len;
     if (s.captured_bytes_ > kMaxCapturedBytes) {
-      s.callback_error_ = kCapturedTooLarge;
+      s.driver_.set_callback_error(kCapturedTooLarge);
       return -1;
     }
     s.capture_values_[static_cast<std::size_t>(s.current_capture_)].append(at, len);
@@ -121,35 +122,28 @@ struct ResponseParser::Callbacks {
 };
 
 ResponseParser::ResponseParser(std::vector<std::string> capture_headers)
-    : capture_names_(std::move(capture_headers)) {
+    : driver_(HTTP_RESPONSE, 502), capture_names_(std::move(capture_headers)) {
   capture_values_.resize(capture_names_.size());
   capture_present_.resize(capture_names_.size());
   for (const std::string& name : capture_names_)
     max_name_ = std::max(max_name_, name.size());
-  llhttp_settings_init(&settings_);
-  settings_.on_headers_complete = &Callbacks::on_headers_complete;
-  settings_.on_message_complete = &Callbacks::on_message_complete;
+  llhttp_settings_t& settings = driver_.settings();
+  settings.on_headers_complete = &Callbacks::on_headers_complete;
+  settings.on_message_complete = &Callbacks::on_message_complete;
   if (!capture_names_.empty()) {
-    settings_.on_message_begin = &Callbacks::on_message_begin;
-    settings_.on_header_field = &Callbacks::on_header_field;
-    settings_.on_header_field_complete = &Callbacks::on_header_field_complete;
-    settings_.on_header_value = &Callbacks::on_header_value;
-    settings_.on_header_value_complete = &Callbacks::on_header_value_complete;
+    settings.on_message_begin = &Callbacks::on_message_begin;
+    settings.on_header_field = &Callbacks::on_header_field;
+    settings.on_header_field_complete = &Callbacks::on_header_field_complete;
+    settings.on_header_value = &Callbacks::on_header_value;
+    settings.on_header_value_complete = &Callbacks::on_header_value_complete;
   }
-  init_llhttp();
-}
-
-void ResponseParser::init_llhttp() {
-  llhttp_init(&parser_, HTTP_RESPONSE, &settings_);
-  parser_.data = this;
+  driver_.reset(this);
 }
 
 void ResponseParser::reset() {
-  init_llhttp();
-  error_ = ParseError{};
-  callback_error_.reset();
+  driver_.reset(this);
   pause_ = Pause::None;
-  failed_ = closed_ = no_body_next_ = interim_ = false;
+  closed_ = no_body_next_ = interim_ = false;
   keep_alive_ = chunked_ = has_content_length_ = false;
   status_ = http_minor_ = 0;
   content_length_ = 0;
@@ -158,7 +152,7 @@ void ResponseParser::reset() {
 
 void ResponseParser::set_body_callback(BodyCallback callback) {
   body_callback_ = std::move(callback);
-  settings_.on_body = body_callback_ ? &Callbacks::on_body : nullptr;
+  driver_.settings().on_body = body_callback_ ? &Callbacks::on_body : nullptr;
 }
 
 void ResponseParser::start_message() {
@@ -179,18 +173,6 @@ int ResponseParser::capture_index(std::string_view name) const {
   return -1;
 }
 
-Step ResponseParser::fail(const ParseError& error, std::size_t consumed) {
-  failed_ = true;
-  error_ = error;
-  return {Event::Error, consumed};
-}
-
-Step ResponseParser::fail_llhttp(llhttp_errno_t err, std::size_t consumed) {
-  if (callback_error_) return fail(*callback_error_, consumed);
-  const char* reason = llhttp_get_error_reason(&parser_);
-  return fail({502, llhttp_errno_name(err), reason != nullptr ? reason : ""}, consumed);
-}
-
 Step ResponseParser::on_paused(std::size_t consumed) {
   const Pause pause = pause_;
   pause_ = Pause::None;
@@ -200,40 +182,31 @@ Step ResponseParser::on_paused(std::size_t consumed) {
 }
 
 Step ResponseParser::feed(const char* data, std::size_t len) {
-  if (failed_) return {Event::Error, 0};
+  if (driver_.failed()) return {Event::Error, 0};
   if (closed_) {
     if (len == 0) return {Event::NeedMore, 0};
-    return fail(status_ == 101 ? kUpgraded : kAfterClose, 0);
+    return driver_.fail(status_ == 101 ? kUpgraded : kAfterClose, 0);
   }
-  parser_.data = this;
-  parser_.settings = &settings_;
-  if (parser_.error == HPE_PAUSED) llhttp_resume(&parser_);
-  const llhttp_errno_t err = llhttp_execute(&parser_, data, len);
-  if (err == HPE_OK) return {Event::NeedMore, len};
-  const auto pos = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - data);
-  if (err == HPE_PAUSED) return on_paused(pos);
-  return fail_llhttp(err, pos);
+  return driver_.step(driver_.execute(this, data, len), data, len,
+                      [this](std::size_t consumed) { return on_paused(consumed); });
 }
 
 Step ResponseParser::finish() {
-  if (failed_) return {Event::Error, 0};
+  if (driver_.failed()) return {Event::Error, 0};
   if (closed_) return {Event::NeedMore, 0};
-  if (parser_.error == HPE_PAUSED) {
+  if (driver_.paused()) {
     // The caller stopped at an event without feeding the rest: let llhttp reach a resting state.
     const Step step = feed(kEmpty, 0);
     if (step.event != Event::NeedMore) return step;
   }
-  parser_.data = this;
-  const llhttp_errno_t err = llhttp_finish(&parser_);
-  if (err == HPE_OK) return {Event::NeedMore, 0};
+  const llhttp_errno_t err = driver_.finish(this);
   if (err == HPE_PAUSED) {  // on_message_complete ran: a close-delimited body ended
     pause_ = Pause::None;
     closed_ = true;
     keep_alive_ = false;
     return {Event::MessageComplete, 0};
   }
-  if (err == HPE_INVALID_EOF_STATE) return fail(kTruncated, 0);
-  return fail_llhttp(err, 0);
+  return driver_.finish_step(err, kTruncated);
 }
 
 std::optional<std::uint64_t> ResponseParser::content_length() const {

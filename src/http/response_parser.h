@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "http/llhttp_driver.h"
 #include "http/parse_types.h"
 
 namespace stampede::http {
@@ -71,27 +72,20 @@ class ResponseParser {
   std::optional<std::string_view> header(std::string_view name) const;
 
   // Why the last Error happened. Errors are final until reset().
-  const ParseError& error() const { return error_; }
+  const ParseError& error() const { return driver_.error(); }
 
  private:
   struct Callbacks;
   enum class Pause : std::uint8_t { None, Head, Message };
 
-  void init_llhttp();
-  Step fail(const ParseError& error, std::size_t consumed);
-  Step fail_llhttp(llhttp_errno_t err, std::size_t consumed);
   Step on_paused(std::size_t consumed);
   void start_message();
   int capture_index(std::string_view name) const;
 
-  llhttp_t parser_;
-  llhttp_settings_t settings_;
+  LlhttpDriver driver_;
   BodyCallback body_callback_;
-  ParseError error_;
-  std::optional<ParseError> callback_error_;  // set by a callback that failed the parse
 
   Pause pause_ = Pause::None;
-  bool failed_ = false;
   bool closed_ = false;  // a non-keep-alive or 101 response completed: no more responses
   bool no_body_next_ = false;
   bool interim_ = false;  // parsing a 1xx (not 101) response, which is not reported

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/command_line.h"
 #include "lab/interrupt.h"
 #include "lab/lab.h"
 #include "lab/options.h"
@@ -13,14 +14,7 @@ namespace stampede::lab {
 
 int cli_main(int argc, char** argv) {
   auto parsed = parse_command_line(std::vector<std::string>(argv, argv + argc));
-  if (!parsed) {
-    fmt::print(stderr, "stampede: {}\n", parsed.error().message);
-    return 2;
-  }
-  if (parsed->help) {
-    fmt::print("{}", parsed->help_text);
-    return 0;
-  }
+  if (const std::optional<int> code = exit_before_run(parsed)) return *code;
   Interrupt interrupt;
   auto watcher = SignalWatcher::start(interrupt);  // before any other thread
   if (!watcher) {

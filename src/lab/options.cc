@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/command_line.h"
 #include "core/units.h"
 
 namespace stampede::lab {
@@ -234,18 +235,9 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   CLI::App app("stampede lab: the load-balancing check of the guide, against any balancer",
                "stampede lab");
   declare(app, raw, cli.config);
-  std::vector<const char*> argv;
-  for (const std::string& a : args)
-    argv.push_back(a.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::CallForHelp&) {
-    cli.help = true;
-    cli.help_text = app.help();
-    return cli;
-  } catch (const CLI::ParseError& e) {
-    return make_error(e.what());
-  }
+  const Result<bool> help = parse_cli_into(cli, app, args);
+  if (!help) return help.error();
+  if (*help) return cli;
   LabConfig& c = cli.config;
   Result<void> r = convert_pool(raw, c);
   if (r) r = convert_load(raw, c);

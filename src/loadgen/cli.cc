@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/command_line.h"
 #include "loadgen/options.h"
 #include "loadgen/rcfile.h"
 #include "loadgen/report_html.h"
@@ -277,13 +278,9 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
   app.allow_extras();
   Args args;
   define_options(app, args);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    return CliRequest{CliRequest::Action::Help, {}, app.help()};
-  } catch (const CLI::ParseError& e) {
-    return make_error(describe(e));
-  }
+  auto parsed = parse_cli(app, argc, argv, &describe);
+  if (!parsed) return parsed.error();
+  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, std::move(**parsed)};
   if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}};
   if (auto r = check_leftovers(app); !r) return r.error();
   auto rc = read_loadtestrc(rc_dir);

@@ -1,10 +1,7 @@
 #include "loadgen/connection.h"
 
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 
@@ -14,7 +11,6 @@
 namespace stampede::loadgen {
 namespace {
 
-constexpr std::uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
@@ -31,25 +27,13 @@ std::vector<std::string> parsed_headers(const ConnectionContext& context) {
 }  // namespace
 
 Connection::Connection(const ConnectionContext& context)
-    : context_(context), parser_(parsed_headers(context)), timer_([this] { on_timer(); }) {
-  if (context.tls != nullptr) tls_ = std::make_unique<SecureChannel>(context);
+    : context_(context),
+      socket_(context, context.tls != nullptr),
+      parser_(parsed_headers(context)),
+      timer_([this] { on_timer(); }) {
   if (context.hook_set && context.hook_set->capture_body) {
     parser_.set_body_callback([this](std::string_view chunk) { body_.append(chunk); });
   }
-}
-
-inline net::IoStatus Connection::io_read(char* buffer, std::size_t capacity, std::size_t& n) {
-  if (tls_) return tls_->read(buffer, capacity, n);
-  return net::read_some(fd_.get(), buffer, capacity, n);
-}
-
-inline net::IoStatus Connection::io_write(const char* data, std::size_t length, std::size_t& n) {
-  if (tls_) return tls_->write(data, length, n);
-  return net::write_some(fd_.get(), data, length, n);
-}
-
-int Connection::io_error() const {
-  return tls_ ? tls_->error() : errno;
 }
 
 Connection::~Connection() = default;
@@ -123,44 +107,26 @@ void Connection::begin(const SendPermit& permit) {
   } else {
     request_ = context_.request->fixed();
   }
-  if (fd_ && peer_closed_) close_socket();  // the server closed the idle connection
+  if (socket_.is_open() && peer_closed_) close_socket();  // the server closed the idle connection
   written_ = 0;
   if (context_.head_request || head_) parser_.expect_no_body();
-  if (!fd_) {
+  if (!socket_.is_open()) {
     open_socket();
     return;
   }
   write_request();
 }
 
-// A non-blocking connect; the socket is registered once, for its whole life. net::connect_tcp
-// is not used because the errno of a failed connect is the error code reported.
+// A non-blocking connect; the socket is registered once, for its whole life.
 void Connection::open_socket() {
   begin_ns_ = mono_ns();
-  const net::Address& address = context_.address;
-  fd_.reset(::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd_) {
-    fail(errno);
-    return;
-  }
-  if (tls_ && !tls_->open(fd_.get())) {
-    fail(ENOMEM);
-    return;
-  }
-  int one = 1;
-  ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  const int rc = ::connect(fd_.get(), address.sa(), address.length);
-  if (rc != 0 && errno != EINPROGRESS) {
-    fail(errno);
-    return;
-  }
-  context_.stats->add_connection();
-  if (!context_.loop->add(fd_.get(), kSocketEvents, this)) {
-    fail(errno);
+  bool at_once = false;  // the connect completed in the call
+  if (const int err = socket_.open(*this, at_once); err != 0) {
+    fail(err);
     return;
   }
   arm_timeout(begin_ns_);
-  if (rc == 0) {
+  if (at_once) {
     write_request();
   } else {
     state_ = State::Connecting;
@@ -177,14 +143,15 @@ void Connection::on_events(std::uint32_t events) {
       if (events & kReadEvents) readable_ = true;
       // A TLS handshake (or CONNECT) in progress waits for either direction.
       if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) ||
-          (tls_ && !tls_->ready() && (events & EPOLLIN))) {
+          (socket_.channel() && !socket_.channel()->ready() && (events & EPOLLIN))) {
         write_request();
       }
       break;
     case State::Reading:
       // TLS: a read that stopped for want of writability (WANT_WRITE: a key update's answer or
       // an alert to flush) goes on when the socket drains, as in WsClient.
-      if ((events & kReadEvents) || (tls_ && (events & EPOLLOUT) && tls_->wants_write())) {
+      if ((events & kReadEvents) ||
+          (socket_.channel() && (events & EPOLLOUT) && socket_.channel()->wants_write())) {
         read_response(events);
       }
       break;
@@ -201,7 +168,7 @@ void Connection::on_events(std::uint32_t events) {
 }
 
 void Connection::on_connect_event() {
-  const int err = net::connect_result(fd_.get());
+  const int err = socket_.connect_result();
   if (err != 0) {
     fail(err);
     return;
@@ -211,12 +178,13 @@ void Connection::on_connect_event() {
 
 // The request's clock starts after the handshake, as it starts after the TCP connect.
 bool Connection::secure_handshake() {
-  switch (tls_->handshake()) {
+  SecureChannel& tls = *socket_.channel();
+  switch (tls.handshake()) {
     case net::IoStatus::Done:
-      context_.stats->add_tls_handshake(tls_->resumed());
+      context_.stats->add_tls_handshake(tls.resumed());
       return true;
     case net::IoStatus::Error:
-      fail(tls_->error());
+      fail(tls.error());
       return false;
     default:
       state_ = State::Writing;
@@ -225,7 +193,7 @@ bool Connection::secure_handshake() {
 }
 
 void Connection::write_request() {
-  if (tls_ && !tls_->ready() && !secure_handshake()) return;
+  if (socket_.channel() && !socket_.channel()->ready() && !secure_handshake()) return;
   if (written_ == 0) {
     start_ns_ = mono_ns();
     if (begin_ns_ == 0) {  // a reused connection: the request begins with its first byte
@@ -236,13 +204,13 @@ void Connection::write_request() {
   while (written_ < request_.size()) {
     std::size_t n = 0;
     const net::IoStatus status =
-        io_write(request_.data() + written_, request_.size() - written_, n);
+        socket_.write(request_.data() + written_, request_.size() - written_, n);
     if (status == net::IoStatus::WouldBlock) {
       state_ = State::Writing;
       return;
     }
     if (status != net::IoStatus::Done) {
-      fail(io_error());
+      fail(socket_.error());
       return;
     }
     written_ += n;
@@ -263,14 +231,14 @@ void Connection::read_response(std::uint32_t events) {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = io_read(buffer, capacity, n);
+    const net::IoStatus status = socket_.read(buffer, capacity, n);
     if (status == net::IoStatus::WouldBlock) return;
     if (status == net::IoStatus::Eof) {
       on_eof();
       return;
     }
     if (status == net::IoStatus::Error) {
-      fail(io_error());
+      fail(socket_.error());
       return;
     }
     context_.stats->add_bytes(n, 0);
@@ -349,9 +317,7 @@ void Connection::complete() {
   // The server said it closes after this response: wait for its FIN, so that the TIME_WAIT
   // is on its side and not on our ephemeral ports.
   state_ = State::Draining;
-  const std::int64_t grace =
-      context_.timeout_ns > 0 ? std::min(context_.timeout_ns, kDrainGraceNs) : kDrainGraceNs;
-  context_.loop->schedule(timer_, context_.loop->now_ns() + grace);
+  context_.loop->schedule(timer_, context_.loop->now_ns() + close_grace_ns(context_.timeout_ns));
 }
 
 void Connection::fail(int err) {
@@ -374,11 +340,9 @@ void Connection::fail(int err) {
 
 void Connection::backoff() {
   ++failures_;
-  const std::int64_t backoff =
-      std::min(kBackoffBaseNs << std::min<std::uint32_t>(failures_ - 1, 20), kBackoffMaxNs);
   has_pending_ = false;
   state_ = State::Waiting;
-  context_.loop->schedule(timer_, context_.loop->now_ns() + backoff);
+  context_.loop->schedule(timer_, context_.loop->now_ns() + backoff_ns(failures_));
 }
 
 void Connection::drain(std::uint32_t events) {
@@ -386,7 +350,7 @@ void Connection::drain(std::uint32_t events) {
   char* buffer = context_.read_buffer.data();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = io_read(buffer, context_.read_buffer.size(), n);
+    const net::IoStatus status = socket_.read(buffer, context_.read_buffer.size(), n);
     if (status == net::IoStatus::WouldBlock) return;
     if (status != net::IoStatus::Done) break;  // EOF or error: the server closed
     context_.stats->add_bytes(n, 0);
@@ -422,8 +386,7 @@ void Connection::arm_timeout(std::int64_t from_ns) {
 // Closing the descriptor also removes it from epoll: no epoll_ctl call.
 void Connection::close_socket() {
   context_.loop->cancel(timer_);
-  if (tls_ && fd_) tls_->close(responded_ && !unusable_);
-  fd_.reset();
+  socket_.close(responded_ && !unusable_);
   parser_.reset();
   begin_ns_ = 0;
   readable_ = peer_closed_ = unusable_ = responded_ = false;

@@ -21,12 +21,11 @@
 #include <vector>
 
 #include "http/response_parser.h"
+#include "loadgen/client_socket.h"
 #include "loadgen/hooks.h"
 #include "loadgen/request.h"
-#include "loadgen/secure_channel.h"
 #include "loadgen/worker_stats.h"
 #include "net/event_loop.h"
-#include "net/fd.h"
 #include "net/socket.h"
 
 namespace stampede::loadgen {
@@ -106,14 +105,6 @@ class Connection final : public net::IoHandler {
 
   void on_events(std::uint32_t events) override;
 
-  // Backoff after failures on a connection that never got a response (refused, reset...):
-  // kBackoffBase doubling up to kBackoffMax, so a dead target does not spin a core.
-  static constexpr std::int64_t kBackoffBaseNs = 10'000'000;
-  static constexpr std::int64_t kBackoffMaxNs = 250'000'000;
-  // How long a "Connection: close" response waits for the server's FIN before closing anyway
-  // (the server closes first, so the TIME_WAIT is on its side).
-  static constexpr std::int64_t kDrainGraceNs = 1'000'000'000;
-
  private:
   enum class State : std::uint8_t {
     Idle,
@@ -144,10 +135,6 @@ class Connection final : public net::IoHandler {
   void close_socket();
   void finish();
   void arm_timeout(std::int64_t from_ns);
-  // The socket's I/O: plain, or through the TLS channel (one predictable branch per call).
-  net::IoStatus io_read(char* buffer, std::size_t capacity, std::size_t& n);
-  net::IoStatus io_write(const char* data, std::size_t length, std::size_t& n);
-  int io_error() const;  // after an Error: errno, or the TLS channel's code
   // https: runs the CONNECT exchange and the handshake; true once requests can go.
   bool secure_handshake();
   // connection_hooks.cc: the RequestHook calls, made only when context_.hook_set is set.
@@ -156,10 +143,9 @@ class Connection final : public net::IoHandler {
   void backoff();
 
   const ConnectionContext& context_;
-  net::Fd fd_;
+  ClientSocket socket_;  // with a SecureChannel for https only
   http::ResponseParser parser_;
   net::Timer timer_;
-  std::unique_ptr<SecureChannel> tls_;  // https only; kept across sockets (session resumption)
   State state_ = State::Idle;
 
   std::string rendered_;      // the request, when it varies per request (--index)

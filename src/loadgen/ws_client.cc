@@ -1,10 +1,7 @@
 #include "loadgen/ws_client.h"
 
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 
@@ -16,7 +13,6 @@
 namespace stampede::loadgen {
 namespace {
 
-constexpr std::uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 constexpr std::uint32_t kWriteEvents = EPOLLOUT | EPOLLERR | EPOLLHUP;
 constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
@@ -26,30 +22,13 @@ constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 WsClient::WsClient(const ConnectionContext& context)
     : context_(context),
       plan_(*context.websocket),
+      socket_(context, context.tls != nullptr || !context.connect_request.empty()),
       parser_(std::vector<std::string>{"upgrade", "sec-websocket-accept"}),
       session_(ws::Role::Client, *this),
       timer_([this] { on_timer(); }),
-      seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {
-  if (context.tls != nullptr || !context.connect_request.empty()) {
-    tls_ = std::make_unique<SecureChannel>(context);
-  }
-}
+      seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {}
 
 WsClient::~WsClient() = default;
-
-inline net::IoStatus WsClient::io_read(char* buffer, std::size_t capacity, std::size_t& n) {
-  if (tls_) return tls_->read(buffer, capacity, n);
-  return net::read_some(fd_.get(), buffer, capacity, n);
-}
-
-inline net::IoStatus WsClient::io_write(const char* data, std::size_t length, std::size_t& n) {
-  if (tls_) return tls_->write(data, length, n);
-  return net::write_some(fd_.get(), data, length, n);
-}
-
-int WsClient::io_error() const {
-  return tls_ ? tls_->error() : errno;
-}
 
 void WsClient::start() {
   request_next();
@@ -97,30 +76,13 @@ void WsClient::begin() {
 void WsClient::open_socket() {
   close_socket();
   begin_ns_ = mono_ns();
-  const net::Address& address = context_.address;
-  fd_.reset(::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd_) {
-    fail(errno);
-    return;
-  }
-  if (tls_ && !tls_->open(fd_.get())) {
-    fail(ENOMEM);
-    return;
-  }
-  int one = 1;
-  ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  const int rc = ::connect(fd_.get(), address.sa(), address.length);
-  if (rc != 0 && errno != EINPROGRESS) {
-    fail(errno);
-    return;
-  }
-  context_.stats->add_connection();
-  if (!context_.loop->add(fd_.get(), kSocketEvents, this)) {
-    fail(errno);
+  bool at_once = false;  // the connect completed in the call
+  if (const int err = socket_.open(*this, at_once); err != 0) {
+    fail(err);
     return;
   }
   arm_timeout(begin_ns_);
-  if (rc == 0) {
+  if (at_once) {
     connected();
   } else {
     state_ = State::Connecting;
@@ -131,7 +93,7 @@ void WsClient::on_events(std::uint32_t events) {
   // TLS: a write that waits for the peer's records (WANT_READ) goes on when bytes arrive (it
   // returns at once when nothing is pending), and a read that stopped for want of writability
   // (WANT_WRITE: a key update's answer or an alert to flush) goes on when the socket drains.
-  const bool may_write = (events & kWriteEvents) || (tls_ && (events & kReadEvents));
+  const bool may_write = (events & kWriteEvents) || (socket_.channel() && (events & kReadEvents));
   const bool may_read = (events & kReadEvents) || read_wants_write_;
   switch (state_) {
     case State::Connecting:
@@ -148,7 +110,7 @@ void WsClient::on_events(std::uint32_t events) {
     case State::Waiting:
     case State::Awaiting:
     case State::Closing:
-      if (!fd_) break;
+      if (!socket_.is_open()) break;
       if (may_write && !write_pending()) return;
       if (may_read) read_frames(events);
       break;
@@ -158,7 +120,7 @@ void WsClient::on_events(std::uint32_t events) {
 }
 
 void WsClient::on_connect_event() {
-  const int err = net::connect_result(fd_.get());
+  const int err = socket_.connect_result();
   if (err != 0) {
     fail(err);
     return;
@@ -169,7 +131,7 @@ void WsClient::on_connect_event() {
 // The TCP connection is up: the upgrade goes now (ws://) or after the CONNECT exchange (through
 // --proxy) and the TLS handshake (wss://).
 void WsClient::connected() {
-  if (tls_) {
+  if (socket_.channel()) {
     state_ = State::Securing;
     secure_handshake();
   } else {
@@ -179,13 +141,14 @@ void WsClient::connected() {
 
 // Advances the CONNECT exchange and the TLS handshake; either readiness may move them on.
 void WsClient::secure_handshake() {
-  switch (tls_->handshake()) {
+  SecureChannel& tls = *socket_.channel();
+  switch (tls.handshake()) {
     case net::IoStatus::Done:
-      if (context_.tls != nullptr) context_.stats->add_tls_handshake(tls_->resumed());
+      if (context_.tls != nullptr) context_.stats->add_tls_handshake(tls.resumed());
       send_handshake();
       break;
     case net::IoStatus::Error:
-      fail(tls_->error());
+      fail(tls.error());
       break;
     default:
       break;
@@ -208,14 +171,14 @@ bool WsClient::read_handshake() {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = io_read(buffer, capacity, n);
+    const net::IoStatus status = socket_.read(buffer, capacity, n);
     if (status == net::IoStatus::WouldBlock) {
-      read_wants_write_ = tls_ && tls_->wants_write();
+      read_wants_write_ = socket_.channel() && socket_.channel()->wants_write();
       return true;
     }
     read_wants_write_ = false;
     if (status != net::IoStatus::Done) {
-      fail(status == net::IoStatus::Eof ? ECONNRESET : io_error());
+      fail(status == net::IoStatus::Eof ? ECONNRESET : socket_.error());
       return false;
     }
     context_.stats->add_bytes(n, 0);
@@ -271,10 +234,10 @@ bool WsClient::write_pending() {
         handshaking ? std::string_view(handshake_).substr(written_) : session_.output();
     if (pending.empty()) return true;
     std::size_t n = 0;
-    const net::IoStatus status = io_write(pending.data(), pending.size(), n);
+    const net::IoStatus status = socket_.write(pending.data(), pending.size(), n);
     if (status == net::IoStatus::WouldBlock) return true;
     if (status != net::IoStatus::Done) {
-      fail(io_error());
+      fail(socket_.error());
       return false;
     }
     context_.stats->add_bytes(0, n);
@@ -291,9 +254,9 @@ void WsClient::read_frames(std::uint32_t events) {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = io_read(buffer, capacity, n);
+    const net::IoStatus status = socket_.read(buffer, capacity, n);
     if (status == net::IoStatus::WouldBlock) {
-      read_wants_write_ = tls_ && tls_->wants_write();
+      read_wants_write_ = socket_.channel() && socket_.channel()->wants_write();
       return;
     }
     read_wants_write_ = false;
@@ -307,7 +270,7 @@ void WsClient::read_frames(std::uint32_t events) {
       return;
     }
     if (status == net::IoStatus::Error) {
-      fail(io_error());
+      fail(socket_.error());
       return;
     }
     context_.stats->add_bytes(n, 0);
@@ -319,7 +282,7 @@ void WsClient::read_frames(std::uint32_t events) {
     if (replied_now_) {
       replied_now_ = false;
       complete();
-      if (!fd_) return;
+      if (!socket_.is_open()) return;
     }
     if (!check_session()) return;
     // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
@@ -388,11 +351,8 @@ void WsClient::after_failure() {
     return;
   }
   ++failures_;
-  const std::int64_t backoff =
-      std::min(Connection::kBackoffBaseNs << std::min<std::uint32_t>(failures_ - 1, 20),
-               Connection::kBackoffMaxNs);
   state_ = State::Waiting;
-  context_.loop->schedule(timer_, context_.loop->now_ns() + backoff);
+  context_.loop->schedule(timer_, context_.loop->now_ns() + backoff_ns(failures_));
 }
 
 // No more messages: send our close and wait (briefly) for the server's.
@@ -400,10 +360,7 @@ void WsClient::begin_close() {
   state_ = State::Closing;
   session_.close(ws::kCloseNormal);
   if (!write_pending()) return;
-  const std::int64_t grace = context_.timeout_ns > 0
-                                 ? std::min(context_.timeout_ns, Connection::kDrainGraceNs)
-                                 : Connection::kDrainGraceNs;
-  context_.loop->schedule(timer_, context_.loop->now_ns() + grace);
+  context_.loop->schedule(timer_, context_.loop->now_ns() + close_grace_ns(context_.timeout_ns));
 }
 
 void WsClient::on_timer() {
@@ -438,8 +395,7 @@ void WsClient::arm_timeout(std::int64_t from_ns) {
 // its session for the next socket (a close by the server or a refused upgrade leaves it sound).
 void WsClient::close_socket() {
   context_.loop->cancel(timer_);
-  if (tls_ && fd_) tls_->close(!tls_failed_);
-  fd_.reset();
+  socket_.close(!tls_failed_);
   parser_.reset();
   begin_ns_ = 0;
   open_ = replied_ = replied_now_ = read_wants_write_ = tls_failed_ = false;

@@ -9,12 +9,12 @@
 // a refused upgrade by its status, a close by the server by its code, a protocol error by the
 // code we closed with. After a failure the socket is dropped and the next permit opens a new
 // one, after a backoff when the socket never carried a reply (as the HTTP Connection does).
-// Framing goes through ws::Session (bytes in, bytes out); io_read/io_write are the only I/O
-// calls: the plain socket for ws://, a SecureChannel for wss:// (as an https:// Connection: SNI,
-// certificate check, the CONNECT tunnel through --proxy, and the last clean socket's session
-// offered for resumption when the client reconnects after a failure) and for ws:// through
-// --proxy (the CONNECT tunnel alone). TLS failures are counted
-// by their tls/errors.h names. A TLS record layer may block on the other direction (WANT_WRITE
+// Framing goes through ws::Session (bytes in, bytes out); the ClientSocket's read and write are
+// the only I/O calls: the plain socket for ws://, a SecureChannel for wss:// (as an https://
+// Connection: SNI, certificate check, the CONNECT tunnel through --proxy, and the last clean
+// socket's session offered for resumption when the client reconnects after a failure) and for
+// ws:// through --proxy (the CONNECT tunnel alone). TLS failures are counted by their
+// tls/errors.h names. A TLS record layer may block on the other direction (WANT_WRITE
 // inside a read, WANT_READ inside a write): the client then retries on either readiness.
 //
 // Thread: the worker's, only. Owned by the HTTP Connection it stands in for (see connection.h);
@@ -22,15 +22,13 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "http/response_parser.h"
+#include "loadgen/client_socket.h"
 #include "loadgen/connection.h"
-#include "loadgen/secure_channel.h"
 #include "loadgen/ws_stats.h"
 #include "net/event_loop.h"
-#include "net/fd.h"
 #include "ws/session.h"
 
 namespace stampede::loadgen {
@@ -90,17 +88,13 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   void close_socket();
   void finish();
   void arm_timeout(std::int64_t from_ns);
-  net::IoStatus io_read(char* buffer, std::size_t capacity, std::size_t& n);
-  net::IoStatus io_write(const char* data, std::size_t length, std::size_t& n);
-  int io_error() const;  // after an Error: errno, or the TLS channel's code
 
   const ConnectionContext& context_;
   const WsPlan& plan_;
-  net::Fd fd_;
+  ClientSocket socket_;  // with a SecureChannel for wss, and for ws through --proxy
   http::ResponseParser parser_;
   ws::Session session_;
   net::Timer timer_;
-  std::unique_ptr<SecureChannel> tls_;  // wss only; kept across sockets (session resumption)
   State state_ = State::Idle;
   std::string handshake_;  // this socket's upgrade request
   std::string key_;        // its Sec-WebSocket-Key

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/clock.h"
+#include "core/command_line.h"
 #include "core/ready_file.h"
 #include "core/units.h"
 #include "server/tls_transport.h"
@@ -214,18 +215,9 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   RawArgs raw;
   CLI::App app("stampede serve: a test server and self-naming instance", "stampede serve");
   declare(app, raw, cli);
-  std::vector<const char*> argv;
-  for (const std::string& a : args)
-    argv.push_back(a.c_str());
-  try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::CallForHelp&) {
-    cli.help = true;
-    cli.help_text = app.help();
-    return cli;
-  } catch (const CLI::ParseError& e) {
-    return make_error(e.what());
-  }
+  const Result<bool> help = parse_cli_into(cli, app, args);
+  if (!help) return help.error();
+  if (*help) return cli;
   if (app.count("--body") > 0) cli.server.body = raw.body;
   cli.server.body_file = raw.file;
   if (auto r = convert_numbers(raw, cli.server); !r) return r.error();
@@ -245,14 +237,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
 
 int cli_main(int argc, char** argv) {
   auto parsed = parse_command_line(std::vector<std::string>(argv, argv + argc));
-  if (!parsed) {
-    fmt::print(stderr, "stampede: {}\n", parsed.error().message);
-    return 2;
-  }
-  if (parsed->help) {
-    fmt::print("{}", parsed->help_text);
-    return 0;
-  }
+  if (const std::optional<int> code = exit_before_run(parsed)) return *code;
   sigset_t previous;
   const sigset_t signals = block_stop_signals(previous);
   auto server = Server::start(parsed->server);

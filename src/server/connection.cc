@@ -64,7 +64,7 @@ void Connection::release() {
   ++generation_;
   answered_in_batch_ = 0;
   batch_offsets_ns_ = 0;
-  socket_unread_ = peer_hup_ = peer_eof_ = false;
+  input_ = SocketInput{};
   closing_ = linger_ = lingering_ = draining_ = false;
 }
 
@@ -84,12 +84,10 @@ void Connection::on_events(std::uint32_t events) {
     ws_->on_events(events);
     return;
   }
-  if (events & EPOLLERR) {
+  if (!input_.on_events(events)) {
     close_now();
     return;
   }
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) socket_unread_ = true;
-  if (events & (EPOLLRDHUP | EPOLLHUP)) peer_hup_ = true;
   advance();
 }
 
@@ -104,7 +102,7 @@ void Connection::advance() {
       if (output_full()) break;
       continue;
     }
-    if (blocked() || !socket_unread_) break;
+    if (blocked() || !input_.unread) break;
     if (reads == kReadsPerActivation) {
       // Edge-triggered: no new event will come for bytes already there, so come back later.
       worker_.loop().defer([this, generation = generation_] {
@@ -135,31 +133,19 @@ void Connection::drain_input() {
 
 // One read into the worker's buffer, parsed in place. False when the connection was closed.
 bool Connection::read_once() {
-  const std::size_t capacity = worker_.scratch_in_size();
+  char* data = worker_.scratch_in();
   std::size_t n = 0;
-  switch (transport_->read(worker_.scratch_in(), capacity, n)) {
-    case net::IoStatus::Done: {
-      last_activity_ns_ = worker_.loop().now_ns();
-      // A short read drained the socket, unless the peer closed: then read on to see EOF.
-      if (n < capacity && !peer_hup_) socket_unread_ = false;
-      if (lingering_) return true;
-      const char* data = worker_.scratch_in();
-      const std::size_t used = parse(data, n);
-      if (used < n && !closing_) in_.append(data + used, n - used);
-      return true;
-    }
-    case net::IoStatus::WouldBlock:
-      socket_unread_ = false;
-      return true;
-    case net::IoStatus::Eof:
-      socket_unread_ = false;
-      peer_eof_ = true;
-      return true;
-    case net::IoStatus::Error:
-      break;
+  const net::IoStatus status = input_.read(*transport_, data, worker_.scratch_in_size(), n);
+  if (status == net::IoStatus::Error) {
+    close_now();
+    return false;
   }
-  close_now();
-  return false;
+  if (status != net::IoStatus::Done) return true;
+  last_activity_ns_ = worker_.loop().now_ns();
+  if (lingering_) return true;
+  const std::size_t used = parse(data, n);
+  if (used < n && !closing_) in_.append(data + used, n - used);
+  return true;
 }
 
 // Feeds the parser until the input is used up or parsing must pause. Returns the bytes used.
@@ -331,7 +317,7 @@ bool Connection::flush() {
 
 // After an activation: close when done, else make sure a timer will come back.
 void Connection::finish_up() {
-  if (peer_eof_ && !closing_ && phase_ != Phase::Delayed && in_.empty()) {
+  if (input_.eof && !closing_ && phase_ != Phase::Delayed && in_.empty()) {
     // Nothing more will come: a request cut short gets its 400, then the connection closes.
     if (parser_.finish().event == http::Event::Error && phase_ != Phase::Idle) {
       refuse(parser_.error().status, parser_.error().message);
@@ -344,17 +330,17 @@ void Connection::finish_up() {
     return;
   }
   if (closing_ && !lingering_) {
-    if (!linger_ || peer_eof_) {
+    if (!linger_ || input_.eof) {
       close_now();
       return;
     }
     start_linger();
-    if (socket_unread_) {
+    if (input_.unread) {
       advance();
       return;
     }
   }
-  if ((lingering_ && peer_eof_) || (draining_ && phase_ == Phase::Idle && in_.empty())) {
+  if ((lingering_ && input_.eof) || (draining_ && phase_ == Phase::Idle && in_.empty())) {
     close_now();
     return;
   }
@@ -456,8 +442,8 @@ void Connection::start_websocket() {
   }
   handover.input.swap(in_);
   handover.delay_ns = ws_delay_ns_;
-  handover.socket_unread = socket_unread_;
-  handover.peer_hup = peer_hup_;
+  handover.socket_unread = input_.unread;
+  handover.peer_hup = input_.hup;
   worker_.loop().cancel(deadline_timer_);
   upgrade_pending_ = false;
   websocket_ = true;

@@ -18,6 +18,7 @@
 #include "net/event_loop.h"
 #include "server/overrides.h"
 #include "server/responses.h"
+#include "server/socket_input.h"
 #include "server/transport.h"
 #include "server/ws_connection.h"
 
@@ -110,13 +111,11 @@ class Connection final : public net::IoHandler {
   std::uint32_t answered_in_batch_ = 0;  // answers appended since the last write
   std::int64_t batch_base_ns_ = 0;       // the first one's start time
   std::int64_t batch_offsets_ns_ = 0;    // sum of their start times after batch_base_ns_
-  bool socket_unread_ = false;           // the socket may hold bytes not read yet (edge-triggered)
-  bool peer_hup_ = false;                // the peer closed its side: read to the end
-  bool peer_eof_ = false;                // read returned end of stream
-  bool closing_ = false;                 // no more requests: close once the output is written
-  bool linger_ = false;                  // ...after draining what the client still sends
-  bool lingering_ = false;               // write side shut, discarding input until EOF or deadline
-  bool draining_ = false;                // the server is stopping
+  SocketInput input_;
+  bool closing_ = false;    // no more requests: close once the output is written
+  bool linger_ = false;     // ...after draining what the client still sends
+  bool lingering_ = false;  // write side shut, discarding input until EOF or deadline
+  bool draining_ = false;   // the server is stopping
   // WebSocket: the 101 answer is queued (upgrade_pending_), then ws_ has the connection.
   std::unique_ptr<WsConnection> ws_;  // made on the first upgrade, kept with the pooled object
   std::int64_t ws_delay_ns_ = 0;

@@ -1,7 +1,5 @@
 #include "server/ws_connection.h"
 
-#include <sys/epoll.h>
-
 #include "server/worker.h"
 
 namespace stampede::server {
@@ -32,8 +30,7 @@ void WsConnection::start(WsHandover handover) {
   prefix_ = std::move(handover.output);
   prefix_sent_ = 0;
   delay_ns_ = handover.delay_ns;
-  socket_unread_ = handover.socket_unread;
-  peer_hup_ = handover.peer_hup;
+  input_ = SocketInput{handover.socket_unread, handover.peer_hup, false};
   active_ = true;
   last_activity_ns_ = worker_.loop().now_ns();
   if (!session_.reset() || !session_.feed(handover.input.data(), handover.input.size())) {
@@ -52,17 +49,16 @@ void WsConnection::release() {
   delayed_.clear();
   delayed_bytes_ = 0;
   close_deadline_ns_ = 0;
-  socket_unread_ = peer_hup_ = peer_eof_ = active_ = shut_ = false;
+  input_ = SocketInput{};
+  active_ = shut_ = false;
   ++generation_;
 }
 
 void WsConnection::on_events(std::uint32_t events) {
-  if (events & EPOLLERR) {
+  if (!input_.on_events(events)) {
     close_now();
     return;
   }
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) socket_unread_ = true;
-  if (events & (EPOLLRDHUP | EPOLLHUP)) peer_hup_ = true;
   advance();
 }
 
@@ -76,7 +72,7 @@ void WsConnection::drain() {
 void WsConnection::advance() {
   for (int reads = 0;; ++reads) {
     if (!flush()) return;
-    if (input_paused() || !socket_unread_) break;
+    if (input_paused() || !input_.unread) break;
     if (reads == kReadsPerActivation) {
       // Edge-triggered: no new event will come for bytes already there, so come back later.
       worker_.loop().defer([this, generation = generation_] {
@@ -90,23 +86,14 @@ void WsConnection::advance() {
 }
 
 bool WsConnection::read_once() {
-  const std::size_t capacity = worker_.scratch_in_size();
+  char* data = worker_.scratch_in();
   std::size_t n = 0;
-  switch (transport_->read(worker_.scratch_in(), capacity, n)) {
-    case net::IoStatus::Done:
-      last_activity_ns_ = worker_.loop().now_ns();
-      if (n < capacity && !peer_hup_) socket_unread_ = false;
-      if (!session_.feed(worker_.scratch_in(), n)) break;
-      return true;
-    case net::IoStatus::WouldBlock:
-      socket_unread_ = false;
-      return true;
-    case net::IoStatus::Eof:
-      socket_unread_ = false;
-      peer_eof_ = true;
-      return true;
-    case net::IoStatus::Error:
-      break;
+  const net::IoStatus status = input_.read(*transport_, data, worker_.scratch_in_size(), n);
+  if (status == net::IoStatus::Done) {
+    last_activity_ns_ = worker_.loop().now_ns();
+    if (session_.feed(data, n)) return true;
+  } else if (status != net::IoStatus::Error) {
+    return true;
   }
   close_now();
   return false;
@@ -139,7 +126,7 @@ bool WsConnection::flush() {
 // After an activation: close when the exchange is over, else make sure a timer comes back.
 void WsConnection::finish_up() {
   const bool written = prefix_sent_ == prefix_.size() && session_.output().empty();
-  if (peer_eof_ || (written && session_.done() && session_.close_received())) {
+  if (input_.eof || (written && session_.done() && session_.close_received())) {
     // The peer is gone, or the closing handshake is complete: the server closes TCP first.
     close_now();
     return;

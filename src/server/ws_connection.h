@@ -15,6 +15,7 @@
 #include <string>
 
 #include "net/event_loop.h"
+#include "server/socket_input.h"
 #include "server/transport.h"
 #include "ws/session.h"
 
@@ -78,9 +79,7 @@ class WsConnection final : public ws::SessionHandler {
   std::int64_t delay_ns_ = 0;
   std::int64_t last_activity_ns_ = 0;
   std::int64_t close_deadline_ns_ = 0;  // once we closed: the bound on the peer's answer
-  bool socket_unread_ = false;
-  bool peer_hup_ = false;
-  bool peer_eof_ = false;
+  SocketInput input_;
   bool active_ = false;
   bool shut_ = false;             // our FIN is sent
   std::uint64_t generation_ = 0;  // bumped on release: stale deferred work checks it

@@ -97,44 +97,33 @@ TEST(Run, WithoutKeepAliveEveryRequestHasItsConnection) {
   EXPECT_THAT(server.last_request(), ::testing::HasSubstr("\r\nConnection: close\r\n"));
 }
 
-TEST(Run, KeepAliveRequestedButTheServerCloses) {
-  ScriptedServer server(
-      always({"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n"
-              "\r\nOK",
-              true}));
+// `requests` keep-alive requests (base()'s 4 clients), every one answered 200 with `reply`: all
+// are counted as 200s without error, over `connections` sockets.
+void expect_framing(const ScriptedReply& reply, std::uint64_t requests, std::uint64_t connections) {
+  ScriptedServer server(always(reply));
   Config c = base(server);
-  c.max_requests = 40;
+  c.max_requests = requests;
   c.keep_alive = true;
   RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 40u);
+  EXPECT_EQ(r.total_requests, requests);
+  EXPECT_EQ(r.status_counts[200], requests);
   EXPECT_EQ(r.total_errors, 0u);
-  EXPECT_EQ(server.connections(), 40u);
+  EXPECT_EQ(server.connections(), connections);
+}
+
+TEST(Run, KeepAliveRequestedButTheServerCloses) {
+  expect_framing({"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK", true}, 40,
+                 40);
 }
 
 TEST(Run, ChunkedResponses) {
-  ScriptedServer server(
-      always({"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n "
-              "world\r\n0\r\n\r\n"}));
-  Config c = base(server);
-  c.max_requests = 100;
-  c.keep_alive = true;
-  RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 100u);
-  EXPECT_EQ(r.status_counts[200], 100u);
-  EXPECT_EQ(r.total_errors, 0u);
-  EXPECT_EQ(server.connections(), 4u);
+  expect_framing({"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n "
+                  "world\r\n0\r\n\r\n"},
+                 100, 4);
 }
 
 TEST(Run, CloseDelimitedResponses) {
-  ScriptedServer server(always({"HTTP/1.1 200 OK\r\n\r\nbody until the close", true}));
-  Config c = base(server);
-  c.max_requests = 50;
-  c.keep_alive = true;
-  RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 50u);
-  EXPECT_EQ(r.status_counts[200], 50u);
-  EXPECT_EQ(r.total_errors, 0u);
-  EXPECT_EQ(server.connections(), 50u);
+  expect_framing({"HTTP/1.1 200 OK\r\n\r\nbody until the close", true}, 50, 50);
 }
 
 TEST(Run, InterimResponsesAreSkipped) {

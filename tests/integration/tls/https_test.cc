@@ -1,5 +1,6 @@
 // https:// against the in-process test server with TLS: exact counts with and without
-// keep-alive, session resumption on reconnects, failures counted by name, and --proxy.
+// keep-alive, session resumption on reconnects, and plain requests through --proxy. What https
+// and wss do alike (failures by name, the CONNECT tunnel) is in secure_schemes_test.cc.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -54,37 +55,6 @@ TEST(Https, ReconnectsResumeTheirSession) {
   EXPECT_EQ(s->stop().requests, 400u);
 }
 
-TEST(Https, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
-  auto s = testing::start_tls_server(true);
-  ASSERT_TRUE(s);
-  Config c = https_config(*s, 6, 2);
-  c.insecure = false;
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 6u);
-  EXPECT_EQ(r.total_errors, 6u);
-  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"CERT_VERIFY_FAILED", 6}}));
-  EXPECT_EQ(s->stop().requests, 0u);
-}
-
-TEST(Https, NoCommonProtocolVersionIsCountedByName) {
-  auto s = testing::start_tls_server(true);
-  ASSERT_TRUE(s);
-  Config c = https_config(*s, 4, 2);
-  c.secure_protocol = "TLSv1_method";  // the server takes TLS 1.2 and 1.3 only
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 4u);
-  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"TLS_PROTOCOL_VERSION", 4}}));
-}
-
-TEST(Https, PlainServerIsAHandshakeFailure) {
-  auto s = testing::start_tls_server(false);
-  ASSERT_TRUE(s);
-  Config c = https_config(*s, 4, 2);
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 4u);
-  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"TLS_HANDSHAKE_FAILED", 4}}));
-}
-
 TEST(Proxy, PlainRequestsUseTheAbsoluteForm) {
   auto s = testing::start_tls_server(false);
   ASSERT_TRUE(s);
@@ -105,36 +75,6 @@ TEST(Proxy, PlainRequestsUseTheAbsoluteForm) {
   ASSERT_EQ(lines.size(), 20u);
   for (const auto& line : lines)
     EXPECT_EQ(line, "GET " + origin + "/path?q=1 HTTP/1.1");
-}
-
-TEST(Proxy, HttpsGoesThroughConnect) {
-  auto s = testing::start_tls_server(true);
-  ASSERT_TRUE(s);
-  testing::TestProxy proxy;
-  Config c = https_config(*s, 300, 3);
-  c.keep_alive = true;
-  c.proxy = proxy.url();
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 300u);
-  EXPECT_EQ(r.total_errors, 0u);
-  EXPECT_EQ(r.tls_handshakes, 3u);
-  EXPECT_EQ(s->stop().requests, 300u);
-  const auto lines = proxy.request_lines();
-  ASSERT_EQ(lines.size(), 3u);
-  for (const auto& line : lines)
-    EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
-}
-
-TEST(Proxy, RefusedTunnelIsCountedByName) {
-  auto s = testing::start_tls_server(true);
-  ASSERT_TRUE(s);
-  testing::TestProxy proxy(/*refuse_connect=*/true);
-  Config c = https_config(*s, 4, 2);
-  c.proxy = proxy.url();
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 4u);
-  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"PROXY_CONNECT_FAILED", 4}}));
-  EXPECT_EQ(s->stop().requests, 0u);
 }
 
 }  // namespace

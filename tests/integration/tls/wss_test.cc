@@ -1,6 +1,7 @@
 // wss:// against the in-process test server with TLS: exact message counts, large messages
 // (partial TLS writes, many records per read), session resumption when a client reconnects,
-// TLS failures counted by name, the CONNECT tunnel through --proxy, and the binary's reports.
+// a plain ws:// CONNECT tunnel through --proxy, and the binary's reports. What wss and https do
+// alike (failures by name, the CONNECT tunnel) is in secure_schemes_test.cc.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -87,56 +88,6 @@ TEST(Wss, ReconnectsResumeTheirSession) {
   EXPECT_EQ(s->stop().requests, 400u);
 }
 
-TEST(Wss, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
-  auto s = testing::start_tls_server(true);
-  ASSERT_TRUE(s);
-  Config c = wss_config(*s, 6, 2);
-  c.insecure = false;
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 6u);
-  EXPECT_EQ(r.total_errors, 6u);
-  EXPECT_EQ(r.ws.messages, 0u);
-  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"CERT_VERIFY_FAILED", 6}}));
-  EXPECT_EQ(r.tls_handshakes, 0u);
-  EXPECT_EQ(s->stop().requests, 0u);
-}
-
-TEST(Wss, NoCommonProtocolVersionIsCountedByName) {
-  auto s = testing::start_tls_server(true);
-  ASSERT_TRUE(s);
-  Config c = wss_config(*s, 4, 2);
-  c.secure_protocol = "TLSv1_1_method";  // the server takes TLS 1.2 and 1.3 only
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 4u);
-  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"TLS_PROTOCOL_VERSION", 4}}));
-}
-
-TEST(Wss, PlainServerIsAHandshakeFailure) {
-  auto s = testing::start_tls_server(false);
-  ASSERT_TRUE(s);
-  const RunResult r = must_run(wss_config(*s, 4, 2));
-  EXPECT_EQ(r.total_requests, 4u);
-  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"TLS_HANDSHAKE_FAILED", 4}}));
-}
-
-TEST(Proxy, WssGoesThroughConnect) {
-  auto s = testing::start_tls_server(true);
-  ASSERT_TRUE(s);
-  testing::TestProxy proxy;
-  Config c = wss_config(*s, 300, 3);
-  c.proxy = proxy.url();
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 300u);
-  EXPECT_EQ(r.total_errors, 0u) << first_error(r);
-  EXPECT_EQ(r.ws.messages, 300u);
-  EXPECT_EQ(r.tls_handshakes, 3u);
-  EXPECT_EQ(s->stop().requests, 300u);
-  const auto lines = proxy.request_lines();
-  ASSERT_EQ(lines.size(), 3u);
-  for (const auto& line : lines)
-    EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
-}
-
 // A plain WebSocket goes through a CONNECT tunnel too (a proxy cannot relay an upgraded
 // connection as a request), with no TLS inside.
 TEST(Proxy, WsGoesThroughConnect) {
@@ -157,18 +108,6 @@ TEST(Proxy, WsGoesThroughConnect) {
   ASSERT_EQ(lines.size(), 2u);
   for (const auto& line : lines)
     EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
-}
-
-TEST(Proxy, WssRefusedTunnelIsCountedByName) {
-  auto s = testing::start_tls_server(true);
-  ASSERT_TRUE(s);
-  testing::TestProxy proxy(/*refuse_connect=*/true);
-  Config c = wss_config(*s, 4, 2);
-  c.proxy = proxy.url();
-  const RunResult r = must_run(c);
-  EXPECT_EQ(r.total_requests, 4u);
-  EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"PROXY_CONNECT_FAILED", 4}}));
-  EXPECT_EQ(s->stop().requests, 0u);
 }
 
 // The binaries as a user runs them: `stampede serve --tls-self-signed` answers upgrades over

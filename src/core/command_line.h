@@ -1,0 +1,60 @@
+// The part of a subcommand's command line that is the same for every one of them: parsing with
+// CLI11 (a parse error becomes one line for the user; --help yields the help text), and, in the
+// subcommand's main, printing that line (exit code 2) or the help (exit code 0).
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+namespace CLI {
+class App;
+class ParseError;
+}  // namespace CLI
+
+namespace stampede {
+
+// Turns a CLI11 parse error into the line the user sees (without "stampede: ").
+using DescribeParseError = std::string (*)(const CLI::ParseError& error);
+
+// Parses `argc` arguments at `argv` (argv[0] is the program) with `app`. Returns the help text
+// when the user asked for help (--help, -h), nullopt when the command goes on, or an Error whose
+// message is `describe(error)` (by default CLI11's own message) for a parse error.
+Result<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char* const* argv,
+                                             DescribeParseError describe = nullptr);
+// The same for the arguments as strings (args[0] is the program).
+Result<std::optional<std::string>> parse_cli(CLI::App& app, const std::vector<std::string>& args);
+
+// The same for a command line struct with `bool help` and `std::string help_text` (`args...` as
+// for the calls above): when the user asked for help, sets them and returns true.
+template <class CommandLine, class... Args>
+Result<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... args) {
+  Result<std::optional<std::string>> parsed = parse_cli(app, args...);
+  if (!parsed) return parsed.error();
+  if (!*parsed) return false;
+  out.help = true;
+  out.help_text = std::move(**parsed);
+  return true;
+}
+
+// For a subcommand's main, after parsing into `parsed` (a type with `bool help` and
+// `std::string help_text`): the exit code when the command stops here, 2 after printing the
+// error as one line on stderr, 0 after printing the help on stdout; nullopt when it goes on.
+template <class Parsed>
+std::optional<int> exit_before_run(const Result<Parsed>& parsed) {
+  if (!parsed) {
+    std::fprintf(stderr, "stampede: %s\n", parsed.error().message.c_str());
+    return 2;
+  }
+  if (parsed->help) {
+    std::fputs(parsed->help_text.c_str(), stdout);
+    return 0;
+  }
+  return std::nullopt;
+}
+
+}  // namespace stampede

@@ -1,0 +1,36 @@
+#include "http/llhttp_driver.h"
+
+namespace stampede::http {
+
+LlhttpDriver::LlhttpDriver(llhttp_type_t type, int error_status)
+    : type_(type), error_status_(error_status) {
+  llhttp_settings_init(&settings_);
+}
+
+void LlhttpDriver::reset(void* owner) {
+  llhttp_init(&parser_, type_, &settings_);
+  parser_.data = owner;
+  error_ = ParseError{};
+  callback_error_.reset();
+  failed_ = false;
+}
+
+Step LlhttpDriver::fail_llhttp(llhttp_errno_t err, std::size_t consumed) {
+  if (callback_error_) return fail(*callback_error_, consumed);
+  const char* reason = llhttp_get_error_reason(&parser_);
+  return fail({error_status_, llhttp_errno_name(err), reason != nullptr ? reason : ""}, consumed);
+}
+
+llhttp_errno_t LlhttpDriver::finish(void* owner) {
+  parser_.data = owner;
+  parser_.settings = &settings_;
+  return llhttp_finish(&parser_);
+}
+
+Step LlhttpDriver::finish_step(llhttp_errno_t err, const ParseError& truncated) {
+  if (err == HPE_OK) return {Event::NeedMore, 0};
+  if (err == HPE_INVALID_EOF_STATE) return fail(truncated, 0);
+  return fail_llhttp(err, 0);
+}
+
+}  // namespace stampede::http

@@ -1,0 +1,37 @@
+#include "loadgen/client_socket.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "loadgen/connection.h"
+
+namespace stampede::loadgen {
+namespace {
+
+constexpr std::uint32_t kSocketEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+
+}  // namespace
+
+ClientSocket::ClientSocket(const ConnectionContext& context, bool secure) : context_(context) {
+  if (secure) channel_ = std::make_unique<SecureChannel>(context);
+}
+
+// net::connect_tcp is not used because the errno of a failed connect is the error code reported.
+int ClientSocket::open(net::IoHandler& handler, bool& connected) {
+  const net::Address& address = context_.address;
+  fd_.reset(::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd_) return errno;
+  if (channel_ && !channel_->open(fd_.get())) return ENOMEM;
+  int one = 1;
+  ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  const int rc = ::connect(fd_.get(), address.sa(), address.length);
+  if (rc != 0 && errno != EINPROGRESS) return errno;
+  context_.stats->add_connection();
+  if (!context_.loop->add(fd_.get(), kSocketEvents, &handler)) return errno;
+  connected = rc == 0;
+  return 0;
+}
+
+}  // namespace stampede::loadgen
