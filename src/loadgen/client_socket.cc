@@ -28,10 +28,16 @@ int ClientSocket::open(net::IoHandler& handler, bool& connected) {
   ::setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   const int rc = ::connect(fd_.get(), address.sa(), address.length);
   if (rc != 0 && errno != EINPROGRESS) return errno;
-  context_.stats->add_connection();
   if (!context_.loop->add(fd_.get(), kSocketEvents, &handler)) return errno;
   connected = rc == 0;
+  if (connected) context_.stats->add_connection();
   return 0;
+}
+
+int ClientSocket::connect_result() {
+  const int err = net::connect_result(fd_.get());
+  if (err == 0) context_.stats->add_connection();
+  return err;
 }
 
 }  // namespace stampede::loadgen

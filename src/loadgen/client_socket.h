@@ -49,14 +49,16 @@ class ClientSocket {
   ClientSocket(const ClientSocket&) = delete;
   ClientSocket& operator=(const ClientSocket&) = delete;
 
-  // Opens a socket to context.address (TCP_NODELAY), starts a non-blocking connect, counts the
-  // connection in the worker's stats and registers the socket once with the loop for `handler`
-  // (IN|OUT|RDHUP, edge-triggered) for its whole life. Returns 0, with `connected` true when
-  // the connect completed at once; else the errno (ENOMEM when the channel could not be set
-  // up), the socket then being left for close().
+  // Opens a socket to context.address (TCP_NODELAY), starts a non-blocking connect and
+  // registers the socket once with the loop for `handler` (IN|OUT|RDHUP, edge-triggered) for
+  // its whole life. Returns 0, with `connected` true when the connect completed at once; else
+  // the errno (ENOMEM when the channel could not be set up), the socket then being left for
+  // close(). A connection is counted in the worker's stats once it is established (here, or
+  // by connect_result()), so a refused one is an error and not a connection.
   int open(net::IoHandler& handler, bool& connected);
-  // After the socket of a connect in progress became writable: 0, or the connect's error.
-  int connect_result() const { return net::connect_result(fd_.get()); }
+  // After the socket of a connect in progress became writable: 0 (the connection is counted),
+  // or the connect's error. Call once per connect.
+  int connect_result();
   // Closes the socket, which also removes it from epoll. `clean`: the channel keeps the
   // socket's TLS session for the next socket (see SecureChannel::close).
   void close(bool clean) {

@@ -211,6 +211,7 @@ TEST(Run, RefusedTargetWithMaxRequestsReportsExactlyN) {
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 30u);
   EXPECT_EQ(code(r, "ECONNREFUSED"), 30u);
+  EXPECT_EQ(r.connections_opened, 0u);  // 30 refused attempts, not 30 connections
 }
 
 TEST(Run, SilentServerTimesOut) {

@@ -16,6 +16,7 @@
 #include "loadgen/ws_run.h"
 #include "net/fd.h"
 #include "server/server.h"
+#include "support/scripted_server.h"
 #include "support/ws_frames.h"
 #include "ws/handshake.h"
 
@@ -77,6 +78,23 @@ TEST(LoadgenWs, TimeLimitedRunEndsCleanly) {
   EXPECT_EQ(r.total_errors, 0u);
   EXPECT_EQ(totals.requests, r.total_requests);
   EXPECT_EQ(r.connections_opened, 4u);
+}
+
+// A refused TCP connect is an error, not a connection: the report's "Connections opened"
+// counts the connections that were established.
+TEST(LoadgenWs, RefusedConnectsAreErrorsNotConnections) {
+  testing::RefusedPort refused;
+  Config c = ws_config(refused.port());
+  c.max_requests = 3;
+  c.concurrency = 1;
+  const RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 3u);
+  EXPECT_EQ(r.total_errors, 3u);
+  EXPECT_EQ(r.error_codes.at("ECONNREFUSED"), 3u);
+  EXPECT_EQ(r.connections_opened, 0u);
+  std::ostringstream text;
+  write_text_report(r, text);
+  EXPECT_NE(text.str().find("Connections opened:  0\n"), std::string::npos) << text.str();
 }
 
 TEST(LoadgenWs, RefusedHandshakesAreCountedByStatus) {
