@@ -10,8 +10,9 @@
 
 namespace {
 
-stampede::LoadTestOptions options_for(const stampede::ServerHandle& server,
-                                      const std::string& path = "/") {
+// One worker unless a test asks for more; 4 keep-alive connections, a 10 s request timeout.
+stampede::LoadTestOptions one_worker_options(const stampede::ServerHandle& server,
+                                             const std::string& path = "/") {
   stampede::LoadTestOptions o;
   o.url = "http://127.0.0.1:" + std::to_string(server.port()) + path;
   o.concurrency = 4;
@@ -30,7 +31,7 @@ TEST(ApiCallbacks, StatusCallbackSeesEveryRequest) {
   stampede::ServerOptions so;
   so.id = "a1";
   stampede::ServerHandle server = stampede::start_server(so);
-  stampede::LoadTestOptions o = options_for(server);
+  stampede::LoadTestOptions o = one_worker_options(server);
   o.max_requests = 100;
   o.cores = 2;
   o.collect_body = true;
@@ -61,7 +62,7 @@ TEST(ApiCallbacks, StatusCallbackSeesEveryRequest) {
 
 TEST(ApiCallbacks, StatusCallbackSeesTransportErrors) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = options_for(server);
+  stampede::LoadTestOptions o = one_worker_options(server);
   server.close();
   o.max_requests = 4;
   o.keep_alive = false;
@@ -79,7 +80,7 @@ TEST(ApiCallbacks, StatusCallbackSeesTransportErrors) {
 
 TEST(ApiCallbacks, ContentInspectorFailsResponses) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = options_for(server, "/?status=500");
+  stampede::LoadTestOptions o = one_worker_options(server, "/?status=500");
   o.max_requests = 50;
   std::mutex mutex;
   std::uint64_t custom_seen = 0;
@@ -101,7 +102,7 @@ TEST(ApiCallbacks, ContentInspectorFailsResponses) {
 
 TEST(ApiCallbacks, ContentInspectorFailsA200) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = options_for(server);
+  stampede::LoadTestOptions o = one_worker_options(server);
   o.max_requests = 10;
   o.collect_body = true;
   o.content_inspector = [](stampede::RequestResult& r) {
@@ -115,7 +116,7 @@ TEST(ApiCallbacks, ContentInspectorFailsA200) {
 
 TEST(ApiCallbacks, RequestGeneratorAndLabels) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = options_for(server);
+  stampede::LoadTestOptions o = one_worker_options(server);
   o.max_requests = 60;
   o.request_generator = [](std::uint64_t index, stampede::GeneratedRequest& r) {
     // Every third request asks for a 404; every request carries its index as a label.
@@ -145,7 +146,7 @@ TEST(ApiCallbacks, RequestGeneratorAndLabels) {
 
 TEST(ApiCallbacks, GeneratorFailuresAreCounted) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = options_for(server);
+  stampede::LoadTestOptions o = one_worker_options(server);
   o.max_requests = 20;
   o.request_generator = [](std::uint64_t index, stampede::GeneratedRequest& r) {
     if (index == 3) throw std::runtime_error("no");
@@ -159,7 +160,7 @@ TEST(ApiCallbacks, GeneratorFailuresAreCounted) {
 
 TEST(ApiCallbacks, IndexParamCallback) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = options_for(server, "/?status=CODE");
+  stampede::LoadTestOptions o = one_worker_options(server, "/?status=CODE");
   o.max_requests = 40;
   o.index_param = "CODE";
   o.index_param_callback = [](std::uint64_t index) {
@@ -172,7 +173,7 @@ TEST(ApiCallbacks, IndexParamCallback) {
 
 TEST(ApiCallbacks, ThrowingCallbackFailsItsRequest) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = options_for(server);
+  stampede::LoadTestOptions o = one_worker_options(server);
   o.max_requests = 10;
   o.status_callback = [](const std::string&, const stampede::RequestResult& r,
                          const stampede::LatencyInfo&) {

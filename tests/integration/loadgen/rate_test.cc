@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "in_process.h"
 #include "loadgen/runner.h"
 #include "server/server.h"
 #include "support/process.h"
@@ -17,21 +18,14 @@
 namespace stampede::loadgen {
 namespace {
 
+using testing::must_run;
+using testing::start_server;
 using namespace std::chrono_literals;
 using testing::ChildProcess;
 using testing::make_temp_dir;
 using testing::wait_for_port_file;
 
 constexpr double kMs = 1e6;
-
-std::unique_ptr<server::Server> start_server() {
-  server::ServerOptions options;
-  options.port = 0;
-  options.cores = 1;
-  auto s = server::Server::start(options);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? std::move(s).value() : nullptr;
-}
 
 Config paced(int port, double rps, std::chrono::nanoseconds duration) {
   Config c;
@@ -43,12 +37,6 @@ Config paced(int port, double rps, std::chrono::nanoseconds duration) {
   c.rps = rps;
   c.max_duration = duration;
   return c;
-}
-
-RunResult must_run(const Config& config) {
-  auto r = run(config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : RunResult{};
 }
 
 // The schedule has `expected` requests due in the window and the achieved (sent) rate is the

@@ -11,12 +11,14 @@
 #include <sstream>
 
 #include "core/clock.h"
+#include "in_process.h"
 #include "support/scripted_server.h"
 
 namespace stampede::loadgen {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::must_run;
 using testing::ok_reply;
 using testing::ScriptedReply;
 using testing::ScriptedServer;
@@ -36,12 +38,6 @@ Config base(const ScriptedServer& server) {
   c.concurrency = 4;
   c.timeout = std::chrono::seconds(10);  // a bug must fail the test, not hang it
   return c;
-}
-
-RunResult must_run(const Config& config, const RunHooks& hooks = {}) {
-  auto r = run(config, hooks);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : RunResult{};
 }
 
 std::uint64_t code(const RunResult& r, const std::string& name) {

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "in_process.h"
 #include "loadgen/runner.h"
 #include "server/server.h"
 
@@ -11,14 +12,8 @@ namespace stampede::loadgen {
 namespace {
 
 using std::chrono::milliseconds;
-
-std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
-  options.port = 0;
-  if (options.cores == 0) options.cores = 1;
-  auto s = server::Server::start(options);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? std::move(s).value() : nullptr;
-}
+using testing::must_run;
+using testing::start_server;
 
 Config config_for(const server::Server& s) {
   Config c;
@@ -26,12 +21,6 @@ Config config_for(const server::Server& s) {
   c.cores = 1;
   c.timeout = std::chrono::seconds(10);
   return c;
-}
-
-RunResult must_run(const Config& config) {
-  auto r = run(config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : RunResult{};
 }
 
 // 1000 requests over 10 clients on `cores` cores: all of them reach the server, over

@@ -15,6 +15,7 @@
 namespace stampede::loadgen {
 namespace {
 
+using testing::first_error;
 using testing::must_run;
 
 // What differs between the schemes.
@@ -41,10 +42,6 @@ class SecureScheme : public ::testing::TestWithParam<Scheme> {
   }
 };
 
-std::string first_error(const RunResult& r) {
-  return r.error_codes.empty() ? "" : r.error_codes.begin()->first;
-}
-
 TEST_P(SecureScheme, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
   auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
@@ -53,7 +50,9 @@ TEST_P(SecureScheme, UntrustedCertificateIsCountedByNameAndTheRunGoesOn) {
   const RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 6u);
   EXPECT_EQ(r.total_errors, 6u);
-  if (GetParam().websocket) EXPECT_EQ(r.ws.messages, 0u);
+  if (GetParam().websocket) {
+    EXPECT_EQ(r.ws.messages, 0u);
+  }
   EXPECT_EQ(r.error_codes, (std::map<std::string, std::uint64_t>{{"CERT_VERIFY_FAILED", 6}}));
   EXPECT_EQ(r.tls_handshakes, 0u);
   EXPECT_EQ(s->stop().requests, 0u);
@@ -88,7 +87,9 @@ TEST_P(SecureScheme, GoesThroughConnect) {
   const RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 300u);
   EXPECT_EQ(r.total_errors, 0u) << first_error(r);
-  if (GetParam().websocket) EXPECT_EQ(r.ws.messages, 300u);
+  if (GetParam().websocket) {
+    EXPECT_EQ(r.ws.messages, 300u);
+  }
   EXPECT_EQ(r.tls_handshakes, 3u);
   EXPECT_EQ(s->stop().requests, 300u);
   const auto lines = proxy.request_lines();

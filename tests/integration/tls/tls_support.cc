@@ -36,4 +36,8 @@ loadgen::RunResult must_run(const loadgen::Config& config) {
   return r.ok() ? std::move(r).value() : loadgen::RunResult{};
 }
 
+std::string first_error(const loadgen::RunResult& r) {
+  return r.error_codes.empty() ? "" : r.error_codes.begin()->first;
+}
+
 }  // namespace stampede::testing

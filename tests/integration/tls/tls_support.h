@@ -26,4 +26,7 @@ loadgen::Config tls_client_config(std::string url, std::uint64_t requests, std::
 // Runs `config`; a failure to run fails the test and returns an empty result.
 loadgen::RunResult must_run(const loadgen::Config& config);
 
+// The first error code of a run ("" when none): context for a failed expectation.
+std::string first_error(const loadgen::RunResult& r);
+
 }  // namespace stampede::testing

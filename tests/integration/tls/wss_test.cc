@@ -21,16 +21,13 @@ namespace stampede::loadgen {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::first_error;
 using ::testing::HasSubstr;
 using testing::must_run;
 
 Config wss_config(const server::Server& s, std::uint64_t messages, std::uint32_t clients) {
   return testing::tls_client_config("wss://127.0.0.1:" + std::to_string(s.port()) + "/chat",
                                     messages, clients);
-}
-
-std::string first_error(const RunResult& r) {
-  return r.error_codes.empty() ? "" : r.error_codes.begin()->first;
 }
 
 TEST(Wss, ExactCountsAgainstServe) {

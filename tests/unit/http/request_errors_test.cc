@@ -14,13 +14,13 @@ namespace {
 
 using testing::Trace;
 
-std::string describe(const RequestParser& p) {
+std::string describe_brief(const RequestParser& p) {
   return fmt::format("{} {}", p.method(), p.target());
 }
 
-Trace grind_request(std::string_view input, ParserLimits limits = {}, std::size_t stride = 1) {
+Trace grind_brief(std::string_view input, ParserLimits limits = {}, std::size_t stride = 1) {
   return testing::grind<RequestParser>(
-      input, [limits] { return RequestParser(limits); }, describe, false, stride);
+      input, [limits] { return RequestParser(limits); }, describe_brief, false, stride);
 }
 
 // The error a whole-input parse ends with.
@@ -44,7 +44,7 @@ struct BadCase {
 
 void expect_rejected(const BadCase& c) {
   SCOPED_TRACE(c.what);
-  const Trace t = grind_request(c.input);
+  const Trace t = grind_brief(c.input);
   ASSERT_FALSE(t.empty());
   EXPECT_EQ(t.back(), fmt::format("error {}", c.status));
   for (const std::string& line : t)
@@ -148,9 +148,9 @@ TEST(RequestErrors, UriLimit) {
   const ParserLimits limits{.max_header_bytes = 1024, .max_uri_bytes = 64, .max_body_bytes = 100};
   std::string at_limit(64, 'a');
   at_limit[0] = '/';
-  Trace t = grind_request(fmt::format("GET {} HTTP/1.1\r\n\r\n", at_limit), limits);
+  Trace t = grind_brief(fmt::format("GET {} HTTP/1.1\r\n\r\n", at_limit), limits);
   EXPECT_EQ(t.front(), "head@81 GET " + at_limit);
-  t = grind_request(fmt::format("GET {}b HTTP/1.1\r\n\r\n", at_limit), limits);
+  t = grind_brief(fmt::format("GET {}b HTTP/1.1\r\n\r\n", at_limit), limits);
   EXPECT_EQ(t, (Trace{"error 414"}));
   // The default limit: 8 KiB.
   EXPECT_EQ(whole_error(fmt::format("GET /{} HTTP/1.1\r\n\r\n", std::string(8192, 'u'))).status,
@@ -164,16 +164,16 @@ TEST(RequestErrors, HeaderLimit) {
   const std::string base = "GET / HTTP/1.1\r\nX: ";
   const std::string fits = base + std::string(200 - base.size() - 4, 'v') + "\r\n\r\n";
   ASSERT_EQ(fits.size(), 200u);
-  EXPECT_EQ(grind_request(fits, limits).size(), 2u);
+  EXPECT_EQ(grind_brief(fits, limits).size(), 2u);
   const std::string over = base + std::string(200 - base.size() - 3, 'v') + "\r\n\r\n";
-  EXPECT_EQ(grind_request(over, limits), (Trace{"error 431"}));
+  EXPECT_EQ(grind_brief(over, limits), (Trace{"error 431"}));
   // Many small headers.
   std::string many = "GET / HTTP/1.1\r\n";
   for (int i = 0; i < 30; ++i)
     many += fmt::format("H{}: v\r\n", i);
-  EXPECT_EQ(grind_request(many + "\r\n", limits), (Trace{"error 431"}));
+  EXPECT_EQ(grind_brief(many + "\r\n", limits), (Trace{"error 431"}));
   // A head that never ends is cut off without waiting for its end.
-  EXPECT_EQ(grind_request(base + std::string(300, 'v'), limits), (Trace{"error 431"}));
+  EXPECT_EQ(grind_brief(base + std::string(300, 'v'), limits), (Trace{"error 431"}));
   // The default limit: 16 KiB.
   EXPECT_EQ(whole_error("GET / HTTP/1.1\r\nBig: " + std::string(17000, 'b') + "\r\n\r\n").status,
             431);
@@ -183,7 +183,7 @@ TEST(RequestErrors, HeaderLimit) {
 
 TEST(RequestErrors, DefaultLimitsGround) {
   // The default limits, fed byte by byte and in strides, behave as for whole input.
-  grind_request("GET / HTTP/1.1\r\nBig: " + std::string(17000, 'b') + "\r\n\r\n", {}, 997);
+  grind_brief("GET / HTTP/1.1\r\nBig: " + std::string(17000, 'b') + "\r\n\r\n", {}, 997);
   EXPECT_EQ(ParserLimits{}.max_header_bytes, 16384u);
   EXPECT_EQ(ParserLimits{}.max_uri_bytes, 8192u);
   EXPECT_EQ(ParserLimits{}.max_body_bytes, 1u << 30);
@@ -191,15 +191,15 @@ TEST(RequestErrors, DefaultLimitsGround) {
 
 TEST(RequestErrors, BodyLimit) {
   const ParserLimits limits{.max_header_bytes = 1024, .max_uri_bytes = 64, .max_body_bytes = 10};
-  EXPECT_EQ(grind_request("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789", limits).size(),
+  EXPECT_EQ(grind_brief("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789", limits).size(),
             2u);
-  EXPECT_EQ(grind_request("POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\n01234567890", limits),
+  EXPECT_EQ(grind_brief("POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\n01234567890", limits),
             (Trace{"error 413"}));
   const std::string chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
   const std::string body = "5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n";
-  const Trace ok = grind_request(chunked + body, limits);
+  const Trace ok = grind_brief(chunked + body, limits);
   EXPECT_EQ(ok.back(), fmt::format("msg@{} POST /", chunked.size() + body.size()));
-  const Trace over = grind_request(chunked + "5\r\n01234\r\n6\r\n567890\r\n0\r\n\r\n", limits);
+  const Trace over = grind_brief(chunked + "5\r\n01234\r\n6\r\n567890\r\n0\r\n\r\n", limits);
   EXPECT_EQ(over, (Trace{fmt::format("head@{} POST /", chunked.size()), "error 413"}));
   // The default limit: 1 GiB.
   EXPECT_EQ(whole_error("POST / HTTP/1.1\r\nContent-Length: 1073741825\r\n\r\n").status, 413);

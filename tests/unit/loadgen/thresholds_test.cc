@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // 200 requests over 1 s, 10 errors (5%), p99 12.3 ms.
-RunResult sample() {
+RunResult slow_tail_run() {
   RunResult r;
   r.total_requests = 200;
   r.total_errors = 10;
@@ -30,27 +30,29 @@ RunResult sample() {
 }
 
 TEST(Thresholds, NoneSetNoneCrossed) {
-  EXPECT_THAT(crossed_thresholds(sample(), {}), IsEmpty());
+  EXPECT_THAT(crossed_thresholds(slow_tail_run(), {}), IsEmpty());
   EXPECT_FALSE(Thresholds{}.any());
 }
 
 TEST(Thresholds, MaxP99) {
-  EXPECT_THAT(crossed_thresholds(sample(), {10.0, {}, {}}), ElementsAre("p99 12.3 ms > 10 ms"));
-  EXPECT_THAT(crossed_thresholds(sample(), {12.5, {}, {}}), IsEmpty());
+  EXPECT_THAT(crossed_thresholds(slow_tail_run(), {10.0, {}, {}}),
+              ElementsAre("p99 12.3 ms > 10 ms"));
+  EXPECT_THAT(crossed_thresholds(slow_tail_run(), {12.5, {}, {}}), IsEmpty());
 }
 
 TEST(Thresholds, MaxErrorRate) {
-  EXPECT_THAT(crossed_thresholds(sample(), {{}, 1.0, {}}), ElementsAre("error rate 5% > 1%"));
-  EXPECT_THAT(crossed_thresholds(sample(), {{}, 5.0, {}}), IsEmpty());  // not above
+  EXPECT_THAT(crossed_thresholds(slow_tail_run(), {{}, 1.0, {}}),
+              ElementsAre("error rate 5% > 1%"));
+  EXPECT_THAT(crossed_thresholds(slow_tail_run(), {{}, 5.0, {}}), IsEmpty());  // not above
 }
 
 TEST(Thresholds, MinRps) {
-  EXPECT_THAT(crossed_thresholds(sample(), {{}, {}, 250.5}), ElementsAre("rps 200 < 250.5"));
-  EXPECT_THAT(crossed_thresholds(sample(), {{}, {}, 200.0}), IsEmpty());
+  EXPECT_THAT(crossed_thresholds(slow_tail_run(), {{}, {}, 250.5}), ElementsAre("rps 200 < 250.5"));
+  EXPECT_THAT(crossed_thresholds(slow_tail_run(), {{}, {}, 200.0}), IsEmpty());
 }
 
 TEST(Thresholds, SeveralInOrderAndAnEmptyRun) {
-  EXPECT_THAT(crossed_thresholds(sample(), {1.0, 0.0, 1000.0}),
+  EXPECT_THAT(crossed_thresholds(slow_tail_run(), {1.0, 0.0, 1000.0}),
               ElementsAre("p99 12.3 ms > 1 ms", "error rate 5% > 0%", "rps 200 < 1000"));
   EXPECT_THAT(crossed_thresholds(RunResult{}, {1.0, 0.0, 1.0}), ElementsAre("rps 0 < 1"));
 }
