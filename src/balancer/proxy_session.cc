@@ -274,13 +274,6 @@ void ProxySession::flush_client() {
   }
 }
 
-// As the forwarded responses (head_rewrite): "Connection: close" when the balancer closes,
-// "Connection: keep-alive" only for an HTTP/1.0 client that keeps it, nothing for HTTP/1.1.
-http::Persistence ProxySession::local_persistence(bool keep) const {
-  if (!keep) return http::Persistence::Close;
-  return req_http10_ ? http::Persistence::KeepAlive : http::Persistence::Implicit;
-}
-
 // A response made by the balancer: errors ({"error": "..."}) and the admin endpoints.
 void ProxySession::reply_local(int status, std::string_view error, std::string_view backend) {
   worker_.local_replies().count(status);
@@ -290,7 +283,7 @@ void ProxySession::reply_local(int status, std::string_view error, std::string_v
   http::Header headers[2] = {{"Content-Type", "application/json"}, {"x-backend", backend}};
   std::string head;
   http::append_response_head(head, status, std::span(headers, backend.empty() ? 1 : 2), body.size(),
-                             local_persistence(keep));
+                             http::persistence_for(keep, req_http10_));
   client_out_.append(head);
   if (!req_is_head_ || phase_ == Phase::Head) client_out_.append(body);
   if (!keep) close_after_flush_ = true;
@@ -314,7 +307,8 @@ void ProxySession::reply_admin() {
   const bool keep = req_keep_alive_ && !client_eof_;
   http::Header headers[1] = {{"Content-Type", type}};
   std::string head;
-  http::append_response_head(head, status, headers, body.size(), local_persistence(keep));
+  http::append_response_head(head, status, headers, body.size(),
+                             http::persistence_for(keep, req_http10_));
   client_out_.append(head);
   if (!req_is_head_) client_out_.append(body);
   if (!keep) close_after_flush_ = true;

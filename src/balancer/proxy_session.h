@@ -24,7 +24,6 @@
 #include "balancer/upstream.h"
 #include "http/request_parser.h"
 #include "http/response_parser.h"
-#include "http/writer.h"
 #include "net/event_loop.h"
 #include "net/fd.h"
 
@@ -69,8 +68,6 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   void flush_client();
   void reply_local(int status, std::string_view error, std::string_view backend_name);
   void reply_admin();
-  // The Connection header of a reply made here, when the client connection stays open (keep).
-  http::Persistence local_persistence(bool keep) const;
   void finish_exchange();
   void close();
   void touch();

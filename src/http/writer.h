@@ -49,6 +49,13 @@ enum class Persistence : std::uint8_t {
   Implicit,   // no Connection header: an HTTP/1.1 connection persists by default
 };
 
+// What a response says when the connection stays open (keep_alive) or not, to an HTTP/1.0
+// client (http10) or an HTTP/1.1 one: the fewest bytes that keep the client in step.
+constexpr Persistence persistence_for(bool keep_alive, bool http10) {
+  if (!keep_alive) return Persistence::Close;
+  return http10 ? Persistence::KeepAlive : Persistence::Implicit;
+}
+
 // Appends "HTTP/1.1 <status> <reason>\r\n", the `extra` headers, "Content-Length: N\r\n"
 // (not for 1xx and 204, which have none, nor for kNoContentLength), the Connection header
 // `persistence` asks for, and the empty line, to `out`. No allocation once `out` has the

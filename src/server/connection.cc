@@ -230,11 +230,7 @@ void Connection::answer() {
   const bool keep_alive = request_.keep_alive && !draining_;
   std::string& o = out();
   const Responses& responses = worker_.responses();
-  using http::Persistence;
-  const Persistence persistence = !keep_alive       ? Persistence::Close
-                                  : request_.http10 ? Persistence::KeepAlive
-                                                    : Persistence::Implicit;
-  const Framing framing{persistence, request_.head_only};
+  const Framing framing{http::persistence_for(keep_alive, request_.http10), request_.head_only};
   switch (request_.kind) {
     case Kind::Count:
       responses.append_count(o, worker_.shared().served(), framing);
