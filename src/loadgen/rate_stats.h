@@ -33,14 +33,10 @@ class RateStats {
     if (lag_) {
       const std::int64_t lag = now_ns - intended_ns;
       lag_->record(lag);
-      if (waited_for_connection) {
-        if (lag > kLateNs) {
-          ++late_;
-          ++late_waiting_;
-        }
-      } else {
-        generator_lag_->record(lag);
-        if (lag > kLateNs) ++late_;
+      if (!waited_for_connection) generator_lag_->record(lag);
+      if (lag > kLateNs) {
+        ++late_;
+        if (waited_for_connection) ++late_waiting_;
       }
     }
     if (timeline_) timeline_->on_sent(now_ns);
