@@ -44,6 +44,26 @@ std::string find_node() {
     GTEST_SKIP() << "the npm package ws is missing in tests/peers (make test-deps installs it)"; \
   }
 
+// 200 messages of `message` over 4 clients to the echo server at SCHEME://127.0.0.1:PORT/echo.
+Config echo_client(const std::string& scheme, int port, const std::string& message) {
+  Config c;
+  c.url = scheme + "://127.0.0.1:" + std::to_string(port) + "/echo";
+  c.cores = 1;
+  c.concurrency = 4;
+  c.max_requests = 200;
+  c.timeout = std::chrono::seconds(5);
+  c.body = message;
+  return c;
+}
+
+// Every message of echo_client's run answered, over its 4 connections.
+void expect_all_echoed(const RunResult& r) {
+  EXPECT_EQ(r.total_requests, 200u);
+  EXPECT_EQ(r.total_errors, 0u) << (r.error_codes.empty() ? "" : r.error_codes.begin()->first);
+  EXPECT_EQ(r.ws.messages, 200u);
+  EXPECT_EQ(r.connections_opened, 4u);
+}
+
 TEST(PeerWs, GeneratorAgainstTheWsEchoServer) {
   REQUIRE_PEER(node);
   const std::string dir = testing::make_temp_dir();
@@ -52,19 +72,10 @@ TEST(PeerWs, GeneratorAgainstTheWsEchoServer) {
   testing::ChildProcess peer({node, (kPeers / "ws_echo_server.mjs").string(), ready, message});
   const int port = testing::wait_for_port_file(ready, milliseconds(10000));
   ASSERT_GT(port, 0) << peer.stderr_text();
-  Config c;
-  c.url = "ws://127.0.0.1:" + std::to_string(port) + "/echo";
-  c.cores = 1;
-  c.concurrency = 4;
-  c.max_requests = 200;
-  c.timeout = std::chrono::seconds(5);
-  c.body = message;
+  Config c = echo_client("ws", port, message);
   auto r = run(c);
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->total_requests, 200u);
-  EXPECT_EQ(r->total_errors, 0u) << (r->error_codes.empty() ? "" : r->error_codes.begin()->first);
-  EXPECT_EQ(r->ws.messages, 200u);
-  EXPECT_EQ(r->connections_opened, 4u);
+  expect_all_echoed(*r);
   EXPECT_TRUE(peer.running());
   fs::remove_all(dir);
 }
@@ -82,20 +93,11 @@ TEST(PeerWs, GeneratorAgainstTheWsEchoServerOverTls) {
                               dir + "/cert.pem", dir + "/key.pem", ready, "over TLS"});
   const int port = testing::wait_for_port_file(ready, milliseconds(10000));
   ASSERT_GT(port, 0) << peer.stderr_text();
-  Config c;
-  c.url = "wss://127.0.0.1:" + std::to_string(port) + "/echo";
-  c.cores = 1;
-  c.concurrency = 4;
-  c.max_requests = 200;
-  c.timeout = std::chrono::seconds(5);
-  c.body = "over TLS";
+  Config c = echo_client("wss", port, "over TLS");
   c.insecure = true;
   auto r = run(c);
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->total_requests, 200u);
-  EXPECT_EQ(r->total_errors, 0u) << (r->error_codes.empty() ? "" : r->error_codes.begin()->first);
-  EXPECT_EQ(r->ws.messages, 200u);
-  EXPECT_EQ(r->connections_opened, 4u);
+  expect_all_echoed(*r);
   EXPECT_EQ(r->tls_handshakes, 4u);
 
   // Without --insecure the self-signed certificate fails, counted by name.
