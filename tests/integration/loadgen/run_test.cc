@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/clock.h"
-#include "in_process.h"
+#include "support/in_process.h"
 #include "support/scripted_server.h"
 
 namespace stampede::loadgen {

@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "in_process.h"
 #include "loadgen/runner.h"
 #include "server/server.h"
+#include "support/in_process.h"
 
 namespace stampede::loadgen {
 namespace {

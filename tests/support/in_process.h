@@ -1,5 +1,5 @@
 // The generator and the test server in the test's own process: must_run and start_server, shared
-// by the loadgen integration tests.
+// by the loadgen and rate integration tests.
 #pragma once
 
 #include <gtest/gtest.h>
