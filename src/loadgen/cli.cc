@@ -64,7 +64,8 @@ void define_options(CLI::App& app, Args& a) {
   app.add_flag("-r", a.recover, "Accepted for loadtest compatibility: errors never stop a run");
   app.add_option("-d,--timeout", a.d, "Timeout of each request in ms (default none)")
       ->multi_option_policy(last);
-  app.add_option("--index", a.index, "Replace this text in the URL and body by a unique index")
+  app.add_option("--index", a.index,
+                 "Replace this text in the URL and body (or WebSocket message) by a unique index")
       ->multi_option_policy(last);
   app.add_option("--cores", a.cores, "Worker threads (default half the cores)")
       ->multi_option_policy(last);

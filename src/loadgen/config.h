@@ -42,7 +42,9 @@ struct Config {
   std::string content_type;          // -T; "text/plain" when there is a body and it is empty
 
   std::chrono::nanoseconds timeout{0};  // -d/--timeout: per request; 0 = none
-  std::string index_param;  // --index: replaced in the URL path and body by a unique index
+  // --index: replaced in the URL path and body (ws://: in each message; refused in the URL) by
+  // each request's unique index.
+  std::string index_param;
 
   // Response header names (any case) whose values are counted: RunResult::header_counts.
   std::vector<std::string> count_headers;

@@ -213,6 +213,21 @@ Result<void> convert_outputs(const RawOptions& raw, Config& config) {
   return {};
 }
 
+// A script builds each request (or body) from its id: --index would be silently ignored there.
+// `config` has its scripts set.
+Result<void> check_index_with_scripts(const RawValue& index, const Config& config) {
+  if (config.request_script.empty() && config.body_script.empty()) return {};
+  std::string uses;
+  if (!config.request_script.empty()) {
+    uses = "of request(id) in '" + config.request_script + "'";
+  }
+  if (!config.body_script.empty()) {
+    uses +=
+        (uses.empty() ? "of body(id) in '" : " and of body(id) in '") + config.body_script + "'";
+  }
+  return option_error(index, "does not apply to Lua scripts: use the id argument " + uses);
+}
+
 Result<void> convert_request(const RawOptions& raw, Config& config) {
   if (raw.method) {
     config.method = upper_case(raw.method->text);
@@ -230,6 +245,7 @@ Result<void> convert_request(const RawOptions& raw, Config& config) {
   if (raw.request_script) config.request_script = raw.request_script->text;
   if (raw.index_param) {
     if (raw.index_param->text.empty()) return option_error(*raw.index_param, "empty parameter");
+    if (auto r = check_index_with_scripts(*raw.index_param, config); !r) return r;
     config.index_param = raw.index_param->text;
   }
   for (const RawValue& h : raw.headers) {

@@ -1,7 +1,5 @@
 #include "loadgen/request.h"
 
-#include <charconv>
-
 #include "http/header.h"
 
 #ifndef STAMPEDE_VERSION
@@ -16,21 +14,6 @@ bool has_header(const Config& config, std::string_view name) {
     if (http::iequals(n, name)) return true;
   }
   return false;
-}
-
-void append_number(std::string& out, std::uint64_t n) {
-  char digits[24];
-  const auto r = std::to_chars(digits, digits + sizeof digits, n);
-  out.append(digits, r.ptr);
-}
-
-std::size_t digit_count(std::uint64_t n) {
-  std::size_t d = 1;
-  while (n >= 10) {
-    n /= 10;
-    ++d;
-  }
-  return d;
 }
 
 }  // namespace
@@ -91,10 +74,6 @@ http::RequestSpec make_request_spec(const Config& config, const http::Url& url) 
   return spec;
 }
 
-void RequestTemplate::add_literal(std::size_t from, std::size_t to) {
-  if (to > from) pieces_.push_back({PieceKind::Literal, from, to - from});
-}
-
 RequestTemplate RequestTemplate::build(const http::RequestSpec& spec,
                                        std::string_view index_param) {
   RequestTemplate t;
@@ -111,51 +90,35 @@ RequestTemplate RequestTemplate::build(const http::RequestSpec& spec,
     length_at += kLength.size();
     length_end = bytes.find("\r\n", length_at);
   }
-  std::size_t done = 0;
-  std::size_t occurrences = 0;
-  // Occurrences in [from, to), in order; `in_body` ones count towards Content-Length.
-  auto scan = [&](std::size_t from, std::size_t to, bool in_body) {
-    for (std::size_t at = bytes.find(index_param, from);
-         at != std::string_view::npos && at + index_param.size() <= to;
-         at = bytes.find(index_param, at + index_param.size())) {
-      t.add_literal(done, at);
-      t.pieces_.push_back({PieceKind::Index});
-      done = at + index_param.size();
-      ++occurrences;
-      if (in_body) ++t.body_index_count_;
-    }
-  };
-  scan(target_begin, target_end, false);
-  if (length_at != std::string_view::npos) {
-    t.add_literal(done, length_at);
-    t.pieces_.push_back({PieceKind::ContentLength});
-    done = length_end;
+  auto range = [&](std::size_t from, std::size_t to) { return bytes.substr(from, to - from); };
+  t.head_.add_literal(range(0, target_begin));
+  t.head_.add_indexed(range(target_begin, target_end), index_param);
+  t.has_length_ = length_at != std::string_view::npos;
+  if (t.has_length_) {
+    t.head_.add_literal(range(target_end, length_at));
+    t.rest_.add_literal(range(length_end, body_begin));
+    t.rest_.add_indexed(range(body_begin, bytes.size()), index_param);
+  } else {
+    t.head_.add_literal(range(target_end, body_begin));
+    t.head_.add_indexed(range(body_begin, bytes.size()), index_param);
   }
-  scan(body_begin, bytes.size(), true);
-  if (occurrences == 0) {
-    t.pieces_.clear();  // the parameter occurs nowhere: the request is fixed
+  t.indexed_ = t.head_.indexed() || t.rest_.indexed();
+  if (!t.indexed_) {
+    // The parameter occurs nowhere: the request is fixed.
+    t.head_ = t.rest_ = IndexedText();
+    t.has_length_ = false;
     return t;
   }
-  t.add_literal(done, bytes.size());
-  t.body_fixed_bytes_ = spec.body.size() - t.body_index_count_ * index_param.size();
+  t.body_fixed_bytes_ = spec.body.size() - t.rest_.slots() * index_param.size();
   return t;
 }
 
 void RequestTemplate::render(std::uint64_t index, std::string& out) const {
   out.clear();
-  for (const Piece& p : pieces_) {
-    switch (p.kind) {
-      case PieceKind::Literal:
-        out.append(formatted_, p.offset, p.length);
-        break;
-      case PieceKind::Index:
-        append_number(out, index);
-        break;
-      case PieceKind::ContentLength:
-        append_number(out, body_fixed_bytes_ + body_index_count_ * digit_count(index));
-        break;
-    }
-  }
+  head_.append(index, out);
+  if (!has_length_) return;
+  append_decimal(out, body_fixed_bytes_ + rest_.slots() * decimal_digits(index));
+  rest_.append(index, out);
 }
 
 }  // namespace stampede::loadgen

@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "core/result.h"
 #include "http/url.h"
 #include "http/writer.h"
 #include "loadgen/config.h"
+#include "loadgen/indexed_text.h"
 
 namespace stampede::loadgen {
 
@@ -38,7 +38,7 @@ class RequestTemplate {
  public:
   static RequestTemplate build(const http::RequestSpec& spec, std::string_view index_param);
 
-  bool indexed() const { return !pieces_.empty(); }
+  bool indexed() const { return indexed_; }
   // The request when !indexed().
   std::string_view fixed() const { return formatted_; }
   // The request for `index` into `out` (replacing its contents). No allocation once `out` has
@@ -46,18 +46,14 @@ class RequestTemplate {
   void render(std::uint64_t index, std::string& out) const;
 
  private:
-  enum class PieceKind : std::uint8_t { Literal, Index, ContentLength };
-  struct Piece {
-    PieceKind kind;
-    std::size_t offset = 0;  // Literal: a range of formatted_
-    std::size_t length = 0;
-  };
-  void add_literal(std::size_t from, std::size_t to);
-
   std::string formatted_;  // format_request's output, the index parameter left in place
-  std::vector<Piece> pieces_;
+  bool indexed_ = false;
+  // When indexed: the request up to the Content-Length value (all of it without one), then
+  // the Content-Length value, then the rest (the end of the head and the body).
+  IndexedText head_;
+  IndexedText rest_;
+  bool has_length_ = false;
   std::uint64_t body_fixed_bytes_ = 0;  // body length without the parameter occurrences
-  std::uint64_t body_index_count_ = 0;  // occurrences of the parameter in the body
 };
 
 }  // namespace stampede::loadgen

@@ -57,6 +57,7 @@ void WsClient::request_next() {
     return;
   }
   in_flight_ = true;
+  index_ = permit.index;
   if (permit.at_ns > now) {
     state_ = State::Waiting;
     context_.loop->schedule(timer_, permit.at_ns);
@@ -221,7 +222,12 @@ void WsClient::send_message() {
     begin_ns_ = start_ns_;
     arm_timeout(begin_ns_);
   }
-  session_.send(ws::Message{!plan_.binary, plan_.message});
+  std::string_view payload = plan_.message.text();
+  if (plan_.message.indexed()) {
+    plan_.message.render(index_, message_);
+    payload = message_;
+  }
+  session_.send(ws::Message{!plan_.binary, payload});  // the session copies the payload
   if (write_pending()) check_session();
 }
 

@@ -4,7 +4,8 @@
 //   -> Awaiting (message sent, reply awaited) -> Awaiting ... -> Closing (our close sent, the
 //   server's awaited) -> Finished
 //
-// Each permit from the worker is one message: sent, and its round trip (first byte written to
+// Each permit from the worker is one message (with --index, its text carries the permit's index):
+// sent, and its round trip (first byte written to
 // the whole reply read) recorded, or recorded as one failure: transport errors by errno name,
 // a refused upgrade by its status, a close by the server by its code, a protocol error by the
 // code we closed with. After a failure the socket is dropped and the next permit opens a new
@@ -27,6 +28,7 @@
 #include "http/response_parser.h"
 #include "loadgen/client_socket.h"
 #include "loadgen/connection.h"
+#include "loadgen/indexed_text.h"
 #include "loadgen/ws_stats.h"
 #include "net/event_loop.h"
 #include "ws/session.h"
@@ -36,8 +38,9 @@ namespace stampede::loadgen {
 // The constant part of a ws:// run's traffic, built once by the runner.
 struct WsPlan {
   std::string handshake_prefix;  // ws::request_prefix(): the upgrade request up to the key
-  std::string message;           // sent as text when valid UTF-8, else as binary
-  bool binary = false;
+  // Each message: with --index, its occurrences replaced by the message's permit index.
+  IndexedText message;
+  bool binary = false;  // sent as binary: the message is not valid UTF-8 (see make_ws_plan)
 };
 
 class WsClient final : public net::IoHandler, public ws::SessionHandler {
@@ -96,8 +99,10 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   ws::Session session_;
   net::Timer timer_;
   State state_ = State::Idle;
-  std::string handshake_;  // this socket's upgrade request
-  std::string key_;        // its Sec-WebSocket-Key
+  std::string handshake_;    // this socket's upgrade request
+  std::string key_;          // its Sec-WebSocket-Key
+  std::string message_;      // the message rendered for index_ (--index), reused
+  std::uint64_t index_ = 0;  // the permit's index, for the message in flight
   std::size_t written_ = 0;
   std::int64_t begin_ns_ = 0;      // the message began: connect started, or its first byte written
   std::int64_t start_ns_ = 0;      // its first byte written: the round trip counts from here

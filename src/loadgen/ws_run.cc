@@ -38,8 +38,13 @@ WsPlan make_ws_plan(const Config& config, const http::Url& url) {
   }
   WsPlan plan;
   plan.handshake_prefix = ws::request_prefix({url.target, host, headers});
-  plan.message = config.body.value_or(std::string(kDefaultWsMessage));
-  plan.binary = !ws::valid_utf8(plan.message);
+  const std::string message = config.body.value_or(std::string(kDefaultWsMessage));
+  plan.message = IndexedText(message, config.index_param);
+  // Decided on the template: digits are ASCII, and a valid UTF-8 parameter found in valid UTF-8
+  // text lies on character boundaries, so each rendered message is as valid as the template.
+  // A parameter that is not UTF-8 itself could split a character: such messages go as binary.
+  plan.binary =
+      !ws::valid_utf8(message) || (plan.message.indexed() && !ws::valid_utf8(config.index_param));
   return plan;
 }
 
@@ -50,6 +55,14 @@ Result<void> check_websocket_options(const Config& config, bool rate_given) {
         "reply to the last one arrives");
   }
   return {};
+}
+
+Result<void> check_websocket_url(const Config& config, const http::Url& url) {
+  if (!url.websocket() || config.index_param.empty()) return {};
+  if (url.target.find(config.index_param) == std::string::npos) return {};
+  return make_error("--index: '" + config.index_param +
+                    "' is in the URL, but a WebSocket URL is sent once per connection: put it "
+                    "in the message (--data, -P, -p FILE)");
 }
 
 }  // namespace stampede::loadgen

@@ -132,6 +132,34 @@ TEST_F(Script, ErrorsBeforeTheRunSendNothing) {
   EXPECT_EQ(server_->totals().requests, 0u);
 }
 
+// --index would be ignored by a script (it builds each request from its id): refused before
+// anything is sent, one line, exit status 2.
+TEST_F(Script, IndexIsRefusedWithScripts) {
+  const std::string request = write("r.lua", "function request(id) return {path = '/'} end");
+  const std::string body = write("b.lua", "function body(id) return 'x' .. id end");
+  const std::string use = "stampede: --index: does not apply to Lua scripts: use the id argument ";
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const Case cases[] = {
+      {{"-R", request}, use + "of request(id) in '" + request + "'\n"},
+      {{"-p", body}, use + "of body(id) in '" + body + "'\n"},
+      {{"-u", body, "-R", request},
+       use + "of request(id) in '" + request + "' and of body(id) in '" + body + "'\n"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"-n", "5", "--index", "IDX"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.push_back(url("/IDX"));
+    const RunResult r = stampede(args);
+    EXPECT_EQ(r.status, 2) << c.err;
+    EXPECT_EQ(r.err, c.err);
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_EQ(server_->totals().requests, 0u);
+}
+
 TEST_F(Script, ErrorsDuringTheRunAreCountedAndShownOnce) {
   const std::string lua = write("r.lua", R"(
 function request(id)

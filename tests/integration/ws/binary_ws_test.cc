@@ -37,5 +37,29 @@ TEST(BinaryWs, RunsAndReportsMessages) {
   EXPECT_EQ((*s)->stop().requests, 35u);
 }
 
+// --index in a ws:// URL: one line, exit status 2, nothing sent; in the message it is accepted.
+TEST(BinaryWs, IndexParameterInTheUrlIsAUsageError) {
+  server::ServerOptions options;
+  options.port = 0;
+  options.cores = 1;
+  auto s = server::Server::start(options);
+  ASSERT_TRUE(s) << s.error().message;
+  const std::string base = "ws://127.0.0.1:" + std::to_string((*s)->port());
+  const auto refused =
+      run_command({STAMPEDE_BINARY, "-n", "5", "--quiet", "--index", "IDX", base + "/chat?id=IDX"},
+                  milliseconds(20000));
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_EQ(refused.err,
+            "stampede: --index: 'IDX' is in the URL, but a WebSocket URL is sent once per "
+            "connection: put it in the message (--data, -P, -p FILE)\n");
+  EXPECT_EQ(refused.out, "");
+  const auto accepted = run_command({STAMPEDE_BINARY, "-n", "5", "-c", "1", "--quiet", "--json",
+                                     "--index", "IDX", "--data", "id=IDX", base + "/chat"},
+                                    milliseconds(20000));
+  ASSERT_EQ(accepted.status, 0) << accepted.err;
+  EXPECT_EQ(nlohmann::json::parse(accepted.out)["websocket"]["messages"], 5);
+  EXPECT_EQ((*s)->stop().requests, 5u);  // the refused run sent nothing
+}
+
 }  // namespace
 }  // namespace stampede::testing
