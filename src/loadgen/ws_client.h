@@ -4,19 +4,19 @@
 //   -> Awaiting (message sent, reply awaited) -> Awaiting ... -> Closing (our close sent, the
 //   server's awaited) -> Finished
 //
-// Each permit from the worker is one message (with --index, its text carries the permit's index):
-// sent, and its round trip (first byte written to
-// the whole reply read) recorded, or recorded as one failure: transport errors by errno name,
-// a refused upgrade by its status, a close by the server by its code, a protocol error by the
-// code we closed with. After a failure the socket is dropped and the next permit opens a new
-// one, after a backoff when the socket never carried a reply (as the HTTP Connection does).
-// Framing goes through ws::Session (bytes in, bytes out); the ClientSocket's read and write are
-// the only I/O calls: the plain socket for ws://, a SecureChannel for wss:// (as an https://
-// Connection: SNI, certificate check, the CONNECT tunnel through --proxy, and the last clean
-// socket's session offered for resumption when the client reconnects after a failure) and for
-// ws:// through --proxy (the CONNECT tunnel alone). TLS failures are counted by their
-// tls/errors.h names. A TLS record layer may block on the other direction (WANT_WRITE
-// inside a read, WANT_READ inside a write): the client then retries on either readiness.
+// Each permit from the worker is one message (with --index, its text carries the permit's
+// index): sent, and its round trip (first byte written to the whole reply read) recorded, or
+// recorded as one failure: transport errors by errno name, a refused upgrade by its status, a
+// close by the server by its code, a protocol error by the code we closed with. After a failure the
+// socket is dropped and the next permit opens a new one, after a backoff when the socket never
+// carried a reply (as the HTTP Connection does). Framing goes through ws::Session (bytes in, bytes
+// out); the ClientSocket's read and write are the only I/O calls: the plain socket for ws://, a
+// SecureChannel for wss:// (as an https:// Connection: SNI, certificate check, the CONNECT tunnel
+// through --proxy, and the last clean socket's session offered for resumption when the client
+// reconnects after a failure) and for ws:// through --proxy (the CONNECT tunnel alone). TLS
+// failures are counted by their tls/errors.h names. A TLS record layer may block on the other
+// direction (WANT_WRITE inside a read, WANT_READ inside a write): the client then retries on either
+// readiness.
 //
 // Thread: the worker's, only. Owned by the HTTP Connection it stands in for (see connection.h);
 // registered with the loop for its own socket.
