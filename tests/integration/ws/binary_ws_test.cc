@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "server/server.h"
+#include "support/in_process.h"
 #include "support/process.h"
 
 namespace stampede::testing {
@@ -14,12 +15,9 @@ namespace {
 using std::chrono::milliseconds;
 
 TEST(BinaryWs, RunsAndReportsMessages) {
-  server::ServerOptions options;
-  options.port = 0;
-  options.cores = 1;
-  auto s = server::Server::start(options);
-  ASSERT_TRUE(s) << s.error().message;
-  const std::string url = "ws://127.0.0.1:" + std::to_string((*s)->port()) + "/";
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  const std::string url = "ws://127.0.0.1:" + std::to_string(s->port()) + "/";
   const auto json = run_command(
       {STAMPEDE_BINARY, "-n", "30", "-c", "3", "--cores", "1", "--json", "--data", "bonjour", url},
       milliseconds(20000));
@@ -34,17 +32,14 @@ TEST(BinaryWs, RunsAndReportsMessages) {
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("Completed requests:  5\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("Messages answered:   5\n"), std::string::npos) << text.out;
-  EXPECT_EQ((*s)->stop().requests, 35u);
+  EXPECT_EQ(s->stop().requests, 35u);
 }
 
 // --index in a ws:// URL: one line, exit status 2, nothing sent; in the message it is accepted.
 TEST(BinaryWs, IndexParameterInTheUrlIsAUsageError) {
-  server::ServerOptions options;
-  options.port = 0;
-  options.cores = 1;
-  auto s = server::Server::start(options);
-  ASSERT_TRUE(s) << s.error().message;
-  const std::string base = "ws://127.0.0.1:" + std::to_string((*s)->port());
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  const std::string base = "ws://127.0.0.1:" + std::to_string(s->port());
   const auto refused =
       run_command({STAMPEDE_BINARY, "-n", "5", "--quiet", "--index", "IDX", base + "/chat?id=IDX"},
                   milliseconds(20000));
@@ -58,7 +53,7 @@ TEST(BinaryWs, IndexParameterInTheUrlIsAUsageError) {
                                     milliseconds(20000));
   ASSERT_EQ(accepted.status, 0) << accepted.err;
   EXPECT_EQ(nlohmann::json::parse(accepted.out)["websocket"]["messages"], 5);
-  EXPECT_EQ((*s)->stop().requests, 5u);  // the refused run sent nothing
+  EXPECT_EQ(s->stop().requests, 5u);  // the refused run sent nothing
 }
 
 }  // namespace
