@@ -24,4 +24,16 @@ std::uint64_t SharedBudget::claim() {
   }
 }
 
+std::uint64_t SharedBudget::reserve(std::uint64_t wanted) {
+  if (unlimited_) return 0;
+  std::uint64_t left = remaining_.load(std::memory_order_relaxed);
+  for (;;) {
+    const std::uint64_t taken = std::min(left, wanted);
+    if (taken == 0) return 0;
+    if (remaining_.compare_exchange_weak(left, left - taken, std::memory_order_relaxed)) {
+      return taken;
+    }
+  }
+}
+
 }  // namespace stampede::loadgen

@@ -25,7 +25,7 @@ Worker::Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop)
       loop_(std::move(loop)),
       stats_(params_.context.count_headers.size()),
       read_buffer_(kReadBufferBytes),
-      budget_(*params_.budget),
+      budget_(*params_.budget, params_.budget->reserve(params_.connections)),
       deadline_timer_([this] { on_deadline(); }),
       drain_timer_([this] { loop_->stop(); }),
       pace_timer_([this] { release_due(); }),

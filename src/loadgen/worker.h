@@ -22,13 +22,15 @@ struct WorkerParams {
   std::uint32_t id = 0;       // 0-based, for unique request indexes
   std::uint32_t workers = 1;  // how many workers the run has
   std::uint32_t connections = 1;
-  ConnectionContext context;       // loop, owner and stats are filled in by the worker
-  SharedBudget* budget = nullptr;  // the -n budget shared by all workers; outlives the worker
-  std::unique_ptr<Pacer> pacer;    // closed loop when null
-  bool paced = false;              // --rps: keep the lag and the uncorrected latency
-  bool timeline = false;           // keep a per-second timeline
-  std::int64_t drain_ns = 0;       // after the deadline, wait this long for requests in flight
-  std::function<void()> on_done;   // called on the worker thread when run() ends
+  ConnectionContext context;  // loop, owner and stats are filled in by the worker
+  // The -n budget shared by all workers; outlives the worker. create() reserves one ticket
+  // per connection from it, so create every worker before any runs.
+  SharedBudget* budget = nullptr;
+  std::unique_ptr<Pacer> pacer;   // closed loop when null
+  bool paced = false;             // --rps: keep the lag and the uncorrected latency
+  bool timeline = false;          // keep a per-second timeline
+  std::int64_t drain_ns = 0;      // after the deadline, wait this long for requests in flight
+  std::function<void()> on_done;  // called on the worker thread when run() ends
   // When context.hook_set: this worker's hook (used only on its thread).
   std::unique_ptr<RequestHook> hook;
 };

@@ -36,6 +36,35 @@ TEST(Budget, UnlimitedNeverRunsOut) {
     ASSERT_TRUE(local.take());
 }
 
+TEST(Budget, ReserveTakesWhatIsLeftAndNothingWhenUnlimited) {
+  SharedBudget shared(7, 2);
+  EXPECT_EQ(shared.reserve(5), 5u);
+  EXPECT_EQ(shared.reserve(5), 2u);  // only 2 were left
+  EXPECT_EQ(shared.reserve(5), 0u);
+  EXPECT_EQ(shared.claim(), 0u);
+  SharedBudget unlimited(0, 2);
+  EXPECT_EQ(unlimited.reserve(5), 0u);
+  EXPECT_TRUE(LocalBudget(unlimited, 0).take());
+}
+
+// The race behind a flaky "connections opened": -n 500 -c 10 on two workers, and the first
+// worker sends everything it can before the second has started. Each worker's reservation
+// (one ticket per connection, made before either runs) is still there for the late one.
+TEST(Budget, AWorkerThatStartsLateKeepsOneTicketPerConnection) {
+  SharedBudget shared(500, 2);
+  LocalBudget early(shared, shared.reserve(5));
+  LocalBudget late(shared, shared.reserve(5));
+  std::uint64_t sent_early = 0;
+  while (early.take())
+    ++sent_early;
+  EXPECT_EQ(sent_early, 495u);
+  std::uint64_t sent_late = 0;
+  while (late.take())
+    ++sent_late;
+  EXPECT_EQ(sent_late, 5u);
+  EXPECT_EQ(shared.remaining(), 0u);
+}
+
 // Exactness under contention: workers on their own threads take tickets until they run out;
 // every ticket is taken once, whatever the interleaving.
 TEST(Budget, ExactlyTotalTicketsAcrossThreads) {
@@ -46,7 +75,7 @@ TEST(Budget, ExactlyTotalTicketsAcrossThreads) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      LocalBudget local(shared);
+      LocalBudget local(shared, shared.reserve(3));
       while (local.take())
         ++taken[t];
     });
