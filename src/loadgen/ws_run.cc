@@ -58,7 +58,25 @@ Result<void> check_websocket_options(const Config& config, bool rate_given) {
 }
 
 Result<void> check_websocket_url(const Config& config, const http::Url& url) {
-  if (!url.websocket() || config.index_param.empty()) return {};
+  if (!url.websocket()) return {};
+  constexpr std::string_view kGiveTheMessage = "give the message with --data, -P or -p FILE";
+  if (!config.request_script.empty()) {
+    return make_error("-R '" + config.request_script +
+                      "': a Lua request script does not apply to a WebSocket URL: " +
+                      std::string(kGiveTheMessage));
+  }
+  if (!config.body_script.empty()) {
+    return make_error("'" + config.body_script +
+                      "': a Lua body script does not apply to a WebSocket URL: " +
+                      std::string(kGiveTheMessage) + " (text, not a .lua file)");
+  }
+  if (config.hooks) {
+    return make_error(
+        "per-request callbacks (status_callback, content_inspector, request_generator, "
+        "index_param_callback) are not called for a WebSocket URL: each message is the body, "
+        "with index_param replaced");
+  }
+  if (config.index_param.empty()) return {};
   if (url.target.find(config.index_param) == std::string::npos) return {};
   return make_error("--index: '" + config.index_param +
                     "' is in the URL, but a WebSocket URL is sent once per connection: put it "

@@ -24,9 +24,11 @@ WsPlan make_ws_plan(const Config& config, const http::Url& url);
 // client sends its next message when the reply to the last one arrives (loadtest refuses it too).
 Result<void> check_websocket_options(const Config& config, bool rate_given);
 
-// Refuses an index parameter (--index) in a WebSocket URL's path or query: the URL goes once,
-// with the upgrade, and cannot carry each message's index. Called by validate(), so run()
-// refuses it too. `url` is config.url parsed.
+// Refuses, for a WebSocket URL, what would otherwise be silently ignored: a Lua request or body
+// script (-R, -p FILE.lua), library request hooks (Config::hooks), and an index parameter
+// (--index) in the URL's path or query: the URL goes once, with the upgrade, and cannot carry
+// each message's index. Called by validate(), so run() refuses them too. `url` is config.url
+// parsed.
 Result<void> check_websocket_url(const Config& config, const http::Url& url);
 
 }  // namespace stampede::loadgen

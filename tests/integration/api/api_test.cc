@@ -94,6 +94,30 @@ TEST(ApiLoadTest, BadOptionsThrowBeforeSending) {
       },
       "json_body");
   throws([](auto& o) { o.index_param_callback = [](std::uint64_t) { return ""; }; }, "index_param");
+  // A WebSocket test sends the body as each message: a callback would silently not be called.
+  const std::string not_called = "are not called for a WebSocket URL";
+  auto over_ws = [](stampede::LoadTestOptions& o) { o.url = "ws" + o.url.substr(4); };
+  throws(
+      [&](auto& o) {
+        over_ws(o);
+        o.status_callback = [](const std::string&, const stampede::RequestResult&,
+                               const stampede::LatencyInfo&) {};
+      },
+      not_called);
+  throws(
+      [&](auto& o) {
+        over_ws(o);
+        o.request_generator = [](std::uint64_t, stampede::GeneratedRequest&) {};
+      },
+      not_called);
+  throws(
+      [&](auto& o) {
+        over_ws(o);
+        o.index_param = "IDX";
+        o.body = "IDX";
+        o.index_param_callback = [](std::uint64_t) { return "x"; };
+      },
+      not_called);
   EXPECT_NE(served(server).find("\"served\":0,"), std::string::npos) << served(server);
 }
 

@@ -132,6 +132,28 @@ TEST_F(Script, ErrorsBeforeTheRunSendNothing) {
   EXPECT_EQ(server_->totals().requests, 0u);
 }
 
+// A WebSocket run sends the body as each message: a script would be silently ignored, so it
+// is refused before anything is sent, one line, exit status 2.
+TEST_F(Script, ScriptsAreRefusedForWebSocketUrls) {
+  const std::string request = write("r.lua", "function request(id) return {path = '/x'} end");
+  const std::string body = write("b.lua", "function body(id) return 'm' .. id end");
+  const std::string ws = "ws://127.0.0.1:" + std::to_string(server_->port()) + "/";
+  const RunResult with_request = stampede({"-n", "5", "-R", request, ws});
+  EXPECT_EQ(with_request.status, 2);
+  EXPECT_EQ(with_request.err, "stampede: -R '" + request +
+                                  "': a Lua request script does not apply to a WebSocket URL: "
+                                  "give the message with --data, -P or -p FILE\n");
+  EXPECT_EQ(with_request.out, "");
+  const RunResult with_body = stampede({"-n", "5", "-p", body, ws});
+  EXPECT_EQ(with_body.status, 2);
+  EXPECT_EQ(with_body.err, "stampede: '" + body +
+                               "': a Lua body script does not apply to a WebSocket URL: give the "
+                               "message with --data, -P or -p FILE (text, not a .lua file)\n");
+  EXPECT_EQ(with_body.out, "");
+  EXPECT_EQ(server_->totals().connections, 0u);  // not even the upgrade
+  EXPECT_EQ(report(stampede({"-n", "5", "-p", body, url()}))["totalRequests"], 5);  // http: used
+}
+
 // --index would be ignored by a script (it builds each request from its id): refused before
 // anything is sent, one line, exit status 2.
 TEST_F(Script, IndexIsRefusedWithScripts) {
