@@ -127,7 +127,7 @@ TEST(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
 
 TEST(ServerWs, DelayAppliesPerMessage) {
   server::ServerOptions options;
-  options.delay = std::chrono::milliseconds(40);
+  options.delay = std::chrono::milliseconds(100);
   auto server = start_server(options);
   ASSERT_TRUE(server);
   RawWs client(server->port());
@@ -137,14 +137,15 @@ TEST(ServerWs, DelayAppliesPerMessage) {
     ASSERT_TRUE(client.send(ws_frame(0x1, "slow", true)));
     ASSERT_TRUE(client.read_frame());
   }
-  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(120));
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(300));
 
   RawWs fast(server->port());  // ?delay= on the upgrade replaces --delay for that socket
   ASSERT_TRUE(switched(fast.upgrade("/?delay=0")));
   const auto fast_start = Clock::now();
   ASSERT_TRUE(fast.send(ws_frame(0x1, "quick", true)));
   ASSERT_TRUE(fast.read_frame());
-  EXPECT_LT(Clock::now() - fast_start, std::chrono::milliseconds(40));
+  // Not delayed: the reply comes in less than one delay.
+  EXPECT_LT(Clock::now() - fast_start, std::chrono::milliseconds(100));
 }
 
 TEST(ServerWs, SimulatedErrorsCloseWith1011) {
