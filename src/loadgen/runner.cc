@@ -105,7 +105,6 @@ Result<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
   for (std::uint32_t i = 0; i < count; ++i) {
     WorkerParams params;
     params.id = i;
-    params.workers = count;
     params.connections = share(config.concurrency, count, i);
     params.context = context;
     params.budget = &budget;

@@ -83,15 +83,16 @@ void Worker::interrupt() {
 }
 
 SendPermit Worker::next_send(std::int64_t now_ns) {
-  if (!sending_ || !budget_.take()) return SendPermit{};
+  if (!sending_) return SendPermit{};
+  const std::uint64_t ticket = budget_.take();
+  if (ticket == 0) return SendPermit{};
   SendPermit permit;
   permit.send = true;
   permit.at_ns = params_.pacer->next_send_time(now_ns);
   // The schedule is monotonic: a request due at or after the deadline is never sent, nor any
   // after it (without this one due exactly at the deadline could race its timer).
   if (params_.paced && deadline_ns_ > 0 && permit.at_ns >= deadline_ns_) return SendPermit{};
-  // Unique across workers: worker w sends w+1, w+1+W, w+1+2W... (loadtest starts at 1).
-  permit.index = next_index_++ * params_.workers + params_.id + 1;
+  permit.index = ticket;  // unique across workers; with -n N, 1..N (loadtest starts at 1)
   return permit;
 }
 

@@ -19,12 +19,12 @@
 namespace stampede::loadgen {
 
 struct WorkerParams {
-  std::uint32_t id = 0;       // 0-based, for unique request indexes
-  std::uint32_t workers = 1;  // how many workers the run has
+  std::uint32_t id = 0;  // 0-based: the instance index callbacks see
   std::uint32_t connections = 1;
   ConnectionContext context;  // loop, owner and stats are filled in by the worker
-  // The -n budget shared by all workers; outlives the worker. create() reserves one ticket
-  // per connection from it, so create every worker before any runs.
+  // The -n budget shared by all workers, whose ticket numbers are the request indexes; outlives
+  // the worker. create() reserves one ticket per connection from it, so create every worker
+  // before any runs.
   SharedBudget* budget = nullptr;
   std::unique_ptr<Pacer> pacer;   // closed loop when null
   bool paced = false;             // --rps: keep the lag and the uncorrected latency
@@ -84,7 +84,6 @@ class Worker final : public ConnectionOwner {
   net::Timer pace_timer_;          // wakes the loop for the earliest held permit
   SendQueue<Connection> waiting_;  // connections holding a permit not yet due
   std::vector<std::unique_ptr<Connection>> connections_;
-  std::uint64_t next_index_ = 0;
   std::uint32_t finished_ = 0;
   bool sending_ = true;
   bool deadline_passed_ = false;
