@@ -138,18 +138,20 @@ TEST_F(Script, ScriptsAreRefusedForWebSocketUrls) {
   const std::string request = write("r.lua", "function request(id) return {path = '/x'} end");
   const std::string body = write("b.lua", "function body(id) return 'm' .. id end");
   const std::string ws = "ws://127.0.0.1:" + std::to_string(server_->port()) + "/";
-  const RunResult with_request = stampede({"-n", "5", "-R", request, ws});
-  EXPECT_EQ(with_request.status, 2);
-  EXPECT_EQ(with_request.err, "stampede: -R '" + request +
-                                  "': a Lua request script does not apply to a WebSocket URL: "
-                                  "give the message with --data, -P or -p FILE\n");
-  EXPECT_EQ(with_request.out, "");
-  const RunResult with_body = stampede({"-n", "5", "-p", body, ws});
-  EXPECT_EQ(with_body.status, 2);
-  EXPECT_EQ(with_body.err, "stampede: '" + body +
-                               "': a Lua body script does not apply to a WebSocket URL: give the "
-                               "message with --data, -P or -p FILE (text, not a .lua file)\n");
-  EXPECT_EQ(with_body.out, "");
+  const std::string message = "give the message with --data, -P or -p FILE";
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"-R", request},
+       "-R '" + request + "': a Lua request script does not apply to a WebSocket URL: " + message},
+      {{"-p", body},
+       "'" + body + "': a Lua body script does not apply to a WebSocket URL: " + message +
+           " (text, not a .lua file)"},
+  };
+  for (const auto& [script, expected] : cases) {
+    const RunResult r = stampede({"-n", "5", script[0], script[1], ws});
+    EXPECT_EQ(r.status, 2) << script[0];
+    EXPECT_EQ(r.err, "stampede: " + expected + "\n");
+    EXPECT_EQ(r.out, "");
+  }
   EXPECT_EQ(server_->totals().connections, 0u);  // not even the upgrade
   EXPECT_EQ(report(stampede({"-n", "5", "-p", body, url()}))["totalRequests"], 5);  // http: used
 }
