@@ -15,7 +15,7 @@ Result<void> validate(const Config& config) {
   auto url = http::parse_url(config.url);
   if (!url) return url.error();  // every scheme it parses (http, https, ws, wss) is supported
   if (auto r = validate_route(config, *url); !r) return r;
-  if (auto r = check_websocket_url(config, *url); !r) return r;
+  if (auto r = check_websocket_config(config, *url); !r) return r;
   if (config.concurrency < 1) return make_error("concurrency must be at least 1");
   if (config.cores < 1) return make_error("cores must be at least 1");
   if (config.max_duration.count() < 0) return make_error("max duration must not be negative");

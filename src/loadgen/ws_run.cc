@@ -57,7 +57,7 @@ Result<void> check_websocket_options(const Config& config, bool rate_given) {
   return {};
 }
 
-Result<void> check_websocket_url(const Config& config, const http::Url& url) {
+Result<void> check_websocket_config(const Config& config, const http::Url& url) {
   if (!url.websocket()) return {};
   constexpr std::string_view kGiveTheMessage = "give the message with --data, -P or -p FILE";
   if (!config.request_script.empty()) {

@@ -29,6 +29,6 @@ Result<void> check_websocket_options(const Config& config, bool rate_given);
 // (--index) in the URL's path or query: the URL goes once, with the upgrade, and cannot carry
 // each message's index. Called by validate(), so run() refuses them too. `url` is config.url
 // parsed.
-Result<void> check_websocket_url(const Config& config, const http::Url& url);
+Result<void> check_websocket_config(const Config& config, const http::Url& url);
 
 }  // namespace stampede::loadgen
