@@ -9,14 +9,10 @@ namespace stampede::testing {
 
 std::unique_ptr<server::Server> start_tls_server(bool tls, int error_status, double percent) {
   server::ServerOptions options;
-  options.port = 0;
-  options.cores = 1;
   options.tls_self_signed = tls;
   options.error_status = error_status;
   options.error_percent = percent;
-  auto s = server::Server::start(options);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? std::move(s).value() : nullptr;
+  return start_server(options);
 }
 
 loadgen::Config tls_client_config(std::string url, std::uint64_t requests, std::uint32_t clients) {
@@ -28,12 +24,6 @@ loadgen::Config tls_client_config(std::string url, std::uint64_t requests, std::
   c.timeout = std::chrono::seconds(10);
   c.insecure = true;
   return c;
-}
-
-loadgen::RunResult must_run(const loadgen::Config& config) {
-  auto r = loadgen::run(config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : loadgen::RunResult{};
 }
 
 std::string first_error(const loadgen::RunResult& r) {

@@ -1,6 +1,6 @@
 // What the TLS integration tests share: a stampede serve in-process (TLS with a throwaway
 // certificate, or plain), a generator Config for one core that accepts that certificate, and a run
-// that must succeed.
+// that must succeed (support/in_process.h's must_run).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include "loadgen/config.h"
 #include "loadgen/runner.h"
 #include "server/server.h"
+#include "support/in_process.h"
 
 namespace stampede::testing {
 
@@ -22,9 +23,6 @@ std::unique_ptr<server::Server> start_tls_server(bool tls, int error_status = 0,
 // `requests` requests (or messages) to `url` over `clients` connections on one core, 10 s timeout,
 // certificates not verified (the servers' are self-signed).
 loadgen::Config tls_client_config(std::string url, std::uint64_t requests, std::uint32_t clients);
-
-// Runs `config`; a failure to run fails the test and returns an empty result.
-loadgen::RunResult must_run(const loadgen::Config& config);
 
 // The first error code of a run ("" when none): context for a failed expectation.
 std::string first_error(const loadgen::RunResult& r);

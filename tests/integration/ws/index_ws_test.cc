@@ -10,6 +10,7 @@
 
 #include "loadgen/runner.h"
 #include "recording_ws.h"
+#include "support/in_process.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -50,12 +51,6 @@ std::optional<std::uint64_t> index_of(std::string_view message) {
   return first;
 }
 
-RunResult must_run_index(const Config& config) {
-  auto r = run(config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : RunResult{};
-}
-
 // One worker hands out the indexes 1..N (as for HTTP requests): every one reaches the server
 // exactly once, in a message of its own, both occurrences replaced.
 TEST(LoadgenWsIndex, EveryMessageCarriesItsOwnIndex) {
@@ -63,7 +58,7 @@ TEST(LoadgenWsIndex, EveryMessageCarriesItsOwnIndex) {
   ASSERT_NE(server.port(), 0);
   Config c = index_ws_config(server.port());
   c.body = "id=IDX;again=IDX";
-  const RunResult r = must_run_index(c);
+  const RunResult r = testing::must_run(c);
   EXPECT_EQ(r.total_requests, 200u);
   EXPECT_EQ(r.total_errors, 0u);
   EXPECT_EQ(r.ws.messages, 200u);
@@ -88,7 +83,7 @@ TEST(LoadgenWsIndex, IndexesStayUniqueAcrossWorkers) {
   Config c = index_ws_config(server.port());
   c.cores = 2;
   c.body = "id=IDX;again=IDX";
-  const RunResult r = must_run_index(c);
+  const RunResult r = testing::must_run(c);
   EXPECT_EQ(r.total_errors, 0u);
   const auto messages = server.messages();
   ASSERT_EQ(messages.size(), 200u);
@@ -112,7 +107,7 @@ TEST(LoadgenWsIndex, BinaryAndFixedMessages) {
   Config c = index_ws_config(server.port());
   c.max_requests = 20;
   c.body = std::string("\xff#IDX", 5);
-  EXPECT_EQ(must_run_index(c).total_errors, 0u);
+  EXPECT_EQ(testing::must_run(c).total_errors, 0u);
   std::set<std::string> binary;
   for (const auto& m : server.messages()) {
     EXPECT_FALSE(m.text);
@@ -126,10 +121,10 @@ TEST(LoadgenWsIndex, BinaryAndFixedMessages) {
   c = index_ws_config(fixed_server.port());
   c.max_requests = 10;
   c.body = "no parameter here";
-  EXPECT_EQ(must_run_index(c).total_errors, 0u);
+  EXPECT_EQ(testing::must_run(c).total_errors, 0u);
   c.index_param.clear();
   c.body = "IDX";
-  EXPECT_EQ(must_run_index(c).total_errors, 0u);
+  EXPECT_EQ(testing::must_run(c).total_errors, 0u);
   const auto messages = fixed_server.messages();
   ASSERT_EQ(messages.size(), 20u);
   for (std::size_t i = 0; i < messages.size(); ++i) {

@@ -16,6 +16,7 @@
 #include "loadgen/ws_run.h"
 #include "net/fd.h"
 #include "server/server.h"
+#include "support/in_process.h"
 #include "support/scripted_server.h"
 #include "support/ws_frames.h"
 #include "ws/handshake.h"
@@ -23,13 +24,8 @@
 namespace stampede::loadgen {
 namespace {
 
-std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
-  options.port = 0;
-  options.cores = 1;
-  auto s = server::Server::start(options);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? std::move(s).value() : nullptr;
-}
+using testing::must_run;
+using testing::start_server;
 
 Config ws_config(std::uint16_t port, std::string_view target = "/") {
   Config c;
@@ -37,12 +33,6 @@ Config ws_config(std::uint16_t port, std::string_view target = "/") {
   c.cores = 1;
   c.timeout = std::chrono::seconds(5);
   return c;
-}
-
-RunResult must_run(const Config& config) {
-  auto r = run(config);
-  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
-  return r.ok() ? std::move(r).value() : RunResult{};
 }
 
 TEST(LoadgenWs, ExactMessageCounts) {

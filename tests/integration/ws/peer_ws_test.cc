@@ -10,6 +10,7 @@
 
 #include "loadgen/runner.h"
 #include "server/server.h"
+#include "support/in_process.h"
 #include "support/process.h"
 #include "tls/self_signed.h"
 
@@ -113,18 +114,15 @@ TEST(PeerWs, GeneratorAgainstTheWsEchoServerOverTls) {
 
 TEST(PeerWs, WsClientAgainstStampedeServe) {
   REQUIRE_PEER(node);
-  server::ServerOptions options;
-  options.port = 0;
-  options.cores = 1;
-  auto s = server::Server::start(options);
-  ASSERT_TRUE(s) << s.error().message;
-  const std::string url = "ws://127.0.0.1:" + std::to_string((*s)->port()) + "/chat";
+  auto s = testing::start_server();
+  ASSERT_TRUE(s);
+  const std::string url = "ws://127.0.0.1:" + std::to_string(s->port()) + "/chat";
   const auto result = testing::run_command(
       {node, (kPeers / "ws_client.mjs").string(), url, "100", "h\xc3\xa9llo from ws"},
       milliseconds(20000));
   EXPECT_EQ(result.status, 0) << result.out << result.err;
   EXPECT_EQ(result.out, "ok 100\n") << result.err;
-  const auto totals = (*s)->stop();
+  const auto totals = s->stop();
   EXPECT_EQ(totals.requests, 100u);
   EXPECT_EQ(totals.connections, 1u);
 }

@@ -9,20 +9,13 @@
 
 #include "raw_ws.h"
 #include "server/server.h"
+#include "support/in_process.h"
 #include "support/ws_frames.h"
 
 namespace stampede::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
-  options.port = 0;
-  options.cores = 1;
-  auto s = server::Server::start(options);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? std::move(s).value() : nullptr;
-}
 
 bool switched(const std::string& head) {
   return head.rfind("HTTP/1.1 101 Switching Protocols\r\n", 0) == 0 &&
