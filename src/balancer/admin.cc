@@ -76,7 +76,9 @@ std::string render_stats_json(const Fleet& fleet, std::int64_t now_ns) {
                         {"responses", r.totals.responses},
                         {"in_flight", r.totals.in_flight},
                         {"failures", r.totals.failures},
+                        {"bad_responses", r.totals.bad_responses},
                         {"retries", r.totals.retries},
+                        {"client_aborts", r.totals.client_aborts},
                         {"down_transitions", r.state->down_transitions()},
                         {"latency_ms", latency_json(r.latency)}});
   }
@@ -106,8 +108,14 @@ std::string render_metrics(const Fleet& fleet, std::int64_t now_ns) {
          [](const BackendReport& r) { return r.totals.in_flight; });
   family("failures_total", "counter", "Attempts that ended without a complete response.",
          [](const BackendReport& r) { return r.totals.failures; });
-  family("retries_total", "counter", "Failed attempts re-sent to another backend.",
+  family("bad_responses_total", "counter",
+         "Failed attempts whose response was malformed or cut short (502).",
+         [](const BackendReport& r) { return r.totals.bad_responses; });
+  family("retries_total", "counter", "Failed attempts re-sent.",
          [](const BackendReport& r) { return r.totals.retries; });
+  family("client_aborts_total", "counter",
+         "Attempts abandoned because the client closed, stalled or sent a bad body.",
+         [](const BackendReport& r) { return r.totals.client_aborts; });
   family("down_transitions_total", "counter", "Times the backend left the rotation.",
          [](const BackendReport& r) { return r.state->down_transitions(); });
   out +=

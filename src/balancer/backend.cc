@@ -46,13 +46,16 @@ void Backend::on_finish(bool ok, std::int64_t latency_ns) {
 void Backend::on_cancel() {
   --in_flight_;
   counters_.in_flight.store(in_flight_, std::memory_order_relaxed);
+  bump(counters_.client_aborts);
 }
 
 void Backend::add_totals(BackendTotals& into) const {
   into.sent += counters_.sent.load(std::memory_order_relaxed);
   into.responses += counters_.responses.load(std::memory_order_relaxed);
   into.failures += counters_.failures.load(std::memory_order_relaxed);
+  into.bad_responses += counters_.bad_responses.load(std::memory_order_relaxed);
   into.retries += counters_.retries.load(std::memory_order_relaxed);
+  into.client_aborts += counters_.client_aborts.load(std::memory_order_relaxed);
   into.in_flight += counters_.in_flight.load(std::memory_order_relaxed);
 }
 

@@ -62,16 +62,19 @@ class BackendState {
 
 // Counters of one worker for one backend (single writer: the worker's thread).
 struct BackendCounters {
-  std::atomic<std::uint64_t> sent{0};       // attempts dispatched (retries included)
-  std::atomic<std::uint64_t> responses{0};  // complete responses relayed
-  std::atomic<std::uint64_t> failures{0};   // attempts that ended without a full response
-  std::atomic<std::uint64_t> retries{0};    // failed attempts re-sent to another backend
+  std::atomic<std::uint64_t> sent{0};           // attempts dispatched (retries included)
+  std::atomic<std::uint64_t> responses{0};      // complete responses relayed
+  std::atomic<std::uint64_t> failures{0};       // attempts that ended without a full response
+  std::atomic<std::uint64_t> bad_responses{0};  // of those: malformed or cut-short responses
+  std::atomic<std::uint64_t> retries{0};        // failed attempts re-sent
+  std::atomic<std::uint64_t> client_aborts{0};  // attempts abandoned because of the client
   std::atomic<std::int64_t> in_flight{0};
 };
 
 // A plain copy of counters, summed over workers for reporting.
 struct BackendTotals {
-  std::uint64_t sent = 0, responses = 0, failures = 0, retries = 0;
+  std::uint64_t sent = 0, responses = 0, failures = 0, bad_responses = 0, retries = 0,
+                client_aborts = 0;
   std::int64_t in_flight = 0;
 };
 
@@ -94,8 +97,11 @@ class Backend {
   // An attempt starts / ends. `latency_ns` is recorded only for complete responses.
   void on_start();
   void on_finish(bool ok, std::int64_t latency_ns);
-  // An attempt abandoned for the client's sake (it went away): no failure is counted.
+  // An attempt abandoned for the client's sake (it went away, stalled or sent a bad body): it
+  // counts as a client abort, never as a failure of the backend.
   void on_cancel();
+  // The failed attempt (already counted by on_finish) got a malformed or cut-short response.
+  void on_bad_response() { bump(counters_.bad_responses); }
   void on_retry() { bump(counters_.retries); }
 
   // Copies counters (any thread) / merges the latency histogram into `into` (any thread).

@@ -37,6 +37,12 @@ std::string peer_ip(int fd) {
   return text;
 }
 
+// Idempotent request methods (RFC 9110 9.2.2): sending one twice has the effect of once.
+bool is_idempotent(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
+         method == "OPTIONS" || method == "TRACE";
+}
+
 std::string_view error_text(int status) {
   switch (status) {
     case 408:
@@ -80,9 +86,15 @@ Result<void> ProxySession::start() {
 
 void ProxySession::on_events(std::uint32_t events) {
   if (phase_ == Phase::Closed) return;
+  if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) client_closed_ = true;
   if (phase_ == Phase::Tunnel) {
     if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) client_readable_ = true;
     tunnel_step();
+    return;
+  }
+  // A reset (or a full shutdown) while a request is in progress: nobody is left to answer.
+  if ((events & (EPOLLHUP | EPOLLERR)) && phase_ == Phase::Forward) {
+    close();
     return;
   }
   if (events & EPOLLOUT) {
@@ -115,8 +127,8 @@ void ProxySession::drive_client() {
 bool ProxySession::want_client_input() const {
   if (close_after_flush_ || client_eof_ || phase_ == Phase::Closed) return false;
   if (phase_ == Phase::Head) return true;
-  if (req_done_) return false;  // the next (pipelined) request waits for this response
-  return local_ || upstream_out_.size() - upstream_sent_ < kMaxPendingBytes;
+  if (req_.done) return false;  // the next (pipelined) request waits for this response
+  return req_.local || upstream_out_.size() - attempt_.sent < kMaxPendingBytes;
 }
 
 void ProxySession::read_client() {
@@ -127,7 +139,9 @@ void ProxySession::read_client() {
     auto status = net::read_some(fd_.get(), p, room, n);
     if (status == net::IoStatus::Done) {
       client_in_.commit(n);
-      if (n < room) client_readable_ = false;  // a short read drains the socket
+      // A short read drains the socket, unless a FIN came with the data: read on to the EOF,
+      // since edge-triggered epoll will not report it again.
+      if (n < room && !client_closed_) client_readable_ = false;
       touch();
       process_client_input();
       continue;
@@ -148,7 +162,7 @@ void ProxySession::process_client_input() {
   // After a last request (Connection: close, an error) the bytes that follow are not parsed.
   if (close_after_flush_ || phase_ == Phase::Closed) return;
   if (phase_ == Phase::Head && !feed_head()) return;
-  if (phase_ == Phase::Forward && !req_done_) feed_body();
+  if (phase_ == Phase::Forward && !req_.done) feed_body();
 }
 
 // Feeds head bytes; true once a head completed and the request began.
@@ -174,26 +188,26 @@ bool ProxySession::feed_head() {
 // Feeds body bytes (and, for a bodiless request, the empty remainder that completes it).
 // Only bytes the parser accepted are queued upstream: a malformed body never leaves.
 void ProxySession::feed_body() {
-  if (!local_ && upstream_out_.size() - upstream_sent_ >= kMaxPendingBytes) return;
+  if (!req_.local && upstream_out_.size() - attempt_.sent >= kMaxPendingBytes) return;
   http::Step step = request_.feed(client_in_.data(), client_in_.size());
   if (step.event == http::Event::Error) {
-    if (attempt_active_) {
-      cancel_attempt();
+    if (attempt_.active) {
+      cancel_attempt();  // the client's fault: not counted against the backend
       release_upstream(false);
     }
-    if (resp_head_done_) {
+    if (attempt_.resp_head_done) {
       close();
     } else {
       reply_local(request_.error().status, error_text(request_.error().status), {});
     }
     return;
   }
-  if (!local_) upstream_out_.append(client_in_.data(), step.consumed);
+  if (!req_.local) upstream_out_.append(client_in_.data(), step.consumed);
   client_in_.consume(step.consumed);
-  if (step.event == http::Event::MessageComplete) req_done_ = true;
-  if (local_) {
-    if (req_done_) reply_admin();
-  } else if (!dispatched_) {
+  if (step.event == http::Event::MessageComplete) req_.done = true;
+  if (req_.local) {
+    if (req_.done) reply_admin();
+  } else if (!req_.dispatched) {
     dispatch();
   } else {
     flush_upstream();
@@ -202,22 +216,21 @@ void ProxySession::feed_body() {
 
 void ProxySession::begin_request() {
   const BalancerConfig& config = worker_.config();
+  const std::string_view method = request_.method();
   phase_ = Phase::Forward;
   head_started_ = false;
-  req_done_ = false;
-  dispatched_ = false;
-  intact_ = true;
-  resp_head_done_ = false;
-  req_keep_alive_ = request_.keep_alive();
-  req_is_head_ = request_.method() == "HEAD";
-  req_idempotent_ = req_is_head_ || request_.method() == "GET";
-  req_http10_ = request_.http_minor() == 0;
-  req_upgrade_ = request_.upgrade() && request_.method() != "CONNECT";
-  retries_left_ = config.retries;
+  req_ = RequestState{.local = admin_only_ || is_admin_request(),
+                      .keep_alive = request_.keep_alive(),
+                      .is_head = method == "HEAD",
+                      .idempotent = method == "GET" || method == "HEAD",
+                      .resendable = is_idempotent(method),
+                      .http10 = request_.http_minor() == 0,
+                      .upgrade = request_.upgrade() && method != "CONNECT",
+                      .retries_left = config.retries};
+  reset_attempt(nullptr);
   tried_.clear();
-  local_ = admin_only_ || is_admin_request();
   touch();
-  if (local_) return;
+  if (req_.local) return;
   if (request_.method() == "CONNECT") {
     reply_local(501, error_text(501), {});
     return;
@@ -226,14 +239,13 @@ void ProxySession::begin_request() {
   if (config.strategy == Strategy::Sticky) {
     if (auto key = request_.header(config.sticky_header)) session_key_.assign(*key);
   }
-  const bool answer_continue = request_.expect_continue() && !req_http10_;
+  const bool answer_continue = request_.expect_continue() && !req_.http10;
   if (answer_continue) client_out_.append("HTTP/1.1 100 Continue\r\n\r\n");
   upstream_out_.clear();
-  upstream_sent_ = 0;
   append_request_head(
       upstream_out_,
       RequestHeadInput{request_.method(), request_.target(), request_.http_minor(),
-                       request_.headers(), client_ip_, "http", answer_continue, req_upgrade_});
+                       request_.headers(), client_ip_, "http", answer_continue, req_.upgrade});
   if (answer_continue) flush_client();
 }
 
@@ -243,9 +255,12 @@ bool ProxySession::is_admin_request() const {
   return request_.path() == "/lb-stats" || request_.path() == "/metrics";
 }
 
+// A half-close after a complete request is answered, then the connection closes (as HAProxy
+// and nginx do); a response still queued is delivered first. A close anywhere else (mid-head,
+// mid-body) aborts: close() cancels the attempt, which counts nothing against the backend.
 void ProxySession::on_client_eof() {
-  if (phase_ == Phase::Forward && req_done_) {
-    close_after_flush_ = true;  // a half-close after the request: answer, then close
+  if ((phase_ == Phase::Forward && req_.done) || (phase_ == Phase::Head && !client_out_.empty())) {
+    close_after_flush_ = true;
     return;
   }
   close();
@@ -262,6 +277,7 @@ void ProxySession::flush_client() {
     }
     const bool partial = n < client_out_.size();
     client_out_.consume(n);
+    client_written_ += n;
     touch();
     if (partial) break;  // the socket is full: EPOLLOUT says when to go on
   }
@@ -269,7 +285,8 @@ void ProxySession::flush_client() {
     close();
     return;
   }
-  if (phase_ == Phase::Forward && upstream_readable_ && client_out_.size() < kMaxPendingBytes) {
+  if (phase_ == Phase::Forward && attempt_.upstream_readable &&
+      client_out_.size() < kMaxPendingBytes) {
     read_upstream();
   }
 }
@@ -278,14 +295,14 @@ void ProxySession::flush_client() {
 void ProxySession::reply_local(int status, std::string_view error, std::string_view backend) {
   worker_.local_replies().count(status);
   std::string body = "{\"error\":\"" + std::string(error) + "\"}";
-  const bool keep = phase_ == Phase::Forward && req_done_ && req_keep_alive_ && !client_eof_ &&
+  const bool keep = phase_ == Phase::Forward && req_.done && req_.keep_alive && !client_eof_ &&
                     !close_after_flush_;
   http::Header headers[2] = {{"Content-Type", "application/json"}, {"x-backend", backend}};
   std::string head;
   http::append_response_head(head, status, std::span(headers, backend.empty() ? 1 : 2), body.size(),
-                             http::persistence_for(keep, req_http10_));
+                             http::persistence_for(keep, req_.http10));
   client_out_.append(head);
-  if (!req_is_head_ || phase_ == Phase::Head) client_out_.append(body);
+  if (!req_.is_head || phase_ == Phase::Head) client_out_.append(body);
   if (!keep) close_after_flush_ = true;
   finish_exchange();
 }
@@ -304,13 +321,13 @@ void ProxySession::reply_admin() {
     status = 404;
     body = "{\"error\":\"not found\"}";
   }
-  const bool keep = req_keep_alive_ && !client_eof_;
+  const bool keep = req_.keep_alive && !client_eof_;
   http::Header headers[1] = {{"Content-Type", type}};
   std::string head;
   http::append_response_head(head, status, headers, body.size(),
-                             http::persistence_for(keep, req_http10_));
+                             http::persistence_for(keep, req_.http10));
   client_out_.append(head);
-  if (!req_is_head_) client_out_.append(body);
+  if (!req_.is_head) client_out_.append(body);
   if (!keep) close_after_flush_ = true;
   finish_exchange();
 }
@@ -318,8 +335,8 @@ void ProxySession::reply_admin() {
 // The response to the current request is queued: go back to reading the next one.
 void ProxySession::finish_exchange() {
   phase_ = Phase::Head;
-  dispatched_ = false;
-  local_ = false;
+  req_.dispatched = false;
+  req_.local = false;
   head_started_ = false;
   touch();
   flush_client();
@@ -346,10 +363,10 @@ void ProxySession::touch() {
   } else if (phase_ == Phase::Tunnel) {
     deadline_ns_ = now + ns(c.client_timeout);
   } else if (upstream_ && upstream_->connecting()) {
-    deadline_ns_ = attempt_start_ns_ + ns(c.connect_timeout);
-  } else if (!req_done_) {
+    deadline_ns_ = attempt_.start_ns + ns(c.connect_timeout);
+  } else if (!req_.done) {
     deadline_ns_ =
-        now + ns(local_ ? c.client_timeout : std::min(c.client_timeout, c.backend_timeout));
+        now + ns(req_.local ? c.client_timeout : std::min(c.client_timeout, c.backend_timeout));
   } else {
     deadline_ns_ = now + ns(c.backend_timeout);
   }
@@ -371,9 +388,10 @@ void ProxySession::on_tick(std::int64_t now_ns) {
   }
   if (upstream_ && upstream_->connecting()) {
     attempt_failed(Failure::Connect, true);
-  } else if (local_ || !req_done_ || resp_head_done_ || !attempt_active_) {
-    if (attempt_active_) end_attempt(false);
-    close();  // a client stalled mid-body, or a backend stalled mid-response
+  } else if (req_.local || !req_.done || !attempt_.active) {
+    close();  // a client stalled mid-body: the attempt is cancelled, not the backend's failure
+  } else if (attempt_.resp_head_done) {
+    response_failed(Failure::Timeout);  // a backend stalled mid-response
   } else {
     attempt_failed(Failure::Timeout, false);
   }

@@ -9,7 +9,14 @@
 // Retries (see docs/balance.md): an attempt that failed before any byte of the request reached
 // the backend (connect refused or timed out, or the first write failed) goes to another live
 // backend whatever the method; a GET or HEAD that was sent but got no response byte is re-sent
-// to another backend up to --retries times. Nothing is retried once a response byte arrived.
+// to another backend up to --retries times. A failure on a reused pooled connection before any
+// response byte is re-sent once on a fresh connection (the same backend allowed) when nothing
+// was written or the method is idempotent. Nothing is retried once a response byte arrived.
+//
+// Failures: a response that fails (parse error, cut short, stalled) before any of its bytes
+// were written to the client is withdrawn and replaced by a 502 (504); after that the client
+// connection is closed. A client that goes away mid-request cancels the attempt (a client
+// abort, not a backend failure).
 //
 // A request with Upgrade (websocket) keeps its Upgrade header; if the backend answers 101 the
 // session becomes a tunnel that copies bytes both ways until either side closes.
@@ -74,6 +81,7 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
 
   // Backend side (proxy_upstream.cc).
   void dispatch();
+  void reset_attempt(Backend* backend);
   void start_attempt(Backend* backend);
   void end_attempt(bool ok);
   void cancel_attempt();
@@ -84,12 +92,44 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   void on_upstream_error(int err);
   bool on_response_head(std::size_t head_len);
   void response_complete(bool reusable);
+  void response_failed(Failure failure);
   void attempt_failed(Failure failure, bool mark_down);
   void release_upstream(bool reusable);
 
   // Tunnel after a 101 to an Upgrade request (proxy_tunnel.cc): bytes both ways, unparsed.
   bool enter_tunnel(std::size_t head_len);
   void tunnel_step();
+
+  // The request being served: reset by one assignment when its head completes.
+  struct RequestState {
+    bool local = false;       // answered by the balancer itself (admin endpoints)
+    bool done = false;        // its last byte was parsed (and queued upstream)
+    bool keep_alive = false;  // the client keeps the connection after the response
+    bool is_head = false;
+    bool idempotent = false;  // GET or HEAD: re-sent after an unanswered attempt (--retries)
+    bool resendable = false;  // idempotent (RFC 9110 9.2.2): re-sent after a stale connection
+    bool http10 = false;
+    bool upgrade = false;     // Upgrade asked for: a 101 opens a tunnel
+    bool dispatched = false;  // an attempt was started
+    bool intact = true;       // upstream_out_ still holds every byte of the request so far
+    bool fresh_only = false;  // a pooled connection was stale: the next attempt opens one
+    int retries_left = 0;
+  };
+  // The current attempt: reset by one assignment when it starts (and when a request begins).
+  struct AttemptState {
+    Backend* backend = nullptr;
+    std::int64_t start_ns = 0;
+    std::size_t sent = 0;            // bytes of upstream_out_ written in this attempt
+    std::size_t head_parsed = 0;     // bytes of upstream_in_ fed while the head is incomplete
+    std::uint64_t response_at = 0;   // client stream offset where the relayed response starts
+    bool active = false;             // backend counts this request in flight
+    bool reused = false;             // on a pooled connection that carried requests before
+    bool wrote = false;              // a byte of this attempt was accepted by the kernel
+    bool resp_started = false;       // a byte of the response arrived
+    bool resp_head_done = false;     // the response head is queued for the client
+    bool upstream_readable = false;  // edge seen, socket not drained yet
+    bool upstream_closed = false;    // the backend's FIN or reset was reported: read to EOF
+  };
 
   Worker& worker_;
   net::Fd fd_;
@@ -101,7 +141,9 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   http::RequestParser request_;
   Buffer client_in_;
   Buffer client_out_;
-  bool client_readable_ = false;  // edge seen, socket not drained yet
+  std::uint64_t client_written_ = 0;  // bytes written to the client socket, ever
+  bool client_readable_ = false;      // edge seen, socket not drained yet
+  bool client_closed_ = false;        // the client's FIN or reset was reported: read to EOF
   bool client_eof_ = false;
   bool close_after_flush_ = false;
   bool head_started_ = false;
@@ -110,34 +152,15 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   std::int64_t deadline_ns_ = 0;
   std::int64_t head_deadline_ns_ = 0;
 
-  // The request being served.
-  bool local_ = false;     // answered by the balancer itself (admin endpoints)
-  bool req_done_ = false;  // its last byte was parsed (and queued upstream)
-  bool req_keep_alive_ = false;
-  bool req_is_head_ = false;
-  bool req_idempotent_ = false;
-  bool req_http10_ = false;
-  bool req_upgrade_ = false;  // Upgrade asked for: a 101 opens a tunnel
-  bool dispatched_ = false;   // an attempt was started
-  bool intact_ = true;        // upstream_out_ still holds every byte of the request so far
-  int retries_left_ = 0;
+  RequestState req_;
   std::string session_key_;
   std::vector<Backend*> tried_;
 
-  // The current attempt.
-  Backend* backend_ = nullptr;
+  AttemptState attempt_;
   std::unique_ptr<UpstreamConn> upstream_;
   http::ResponseParser response_;
   Buffer upstream_in_;
   Buffer upstream_out_;
-  std::size_t upstream_sent_ = 0;  // bytes of upstream_out_ written in this attempt
-  std::size_t head_parsed_ = 0;    // bytes of upstream_in_ fed while the head is incomplete
-  std::int64_t attempt_start_ns_ = 0;
-  bool attempt_active_ = false;     // backend_ counts this request in flight
-  bool attempt_wrote_ = false;      // a byte of this attempt was accepted by the kernel
-  bool resp_started_ = false;       // a byte of the response arrived
-  bool resp_head_done_ = false;     // the response head went to the client
-  bool upstream_readable_ = false;  // edge seen while the client side was full
 };
 
 }  // namespace stampede::balancer

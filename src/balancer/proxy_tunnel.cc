@@ -49,19 +49,19 @@ Flow drain(int fd, Buffer& from, bool& moved) {
 }  // namespace
 
 bool ProxySession::enter_tunnel(std::size_t head_len) {
-  ResponseHeadOptions options{backend_->name(), true, false, true};
+  ResponseHeadOptions options{attempt_.backend->name(), true, false, true};
   if (!append_response_head(client_out_, {upstream_in_.data(), head_len}, options)) return false;
   upstream_in_.consume(head_len);
   client_out_.append(upstream_in_.view());  // the backend's first tunnel bytes
   upstream_in_.clear();
   end_attempt(true);
-  upstream_out_.consume(upstream_sent_);
-  upstream_sent_ = 0;
+  upstream_out_.consume(attempt_.sent);
+  attempt_.sent = 0;
   upstream_out_.append(client_in_.view());  // what the client sent after its request
   client_in_.clear();
   phase_ = Phase::Tunnel;
-  resp_head_done_ = true;
-  upstream_readable_ = true;  // bytes may already wait behind the head
+  attempt_.resp_head_done = true;
+  attempt_.upstream_readable = true;  // bytes may already wait behind the head
   tunnel_step();
   return true;
 }
@@ -77,7 +77,7 @@ void ProxySession::tunnel_step() {
     moved = false;
     open = pump(client, client_readable_, upstream_out_, moved) == Flow::Open;
     open = drain(backend, upstream_out_, moved) == Flow::Open && open;
-    open = pump(backend, upstream_readable_, client_out_, moved) == Flow::Open && open;
+    open = pump(backend, attempt_.upstream_readable, client_out_, moved) == Flow::Open && open;
     open = drain(client, client_out_, moved) == Flow::Open && open;
   }
   if (!open) {

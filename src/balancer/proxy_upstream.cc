@@ -21,28 +21,27 @@ void ProxySession::dispatch() {
     }
     return;
   }
-  dispatched_ = true;
+  req_.dispatched = true;
   start_attempt(backend);
 }
 
+void ProxySession::reset_attempt(Backend* backend) {
+  attempt_ = AttemptState{.backend = backend, .start_ns = worker_.loop().now_ns()};
+}
+
 void ProxySession::start_attempt(Backend* backend) {
-  backend_ = backend;
+  reset_attempt(backend);
   tried_.push_back(backend);
   backend->on_start();
   worker_.policy().on_start(*backend);
-  attempt_active_ = true;
-  attempt_start_ns_ = worker_.loop().now_ns();
-  attempt_wrote_ = false;
-  resp_started_ = false;
-  resp_head_done_ = false;
-  upstream_readable_ = false;
-  upstream_sent_ = 0;
-  head_parsed_ = 0;
+  attempt_.active = true;
   upstream_in_.clear();
   response_.reset();
-  if (req_is_head_) response_.expect_no_body();
-  upstream_ = backend->take_idle();
-  if (!upstream_) {
+  if (req_.is_head) response_.expect_no_body();
+  if (!req_.fresh_only) upstream_ = backend->take_idle();
+  if (upstream_) {
+    attempt_.reused = upstream_->reused();
+  } else {
     auto conn = UpstreamConn::open(worker_.loop(), *backend);
     if (!conn) {
       attempt_failed(Failure::Connect, true);
@@ -56,26 +55,28 @@ void ProxySession::start_attempt(Backend* backend) {
 }
 
 void ProxySession::end_attempt(bool ok) {
-  if (!attempt_active_) return;
-  attempt_active_ = false;
-  const std::int64_t latency = worker_.loop().now_ns() - attempt_start_ns_;
-  backend_->on_finish(ok, latency);
-  worker_.policy().on_finish(*backend_, ok, latency);
+  if (!attempt_.active) return;
+  attempt_.active = false;
+  const std::int64_t latency = worker_.loop().now_ns() - attempt_.start_ns;
+  attempt_.backend->on_finish(ok, latency);
+  worker_.policy().on_finish(*attempt_.backend, ok, latency);
 }
 
 void ProxySession::cancel_attempt() {
-  if (!attempt_active_) return;
-  attempt_active_ = false;
-  backend_->on_cancel();
+  if (!attempt_.active) return;
+  attempt_.active = false;
+  attempt_.backend->on_cancel();
 }
 
 void ProxySession::on_upstream_events(std::uint32_t events) {
   if (!upstream_ || phase_ == Phase::Closed) return;
   if (phase_ == Phase::Tunnel) {
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) upstream_readable_ = true;
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) attempt_.upstream_readable = true;
     tunnel_step();
     return;
   }
+  // A FIN or reset: a short read no longer means the socket is drained (see read_upstream).
+  if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) attempt_.upstream_closed = true;
   UpstreamConn* conn = upstream_.get();
   if (conn->connecting()) {
     if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
@@ -90,7 +91,7 @@ void ProxySession::on_upstream_events(std::uint32_t events) {
   }
   if (upstream_.get() != conn) return;  // the attempt ended while writing
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-    upstream_readable_ = true;
+    attempt_.upstream_readable = true;
     read_upstream();
   }
 }
@@ -98,50 +99,52 @@ void ProxySession::on_upstream_events(std::uint32_t events) {
 void ProxySession::flush_upstream() {
   if (!upstream_ || upstream_->connecting()) return;
   UpstreamConn* conn = upstream_.get();
-  while (upstream_sent_ < upstream_out_.size()) {
-    const std::size_t left = upstream_out_.size() - upstream_sent_;
+  while (attempt_.sent < upstream_out_.size()) {
+    const std::size_t left = upstream_out_.size() - attempt_.sent;
     std::size_t n = 0;
-    auto status = net::write_some(conn->fd(), upstream_out_.data() + upstream_sent_, left, n);
+    auto status = net::write_some(conn->fd(), upstream_out_.data() + attempt_.sent, left, n);
     if (status == net::IoStatus::WouldBlock) break;
     if (status != net::IoStatus::Done) {
       const bool reset = errno == ECONNRESET || errno == EPIPE;
-      attempt_failed(attempt_wrote_ ? Failure::NoResponse : Failure::NotSent,
-                     reset && !conn->reused());
+      attempt_failed(attempt_.wrote ? Failure::NoResponse : Failure::NotSent,
+                     reset && !attempt_.reused);
       return;
     }
-    upstream_sent_ += n;
-    attempt_wrote_ = true;
+    attempt_.sent += n;
+    attempt_.wrote = true;
     if (n < left) break;  // the socket is full: EPOLLOUT says when to go on
   }
   // Keep the request whole for a retry while that is still possible and cheap.
-  if (upstream_sent_ > 0 && (resp_started_ || upstream_out_.size() > kRetainBytes)) {
-    upstream_out_.consume(upstream_sent_);
-    upstream_sent_ = 0;
-    intact_ = false;
+  if (attempt_.sent > 0 && (attempt_.resp_started || upstream_out_.size() > kRetainBytes)) {
+    upstream_out_.consume(attempt_.sent);
+    attempt_.sent = 0;
+    req_.intact = false;
   }
   const bool throttled = client_readable_ || !client_in_.empty();
-  if (!req_done_ && throttled && upstream_out_.size() - upstream_sent_ < kMaxPendingBytes / 2) {
+  if (!req_.done && throttled && upstream_out_.size() - attempt_.sent < kMaxPendingBytes / 2) {
     drive_client();
   }
 }
 
 void ProxySession::read_upstream() {
   UpstreamConn* conn = upstream_.get();
-  while (upstream_readable_ && upstream_ && upstream_.get() == conn && phase_ == Phase::Forward) {
-    if (resp_head_done_ && client_out_.size() >= kMaxPendingBytes) break;  // client is slow
+  while (attempt_.upstream_readable && upstream_ && upstream_.get() == conn &&
+         phase_ == Phase::Forward) {
+    if (attempt_.resp_head_done && client_out_.size() >= kMaxPendingBytes) break;  // client is slow
     char* p = upstream_in_.tail(kReadChunk);
     const std::size_t room = upstream_in_.tail_room();
     std::size_t n = 0;
     auto status = net::read_some(conn->fd(), p, room, n);
     if (status == net::IoStatus::Done) {
       upstream_in_.commit(n);
-      if (n < room) upstream_readable_ = false;  // a short read drains the socket
-      resp_started_ = true;
+      // A short read drains the socket, unless a FIN came with the data: read on to the EOF.
+      if (n < room && !attempt_.upstream_closed) attempt_.upstream_readable = false;
+      attempt_.resp_started = true;
       touch();
       if (!on_upstream_data()) return;
       continue;
     }
-    upstream_readable_ = false;
+    attempt_.upstream_readable = false;
     if (status == net::IoStatus::WouldBlock) break;
     if (status == net::IoStatus::Eof) {
       on_upstream_eof();
@@ -155,25 +158,24 @@ void ProxySession::read_upstream() {
 
 // Parses what arrived; false when the exchange ended (or the session closed).
 bool ProxySession::on_upstream_data() {
-  if (!resp_head_done_) {
-    http::Step step =
-        response_.feed(upstream_in_.data() + head_parsed_, upstream_in_.size() - head_parsed_);
+  if (!attempt_.resp_head_done) {
+    http::Step step = response_.feed(upstream_in_.data() + attempt_.head_parsed,
+                                     upstream_in_.size() - attempt_.head_parsed);
     if (step.event == http::Event::Error) {
       attempt_failed(Failure::BadResponse, false);
       return false;
     }
     if (step.event == http::Event::NeedMore) {
-      head_parsed_ = upstream_in_.size();
-      if (head_parsed_ <= kMaxResponseHeadBytes) return true;
+      attempt_.head_parsed = upstream_in_.size();
+      if (attempt_.head_parsed <= kMaxResponseHeadBytes) return true;
       attempt_failed(Failure::BadResponse, false);
       return false;
     }
-    if (!on_response_head(head_parsed_ + step.consumed)) return false;
+    if (!on_response_head(attempt_.head_parsed + step.consumed)) return false;
   }
   http::Step step = response_.feed(upstream_in_.data(), upstream_in_.size());
   if (step.event == http::Event::Error) {
-    end_attempt(false);
-    close();  // the head is already out: cutting the connection is all that is left
+    response_failed(Failure::BadResponse);
     return false;
   }
   client_out_.append(upstream_in_.data(), step.consumed);
@@ -188,71 +190,99 @@ bool ProxySession::on_upstream_data() {
 bool ProxySession::on_response_head(std::size_t head_len) {
   const int status = response_.status();
   if (status == 101) {
-    if (req_upgrade_ && req_done_ && enter_tunnel(head_len)) return false;
+    if (req_.upgrade && req_.done && enter_tunnel(head_len)) return false;
     attempt_failed(Failure::BadResponse, false);  // a switch nobody asked for
     return false;
   }
-  const bool bodiless = req_is_head_ || status == 204 || status == 304;
+  const bool bodiless = req_.is_head || status == 204 || status == 304;
   const bool close_delimited = !bodiless && !response_.chunked() && !response_.content_length();
-  const bool keep = req_keep_alive_ && req_done_ && !close_delimited && !close_after_flush_;
-  ResponseHeadOptions options{backend_->name(), keep, req_http10_};
+  const bool keep = req_.keep_alive && req_.done && !close_delimited && !close_after_flush_;
+  ResponseHeadOptions options{attempt_.backend->name(), keep, req_.http10};
+  attempt_.response_at = client_written_ + client_out_.size();
   if (!append_response_head(client_out_, {upstream_in_.data(), head_len}, options)) {
     attempt_failed(Failure::BadResponse, false);
     return false;
   }
   if (!keep) close_after_flush_ = true;
   upstream_in_.consume(head_len);
-  head_parsed_ = 0;
-  resp_head_done_ = true;
+  attempt_.head_parsed = 0;
+  attempt_.resp_head_done = true;
   return true;
 }
 
 void ProxySession::response_complete(bool reusable) {
   end_attempt(true);
   // Pool the connection only when nothing is left on it: every request byte sent, no byte
-  // beyond the response received or still unread in the socket.
-  release_upstream(reusable && req_done_ && upstream_in_.empty() && !upstream_readable_ &&
-                   upstream_sent_ == upstream_out_.size());
-  if (!req_done_) close_after_flush_ = true;
+  // beyond the response received or still unread in the socket, no FIN from the backend.
+  release_upstream(reusable && req_.done && upstream_in_.empty() && !attempt_.upstream_readable &&
+                   !attempt_.upstream_closed && attempt_.sent == upstream_out_.size());
+  if (!req_.done) close_after_flush_ = true;
   finish_exchange();
 }
 
 void ProxySession::on_upstream_eof() {
-  if (resp_head_done_) {
+  if (attempt_.resp_head_done) {
     http::Step step = response_.finish();
     if (step.event == http::Event::MessageComplete) {
       response_complete(false);
       return;
     }
-    end_attempt(false);
-    close();
+    response_failed(Failure::BadResponse);  // cut short
     return;
   }
   // Closed before a response: a dead backend, or a keep-alive connection the backend closed
   // as we reused it. Not marked down here; a refused reconnect will say which.
-  attempt_failed(resp_started_ ? Failure::BadResponse : Failure::NoResponse, false);
+  attempt_failed(attempt_.resp_started ? Failure::BadResponse : Failure::NoResponse, false);
 }
 
 void ProxySession::on_upstream_error(int err) {
-  if (resp_head_done_) {
-    end_attempt(false);
-    close();
+  if (attempt_.resp_head_done) {
+    response_failed(Failure::BadResponse);
     return;
   }
   const bool reset = err == ECONNRESET;
-  attempt_failed(resp_started_ ? Failure::BadResponse : Failure::NoResponse,
-                 reset && !upstream_->reused());
+  attempt_failed(attempt_.resp_started ? Failure::BadResponse : Failure::NoResponse,
+                 reset && !attempt_.reused);
+}
+
+// The response failed after its head was queued for the client. While none of it reached
+// the client it is withdrawn and replaced by the balancer's own 502 (504 for a timeout);
+// after that, closing the client connection is all that is left.
+void ProxySession::response_failed(Failure failure) {
+  if (client_written_ <= attempt_.response_at) {
+    client_out_.truncate(static_cast<std::size_t>(attempt_.response_at - client_written_));
+    attempt_.resp_head_done = false;
+    attempt_failed(failure, false);
+    return;
+  }
+  Backend* backend = attempt_.backend;
+  end_attempt(false);
+  if (failure == Failure::BadResponse) backend->on_bad_response();
+  close();
 }
 
 void ProxySession::attempt_failed(Failure failure, bool mark_down) {
-  Backend* backend = backend_;
+  Backend* backend = attempt_.backend;
   end_attempt(false);
   release_upstream(false);
   if (mark_down) worker_.passive_failure(*backend);
+  if (failure == Failure::BadResponse) backend->on_bad_response();
+  // A pooled connection the backend had closed (unannounced, or racing our request): the
+  // request goes again on a fresh connection, to any live backend, this one included, when
+  // no byte of it was taken or it is idempotent; it does not use up --retries.
   const bool nothing_reached = failure == Failure::Connect || failure == Failure::NotSent;
-  const bool resend = failure == Failure::NoResponse && req_idempotent_ && retries_left_ > 0;
-  if (intact_ && (nothing_reached || resend)) {
-    if (!nothing_reached) --retries_left_;
+  const bool stale = attempt_.reused && (failure == Failure::NotSent ||
+                                         (failure == Failure::NoResponse && req_.resendable));
+  if (req_.intact && stale) {
+    tried_.pop_back();
+    req_.fresh_only = true;
+    backend->on_retry();
+    dispatch();
+    return;
+  }
+  const bool resend = failure == Failure::NoResponse && req_.idempotent && req_.retries_left > 0;
+  if (req_.intact && (nothing_reached || resend)) {
+    if (!nothing_reached) --req_.retries_left;
     backend->on_retry();
     dispatch();
     return;
@@ -270,7 +300,7 @@ void ProxySession::release_upstream(bool reusable) {
   if (!upstream_) return;
   std::unique_ptr<UpstreamConn> conn = std::move(upstream_);
   conn->set_owner(nullptr);
-  upstream_readable_ = false;
+  attempt_.upstream_readable = false;
   if (reusable) {
     conn->mark_used();
     conn->set_idle_since(worker_.loop().now_ns());

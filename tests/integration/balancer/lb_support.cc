@@ -381,4 +381,12 @@ std::unique_ptr<Balancer> start_balancer(const BalancerConfig& config) {
   return lb ? std::move(*lb) : nullptr;
 }
 
+nlohmann::json backend_stats(const Balancer& lb, const std::string& name) {
+  auto stats = nlohmann::json::parse(lb.stats_json());
+  for (auto& b : stats["backends"]) {
+    if (b["name"] == name) return b;
+  }
+  return {};
+}
+
 }  // namespace stampede::balancer::testing

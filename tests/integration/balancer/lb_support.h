@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "balancer/balancer.h"
 #include "net/fd.h"
 #include "support/process.h"
@@ -151,5 +153,7 @@ BackendSpec spec(const std::string& name, std::uint16_t port);
 BalancerConfig base_config(std::vector<BackendSpec> backends,
                            Strategy strategy = Strategy::RoundRobin);
 std::unique_ptr<Balancer> start_balancer(const BalancerConfig& config);
+// Backend `name`'s entry of /lb-stats (null when there is none).
+nlohmann::json backend_stats(const Balancer& lb, const std::string& name);
 
 }  // namespace stampede::balancer::testing

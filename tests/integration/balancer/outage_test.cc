@@ -10,14 +10,6 @@
 namespace stampede::balancer::testing {
 namespace {
 
-nlohmann::json backend_stats(Balancer& lb, const std::string& name) {
-  auto stats = nlohmann::json::parse(lb.stats_json());
-  for (auto& b : stats["backends"]) {
-    if (b["name"] == name) return b;
-  }
-  return {};
-}
-
 // The guide's outage case, shortened: 3 instances, 12 connections, c killed mid-run. The
 // guide's Node balancer lost 29.7% (checks off), 2.5% (1 s) and 0.05% (200 ms). Here GETs in
 // flight on c are retried elsewhere and new connections to it are refused and re-sent, so
