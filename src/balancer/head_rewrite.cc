@@ -88,8 +88,10 @@ void append_request_head(Buffer& out, const RequestHeadInput& in) {
   out.append(in.method);
   out.append(" ", 1);
   out.append(in.target);
-  out.append(in.http_minor == 0 ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
+  out.append(" HTTP/1.1\r\n");
+  bool has_host = false;
   for (const http::Header& h : in.headers) {
+    has_host = has_host || http::iequals(h.name, "host");
     if (drop_field(h.name, tokens, in.upgrade) || http::iequals(h.name, "x-forwarded-proto")) {
       continue;
     }
@@ -97,6 +99,7 @@ void append_request_head(Buffer& out, const RequestHeadInput& in) {
     if (in.drop_expect && http::iequals(h.name, "expect")) continue;
     append_field(out, h.name, h.value);
   }
+  if (!has_host) out.append("Host: \r\n");
   out.append("X-Forwarded-For: ");
   for (const http::Header& h : in.headers) {
     if (!http::iequals(h.name, "x-forwarded-for") || h.value.empty()) continue;
@@ -141,6 +144,7 @@ bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadO
     }
     std::string_view name = line.substr(0, colon);
     if (drop_field(name, tokens, opt.upgrade) || http::iequals(name, "x-backend")) continue;
+    if (opt.dechunk && http::iequals(name, "transfer-encoding")) continue;
     out.append(line);
     out.append("\r\n", 2);
   }

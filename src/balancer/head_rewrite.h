@@ -31,7 +31,6 @@ bool is_hop_by_hop(std::string_view name);
 struct RequestHeadInput {
   std::string_view method;
   std::string_view target;
-  int http_minor = 1;
   std::span<const http::Header> headers;
   std::string_view client_ip;  // appended to X-Forwarded-For
   std::string_view proto = "http";
@@ -39,9 +38,11 @@ struct RequestHeadInput {
   bool upgrade = false;      // tunnelling asked for: keep Upgrade, send "Connection: upgrade"
 };
 
-// Appends the request head to send upstream: the request line as received, every end-to-end
-// field (Host, Content-Length and Transfer-Encoding are never dropped, whatever Connection
-// names), X-Forwarded-For (existing values, then the client) and X-Forwarded-Proto.
+// Appends the request head to send upstream: the request line as received but always
+// HTTP/1.1 (whatever the client's version, so backend connections are persistent and pooled),
+// every end-to-end field (Host, Content-Length and Transfer-Encoding are never dropped,
+// whatever Connection names), an empty Host when the request had none (HTTP/1.0; RFC 9112
+// 3.2), X-Forwarded-For (existing values, then the client) and X-Forwarded-Proto.
 void append_request_head(Buffer& out, const RequestHeadInput& in);
 
 struct ResponseHeadOptions {
@@ -49,11 +50,13 @@ struct ResponseHeadOptions {
   bool keep_alive = true;         // the client connection stays open after this response
   bool client_http10 = false;     // HTTP/1.0 clients need "Connection: keep-alive" to keep it
   bool upgrade = false;           // a 101 that starts a tunnel: keep Upgrade
+  bool dechunk = false;           // the body is relayed de-chunked: drop Transfer-Encoding
 };
 
 // Rewrites a raw response head (status line through the empty line, as validated by the
 // parser; interim 1xx responses before the final one are dropped) into `out`: drops
-// hop-by-hop fields and any x-backend, adds x-backend and the client's Connection field.
+// hop-by-hop fields and any x-backend (and Transfer-Encoding with `dechunk`), adds x-backend
+// and the client's Connection field.
 // Returns false when the head is not in the expected shape (then nothing usable was added).
 bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadOptions& opt);
 

@@ -16,7 +16,8 @@
 // Failures: a response that fails (parse error, cut short, stalled) before any of its bytes
 // were written to the client is withdrawn and replaced by a 502 (504); after that the client
 // connection is closed. A client that goes away mid-request cancels the attempt (a client
-// abort, not a backend failure).
+// abort, not a backend failure). Requests go upstream as HTTP/1.1 whatever the client's
+// version; a chunked response to an HTTP/1.0 client is relayed de-chunked, close-delimited.
 //
 // A request with Upgrade (websocket) keeps its Upgrade header; if the backend answers 101 the
 // session becomes a tunnel that copies bytes both ways until either side closes.
@@ -127,6 +128,7 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
     bool wrote = false;              // a byte of this attempt was accepted by the kernel
     bool resp_started = false;       // a byte of the response arrived
     bool resp_head_done = false;     // the response head is queued for the client
+    bool dechunk = false;            // HTTP/1.0 client, chunked response: relay the body plain
     bool upstream_readable = false;  // edge seen, socket not drained yet
     bool upstream_closed = false;    // the backend's FIN or reset was reported: read to EOF
   };

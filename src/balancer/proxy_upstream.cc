@@ -26,6 +26,7 @@ void ProxySession::dispatch() {
 }
 
 void ProxySession::reset_attempt(Backend* backend) {
+  if (attempt_.dechunk) response_.set_body_callback({});
   attempt_ = AttemptState{.backend = backend, .start_ns = worker_.loop().now_ns()};
 }
 
@@ -173,12 +174,13 @@ bool ProxySession::on_upstream_data() {
     }
     if (!on_response_head(attempt_.head_parsed + step.consumed)) return false;
   }
+  // Body bytes go out raw (chunk framing included), or through the body callback de-chunked.
   http::Step step = response_.feed(upstream_in_.data(), upstream_in_.size());
   if (step.event == http::Event::Error) {
     response_failed(Failure::BadResponse);
     return false;
   }
-  client_out_.append(upstream_in_.data(), step.consumed);
+  if (!attempt_.dechunk) client_out_.append(upstream_in_.data(), step.consumed);
   upstream_in_.consume(step.consumed);
   if (step.event == http::Event::MessageComplete) {
     response_complete(response_.keep_alive());
@@ -196,12 +198,20 @@ bool ProxySession::on_response_head(std::size_t head_len) {
   }
   const bool bodiless = req_.is_head || status == 204 || status == 304;
   const bool close_delimited = !bodiless && !response_.chunked() && !response_.content_length();
-  const bool keep = req_.keep_alive && req_.done && !close_delimited && !close_after_flush_;
-  ResponseHeadOptions options{attempt_.backend->name(), keep, req_.http10};
+  // An HTTP/1.0 client cannot take chunked framing: its body is relayed de-chunked and ends
+  // with the connection (the backend connection stays pooled).
+  attempt_.dechunk = req_.http10 && !bodiless && response_.chunked();
+  const bool keep =
+      req_.keep_alive && req_.done && !close_delimited && !attempt_.dechunk && !close_after_flush_;
+  ResponseHeadOptions options{attempt_.backend->name(), keep, req_.http10, false, attempt_.dechunk};
   attempt_.response_at = client_written_ + client_out_.size();
   if (!append_response_head(client_out_, {upstream_in_.data(), head_len}, options)) {
+    attempt_.dechunk = false;
     attempt_failed(Failure::BadResponse, false);
     return false;
+  }
+  if (attempt_.dechunk) {
+    response_.set_body_callback([this](std::string_view bytes) { client_out_.append(bytes); });
   }
   if (!keep) close_after_flush_ = true;
   upstream_in_.consume(head_len);

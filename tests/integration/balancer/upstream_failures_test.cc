@@ -1,8 +1,8 @@
 // What the balancer does when a backend answers badly or a client goes away: malformed
 // responses are 502s counted against the backend, a head cut short is a 502 at once every
-// time, a client abort costs the backend nothing and frees both connections at once, and a stale
-// pooled connection is retried on a fresh one. Every count is checked against the backend's own
-// view and /lb-stats.
+// time, a client abort costs the backend nothing and frees both connections at once, a stale
+// pooled connection is retried on a fresh one, and HTTP/1.0 clients share pooled HTTP/1.1
+// backend connections. Every count is checked against the backend's own view and /lb-stats.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -431,6 +431,58 @@ TEST(StaleConnection, PostThatReachedTheBackendIsNeverSentTwice) {
   ASSERT_TRUE(after);
   EXPECT_EQ(after->status, 200);
   EXPECT_EQ(backend.requests(), 3u);
+}
+
+// --- HTTP/1.0 keep-alive clients (item 16) -----------------------------------------------
+
+TEST(Http10Client, KeepAliveRequestsShareOnePooledHttp11Connection) {
+  EchoBackend echo("a");
+  ASSERT_TRUE(echo.start());
+  auto lb = start_balancer(base_config({spec("a", echo.port())}));
+  ASSERT_TRUE(lb);
+  constexpr int kClients = 3, kRequests = 10;
+  for (int c = 0; c < kClients; ++c) {
+    Client client(lb->port());
+    for (int i = 0; i < kRequests; ++i) {
+      ASSERT_TRUE(
+          client.send("GET /" + std::to_string(i) + " HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n"));
+      auto r = client.read_response();
+      ASSERT_TRUE(r) << c << "/" << i;
+      EXPECT_EQ(r->status, 200);
+      EXPECT_EQ(r->header("connection"), "keep-alive");
+    }
+  }
+  EXPECT_EQ(echo.request_count(), std::size_t{kClients * kRequests});
+  EXPECT_EQ(echo.connection_count(), 1u);
+  auto seen = echo.requests();
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen[0].rfind("GET /0 HTTP/1.1\r\n", 0), 0u);
+  EXPECT_NE(seen[0].find("\r\nHost: \r\n"), std::string::npos);  // HTTP/1.1 needs one
+}
+
+TEST(Http10Client, ChunkedResponseIsDechunkedAndCloseDelimited) {
+  EchoBackend echo("a", "", true);
+  ASSERT_TRUE(echo.start());
+  auto lb = start_balancer(base_config({spec("a", echo.port())}));
+  ASSERT_TRUE(lb);
+  for (int c = 0; c < 2; ++c) {
+    RawClient client(lb->port());
+    client.send_all(
+        "POST /c HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\nContent-Length: 11\r\n\r\n"
+        "hello world");
+    auto got = client.read_to_eof(3000ms);
+    ASSERT_TRUE(got) << "a de-chunked response must end with the connection";
+    EXPECT_EQ(got->rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
+    const std::size_t end = got->find("\r\n\r\n");
+    ASSERT_NE(end, std::string::npos);
+    const std::string head = got->substr(0, end + 2);
+    EXPECT_EQ(head.find("Transfer-Encoding"), std::string::npos) << head;
+    EXPECT_NE(head.find("Connection: close\r\n"), std::string::npos) << head;
+    EXPECT_EQ(got->substr(end + 4), "hello world");
+  }
+  EXPECT_EQ(echo.request_count(), 2u);
+  EXPECT_EQ(echo.connection_count(), 1u);  // the backend connection stayed pooled
+  EXPECT_EQ(stat(*lb, "responses"), 2u);
 }
 
 }  // namespace

@@ -9,8 +9,8 @@ namespace {
 
 std::string request_head(std::vector<http::Header> headers, bool drop_expect = false) {
   Buffer out;
-  append_request_head(
-      out, RequestHeadInput{"GET", "/p?q=1", 1, headers, "10.0.0.9", "http", drop_expect});
+  append_request_head(out,
+                      RequestHeadInput{"GET", "/p?q=1", headers, "10.0.0.9", "http", drop_expect});
   return std::string(out.view());
 }
 
@@ -28,6 +28,18 @@ TEST(RequestHead, DropsHopByHopAndAddsForwarded) {
   EXPECT_EQ(head,
             "GET /p?q=1 HTTP/1.1\r\nHost: example\r\nAccept: */*\r\n"
             "X-Forwarded-For: 10.0.0.9\r\nX-Forwarded-Proto: http\r\n\r\n");
+}
+
+TEST(RequestHead, AlwaysHttp11WithAHost) {
+  std::vector<http::Header> none;
+  Buffer out;
+  append_request_head(out, RequestHeadInput{"GET", "/old", none, "10.0.0.9"});
+  EXPECT_EQ(std::string(out.view()),
+            "GET /old HTTP/1.1\r\nHost: \r\n"
+            "X-Forwarded-For: 10.0.0.9\r\nX-Forwarded-Proto: http\r\n\r\n");
+  std::string head = request_head({{"host", "h"}});
+  EXPECT_EQ(head.find("Host: \r\n"), std::string::npos);
+  EXPECT_NE(head.find("host: h\r\n"), std::string::npos);
 }
 
 TEST(RequestHead, AppendsToAnExistingForwardedFor) {
@@ -78,6 +90,12 @@ TEST(ResponseHead, InterimResponsesAreDropped) {
             "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\nx-backend: c\r\n\r\n");
 }
 
+TEST(ResponseHead, DechunkDropsTransferEncoding) {
+  std::string raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n";
+  EXPECT_EQ(response_head(raw, {"c", false, true, false, true}),
+            "HTTP/1.1 200 OK\r\nX-A: 1\r\nx-backend: c\r\nConnection: close\r\n\r\n");
+}
+
 TEST(ResponseHead, RejectsGarbage) {
   EXPECT_EQ(response_head("SMTP ready\r\n\r\n", {"a", true, false}), "<invalid>");
   EXPECT_EQ(response_head("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", {"a", true, false}),
@@ -121,12 +139,12 @@ TEST(RequestHead, UpgradeKeptOnlyWhenTunnelling) {
       {"Host", "h"}, {"Upgrade", "websocket"}, {"Connection", "keep-alive, Upgrade"}};
   Buffer tunnel;
   append_request_head(tunnel,
-                      RequestHeadInput{"GET", "/ws", 1, headers, "1.1.1.1", "http", false, true});
+                      RequestHeadInput{"GET", "/ws", headers, "1.1.1.1", "http", false, true});
   EXPECT_EQ(tunnel.view(),
             "GET /ws HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nX-Forwarded-For: 1.1.1.1\r\n"
             "X-Forwarded-Proto: http\r\nConnection: upgrade\r\n\r\n");
   Buffer plain;
-  append_request_head(plain, RequestHeadInput{"GET", "/ws", 1, headers, "1.1.1.1"});
+  append_request_head(plain, RequestHeadInput{"GET", "/ws", headers, "1.1.1.1"});
   EXPECT_EQ(plain.view().find("pgrade"), std::string_view::npos);
 }
 
