@@ -89,9 +89,9 @@ void append_request_head(Buffer& out, const RequestHeadInput& in) {
   out.append(" ", 1);
   out.append(in.target);
   out.append(" HTTP/1.1\r\n");
-  bool has_host = false;
+  bool has_host = !in.http10;  // an HTTP/1.1 request goes as it came (Host is its own rule)
   for (const http::Header& h : in.headers) {
-    has_host = has_host || http::iequals(h.name, "host");
+    if (!has_host) has_host = http::iequals(h.name, "host");
     if (drop_field(h.name, tokens, in.upgrade) || http::iequals(h.name, "x-forwarded-proto")) {
       continue;
     }

@@ -36,12 +36,13 @@ struct RequestHeadInput {
   std::string_view proto = "http";
   bool drop_expect = false;  // the balancer answered "100 Continue" itself
   bool upgrade = false;      // tunnelling asked for: keep Upgrade, send "Connection: upgrade"
+  bool http10 = false;       // an HTTP/1.0 request: it may lack the Host HTTP/1.1 requires
 };
 
 // Appends the request head to send upstream: the request line as received but always
 // HTTP/1.1 (whatever the client's version, so backend connections are persistent and pooled),
 // every end-to-end field (Host, Content-Length and Transfer-Encoding are never dropped,
-// whatever Connection names), an empty Host when the request had none (HTTP/1.0; RFC 9112
+// whatever Connection names), an empty Host when an HTTP/1.0 request had none (RFC 9112
 // 3.2), X-Forwarded-For (existing values, then the client) and X-Forwarded-Proto.
 void append_request_head(Buffer& out, const RequestHeadInput& in);
 

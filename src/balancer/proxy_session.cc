@@ -242,9 +242,9 @@ void ProxySession::begin_request() {
   const bool answer_continue = request_.expect_continue() && !req_.http10;
   if (answer_continue) client_out_.append("HTTP/1.1 100 Continue\r\n\r\n");
   upstream_out_.clear();
-  append_request_head(upstream_out_,
-                      RequestHeadInput{request_.method(), request_.target(), request_.headers(),
-                                       client_ip_, "http", answer_continue, req_.upgrade});
+  append_request_head(upstream_out_, RequestHeadInput{request_.method(), request_.target(),
+                                                      request_.headers(), client_ip_, "http",
+                                                      answer_continue, req_.upgrade, req_.http10});
   if (answer_continue) flush_client();
 }
 

@@ -33,13 +33,17 @@ TEST(RequestHead, DropsHopByHopAndAddsForwarded) {
 TEST(RequestHead, AlwaysHttp11WithAHost) {
   std::vector<http::Header> none;
   Buffer out;
-  append_request_head(out, RequestHeadInput{"GET", "/old", none, "10.0.0.9"});
+  append_request_head(
+      out, RequestHeadInput{"GET", "/old", none, "10.0.0.9", "http", false, false, true});
   EXPECT_EQ(std::string(out.view()),
             "GET /old HTTP/1.1\r\nHost: \r\n"
             "X-Forwarded-For: 10.0.0.9\r\nX-Forwarded-Proto: http\r\n\r\n");
-  std::string head = request_head({{"host", "h"}});
-  EXPECT_EQ(head.find("Host: \r\n"), std::string::npos);
-  EXPECT_NE(head.find("host: h\r\n"), std::string::npos);
+  std::vector<http::Header> host = {{"host", "h"}};
+  Buffer with_host;
+  append_request_head(
+      with_host, RequestHeadInput{"GET", "/old", host, "10.0.0.9", "http", false, false, true});
+  EXPECT_EQ(with_host.view().find("Host: \r\n"), std::string::npos);
+  EXPECT_NE(with_host.view().find("host: h\r\n"), std::string::npos);
 }
 
 TEST(RequestHead, AppendsToAnExistingForwardedFor) {
