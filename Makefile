@@ -2,6 +2,7 @@
 SHELL := /bin/bash
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
@@ -16,7 +17,7 @@ TEST_DEPS := haproxy nginx
 NODE_DEPS := nodejs npm
 BENCH_DEPS := wrk apache2-utils
 
-.PHONY: all build compile-asan deps test-deps node-deps run demo test test-release test-asan format bench clean
+.PHONY: all build compile-asan compile-tsan deps test-deps node-deps run demo test test-release test-asan test-tsan format bench clean
 
 all: build
 
@@ -63,6 +64,19 @@ test-asan: compile-asan test-deps
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 600 -E format_check $(CTEST_ARGS)
 
+$(TSAN_BUILD)/build.ninja: | deps
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_TSAN=ON
+
+# Only the test binaries that hold multiworker tests (and the stampede binary they run).
+compile-tsan: deps $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target multiworker_tests
+
+# The tests that run two or more workers of the generator, the server or the balancer (ctest label
+# multiworker), under ThreadSanitizer: any report fails its test.
+test-tsan: compile-tsan test-deps
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure -j $(JOBS) --timeout 600 -L multiworker $(CTEST_ARGS)
+
 # The whole suite: Release, then again under AddressSanitizer + UndefinedBehaviorSanitizer. The
 # sanitizer tree compiles while the Release tests run, at nice 19: those tests mostly wait on
 # sockets and timers, so the compile takes the CPU they leave idle and yields it when they want it.
@@ -89,4 +103,4 @@ bench: build
 	bash bench/run.sh
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -26,6 +26,8 @@ add_custom_target(stampede_bundle ALL DEPENDS ${STAMPEDE_BUNDLE})
 set(STAMPEDE_LINK_OPTIONS "")
 if(STAMPEDE_SANITIZE)
   set(STAMPEDE_LINK_OPTIONS "-fsanitize=address,undefined")
+elseif(STAMPEDE_TSAN)
+  set(STAMPEDE_LINK_OPTIONS "-fsanitize=thread")
 endif()
 
 set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/stampede)
