@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "replay: cannot read '%s'\n", file.c_str());
       return 2;
     }
+    // Named first, so that a crash or a broken invariant is found in the test's output.
+    std::fprintf(stderr, "replay: %s\n", file.c_str());
     // A copy of exactly `size` bytes, as libFuzzer gives: ASan then sees reads past the end.
     std::vector<std::uint8_t> data(bytes.begin(), bytes.end());
     LLVMFuzzerTestOneInput(data.data(), data.size());
