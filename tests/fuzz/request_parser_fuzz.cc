@@ -1,9 +1,12 @@
 // Fuzz target: http::RequestParser (server side), over a connection's byte stream.
 // Input: byte 0 flags (bit 0: small ParserLimits, to reach 413/414/431; bit 1: finish() at the
-// end, as when the client closes), byte 1 the split point, then the stream (http_trace.h).
+// end, as when the client closes; bit 2: also run a parser reused with reset() after a request
+// cut short in its body, as a pooled connection does), byte 1 the split point, then the stream
+// (http_trace.h).
 // Oracle: whole, split and byte-by-byte feeding give the same events, offsets and request
 // fields; no completed head has both Content-Length and chunked; a Content-Length body spans
-// exactly Content-Length bytes; no error without a status the server can answer with.
+// exactly Content-Length bytes; no error without a status the server can answer with; a reset()
+// parser gives the same trace as a new one.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -73,5 +76,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool eof = (in.flags & 2) != 0;
   stampede::fuzz::check_split_invariance(
       in.stream, in.cut, eof, [&] { return std::make_unique<Tracked>(limits); }, describe);
+  if (in.flags & 4) {
+    Tracked fresh(limits);
+    const auto expected = stampede::fuzz::run_chunks(fresh, in.stream, {}, eof, describe);
+    Tracked reused(limits);
+    reused.parser.feed("POST /x HTTP/1.1\r\nContent-Length: 5\r\n\r\nab");
+    reused.parser.reset();
+    const auto got = stampede::fuzz::run_chunks(reused, in.stream, {}, eof, describe);
+    FUZZ_CHECK(got == expected, "a reset() parser gives another trace:\nnew:\n%sreset:\n%s",
+               stampede::fuzz::join(expected).c_str(), stampede::fuzz::join(got).c_str());
+  }
   return 0;
 }
