@@ -1,15 +1,18 @@
 // Fuzz target: http::ResponseParser (the generator's and the balancer's side), over a server's
 // byte stream. This is the part of the generator's response handling that needs no socket.
 // Input: byte 0 flags (bit 0: the first response answers a HEAD; bit 1: finish() at the end, as
-// when the server closes; bit 2: capture headers; bit 3: body callback), byte 1 the split
-// point, then the stream (http_trace.h).
+// when the server closes; bit 2: capture headers; bit 3: body callback; bit 4: also run a parser
+// reused with reset() after a response cut short in its body), byte 1 the split point, then the
+// stream (http_trace.h).
 // Oracle: whole, split and byte-by-byte feeding give the same events, offsets, fields, captured
 // values and body bytes; no completed head has both Content-Length and chunked; a
-// Content-Length body delivers exactly Content-Length bytes; every error is a 502.
+// Content-Length body delivers exactly Content-Length bytes; every error is a 502; a reset()
+// parser gives the same trace as a new one.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fuzz_check.h"
@@ -88,5 +91,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   stampede::fuzz::check_split_invariance(
       in.stream, in.cut, eof,
       [&] { return std::make_unique<Tracked>(capture, body_callback, head); }, describe);
+  if (in.flags & 16) {
+    Tracked fresh(capture, body_callback, head);
+    const auto expected = stampede::fuzz::run_chunks(fresh, in.stream, {}, eof, describe);
+    Tracked reused(capture, body_callback, false);
+    // Past the head (feed() stops there) and into the body, then abandoned.
+    const std::string_view cut_short =
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Backend: old\r\n\r\nab";
+    const auto head_step = reused.parser.feed(cut_short);
+    reused.parser.feed(cut_short.substr(head_step.consumed));
+    reused.parser.reset();
+    reused.body.clear();
+    if (head) reused.parser.expect_no_body();
+    reused.first_is_head = head;
+    const auto got = stampede::fuzz::run_chunks(reused, in.stream, {}, eof, describe);
+    FUZZ_CHECK(got == expected, "a reset() parser gives another trace:\nnew:\n%sreset:\n%s",
+               stampede::fuzz::join(expected).c_str(), stampede::fuzz::join(got).c_str());
+  }
   return 0;
 }
