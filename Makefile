@@ -16,8 +16,15 @@ TEST_DEPS := haproxy nginx
 # npm, unless a node with its own npm is installed already (Debian's npm conflicts with those).
 NODE_DEPS := nodejs npm
 BENCH_DEPS := wrk apache2-utils
+# libFuzzer (in clang's runtime library), and llvm-profdata/llvm-cov for the coverage figures.
+FUZZ_DEPS := clang libclang-rt-14-dev llvm-14
+FUZZ_BUILD ?= build-fuzz
+COV_BUILD ?= build-cov
+FUZZ_TARGETS := request_parser response_parser ws_frames utf8 url rcfile balancer_config
+SECONDS ?= 60
 
-.PHONY: all build compile-asan compile-tsan deps test-deps node-deps run demo test test-release test-asan test-tsan format bench clean
+.PHONY: all build compile-asan compile-tsan deps test-deps node-deps run demo test test-release test-asan test-tsan format bench clean \
+  fuzz fuzz-coverage
 
 all: build
 
@@ -102,5 +109,30 @@ bench: build
 	$(call apt_install,$(BENCH_DEPS) nginx haproxy)
 	bash bench/run.sh
 
+# Runs every libFuzzer target for SECONDS (default 60) over a copy of its corpus, one at a time
+# at nice 10, in a clang tree with ASan + UBSan (docs/fuzzing.md). MERGE=1 adds what the run
+# found new to the corpora in tests/fuzz/corpus. `make test` replays those corpora.
+$(FUZZ_BUILD)/build.ninja: | deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSTAMPEDE_FUZZ=ON
+
+fuzz: deps
+	$(call apt_install,$(FUZZ_DEPS))
+	@$(MAKE) --no-print-directory $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS:%=%_fuzz)
+	bash scripts/fuzz.sh $(FUZZ_BUILD) $(SECONDS) $(FUZZ_TARGETS)
+
+# Line coverage of the code under test reached by replaying the corpora (clang source-based
+# coverage, no sanitizers): the figures of docs/fuzzing.md.
+$(COV_BUILD)/build.ninja: | deps
+	CC=clang CXX=clang++ cmake -S . -B $(COV_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DSTAMPEDE_COVERAGE=ON
+
+fuzz-coverage: deps
+	$(call apt_install,$(FUZZ_DEPS))
+	@$(MAKE) --no-print-directory $(COV_BUILD)/build.ninja
+	cmake --build $(COV_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS:%=%_fuzz)
+	bash scripts/fuzz_coverage.sh $(COV_BUILD) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) $(COV_BUILD)
