@@ -63,8 +63,10 @@ struct GeneratedRequest {
   Labels labels;  // handed to the status callback and content inspector as result.labels
 };
 
-// Builds request `request_index` (unique, from 1). Throwing (any exception) fails that one
-// request: it is not sent and is counted under the error code "generator error".
+// Builds request `request_index` (unique, from 1). Throwing (any exception), or a request the
+// framing rule refuses (a method that is not a token, CR or LF in the path or a header, any
+// Content-Length or Transfer-Encoding header, two Host headers: docs/scripting.md), fails that
+// one request: it is not sent and is counted under the error code "generator error".
 using RequestGenerator = std::function<void(std::uint64_t request_index, GeneratedRequest& r)>;
 
 // With index_param: the text that replaces the parameter for request `request_index`, instead

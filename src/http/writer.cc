@@ -121,21 +121,53 @@ constexpr std::array<std::string_view, 500> make_reason_table() {
 }
 constexpr std::array<std::string_view, 500> kReasons = make_reason_table();
 
+// `text` for an error message that stays one line: control characters as \r, \n, \xNN.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<void> validate_request(const RequestSpec& spec) {
-  if (!is_token(spec.method)) return make_error(fmt::format("invalid method '{}'", spec.method));
+  if (!is_token(spec.method)) {
+    return make_error(fmt::format("invalid method '{}'", printable(spec.method)));
+  }
   if (spec.target.empty()) return make_error("empty request target");
   for (char c : spec.target) {
     if (is_ctl_or_space(c)) {
-      return make_error(
-          fmt::format("request target '{}' contains a space or control character", spec.target));
+      return make_error(fmt::format("request target '{}' contains a space or control character",
+                                    printable(spec.target)));
     }
   }
+  bool has_host = false;
   for (const auto& [name, value] : spec.headers) {
-    if (!is_token(name)) return make_error(fmt::format("invalid header name '{}'", name));
+    if (!is_token(name)) {
+      return make_error(fmt::format("invalid header name '{}'", printable(name)));
+    }
     if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
-      return make_error(fmt::format("header '{}' has CR, LF or NUL in its value", name));
+      return make_error(fmt::format("header '{}' has CR, LF or NUL in its value", printable(name)));
+    }
+    if (is_framing_header(name)) {
+      return make_error(fmt::format(
+          "header '{}' cannot be set: the body is framed by the Content-Length computed from it",
+          name));
+    }
+    if (iequals(name, "host")) {
+      if (has_host) return make_error("more than one Host header");
+      has_host = true;
     }
   }
   for (std::string_view v : {std::string_view(spec.host), std::string_view(spec.content_type)}) {
@@ -144,6 +176,10 @@ Result<void> validate_request(const RequestSpec& spec) {
     }
   }
   return {};
+}
+
+bool is_framing_header(std::string_view name) {
+  return iequals(name, "content-length") || iequals(name, "transfer-encoding");
 }
 
 std::string format_request(const RequestSpec& spec) {

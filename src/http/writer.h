@@ -27,9 +27,20 @@ struct RequestSpec {
   std::string content_type;  // a Content-Type header when not empty
 };
 
-// Checks what format_request cannot express safely: method not a token, target empty or with
-// spaces/control characters, header names not tokens, CR/LF/NUL in header values.
+// The one rule every request stampede sends passes, however it was built: the command line's
+// and rc file's (-H, loadgen::validate), a Lua script's (src/script), a library generator's
+// (src/api); --index only puts digits into the target and body of a spec that passed. Refused:
+// a method that is not a token; an empty target or one with a space or control character; a
+// header name that is not a token; CR, LF or NUL in a header value (or in `host`,
+// `content_type`); any Content-Length or Transfer-Encoding header (the body is framed by the
+// Content-Length format_request computes, so no header can contradict it); more than one Host.
+// A spec it accepts formats to exactly one HTTP/1.1 request, which no parser reads another way.
+// A plain function of the spec's bytes (no I/O, no state): a fuzz target can call it with
+// anything, and format a spec it accepts.
 Result<void> validate_request(const RequestSpec& spec);
+
+// Content-Length and Transfer-Encoding (any case): the headers only the body may set.
+bool is_framing_header(std::string_view name);
 
 // "METHOD target HTTP/1.1\r\n", then Host, the headers in order, Content-Type, Content-Length
 // (when there is a body, or always for POST/PUT/PATCH), Connection, "\r\n" and the body.

@@ -56,6 +56,8 @@ class ConnectionOwner {
   // The connection will send nothing more (it got a permit with send == false, or was told to
   // stop while idle).
   virtual void on_finished() = 0;
+  // The connection's hook halted (RequestHook::halted): stop the whole run, as an interrupt.
+  virtual void stop_run() = 0;
 
  protected:
   ~ConnectionOwner() = default;

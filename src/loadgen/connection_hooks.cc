@@ -21,6 +21,7 @@ bool Connection::generate(const SendPermit& permit) {
   if (!generated.ok) {
     const std::int64_t now = mono_ns();
     context_.stats->record_custom_error(generated.error, 0, now, now);
+    if (context_.hook->halted()) context_.owner->stop_run();
     backoff();
     return false;
   }
@@ -40,6 +41,7 @@ std::string_view Connection::notify_hook(int status, int err, std::int64_t laten
   outcome.response = status != 0 ? &parser_ : nullptr;
   const std::string_view verdict = context_.hook->on_outcome(outcome);
   body_.clear();
+  if (context_.hook->halted()) context_.owner->stop_run();
   return verdict;
 }
 

@@ -44,6 +44,15 @@ class RequestHook {
   // response as failed under that code (a content inspector's verdict), or an empty view.
   // The view must stay valid until the next call on this hook.
   virtual std::string_view on_outcome(const RequestOutcome& outcome) = 0;
+  // On the worker's thread before the first request: the time (mono_ns(); 0: none) after
+  // which the run sends nothing more. A call still running then may fail.
+  virtual void on_start(std::int64_t deadline_ns) { (void)deadline_ns; }
+  // Any thread: the run is stopping; a call in progress should fail soon.
+  virtual void interrupt() {}
+  // Whether the last generate() or on_outcome() failed in a way the hook cannot go on from
+  // (a script over its limits, or interrupted): the worker then stops the run, as an interrupt
+  // does, and the report shows what ran.
+  virtual bool halted() const { return false; }
 };
 
 // Config::hooks: what a run asks of its hooks, and how to make one per worker.

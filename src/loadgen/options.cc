@@ -84,7 +84,7 @@ Result<void> add_header(const RawValue& raw, Config& config) {
   if (!is_field_value(value)) {
     return option_error(raw, "malformed header value in '" + raw.text + "'");
   }
-  if (name == "content-length" || name == "transfer-encoding") {
+  if (http::is_framing_header(name)) {
     return option_error(raw, "'" + name + "' is computed from the body and cannot be set");
   }
   for (auto& [n, v] : config.headers) {

@@ -116,6 +116,7 @@ Result<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
     params.timeline = config.timeline || config.rps > 0;
     params.drain_ns = config.drain_timeout().count();
     params.on_done = [&monitor] { monitor.worker_done(); };
+    params.on_stop = [&monitor] { monitor.request_stop(); };
     if (config.hooks) {
       auto hook = config.hooks->make(i);
       if (!hook) return hook.error();

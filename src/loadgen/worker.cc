@@ -61,6 +61,7 @@ void Worker::run(std::int64_t deadline_ns, std::int64_t start_ns) {
   }
   if (RateStats* rate = stats_.rate()) rate->start(start);
   if (deadline_ns_ > 0) loop_->schedule(deadline_timer_, deadline_ns_);
+  if (params_.hook) params_.hook->on_start(deadline_ns_);
   for (auto& c : connections_)
     c->start();
   if (finished_ < connections_.size()) loop_->run();
@@ -79,7 +80,17 @@ void Worker::run(std::int64_t deadline_ns, std::int64_t start_ns) {
 
 void Worker::interrupt() {
   interrupted_.store(true, std::memory_order_release);
+  if (params_.hook) params_.hook->interrupt();
   loop_->stop();
+}
+
+void Worker::stop_run() {
+  // Through the runner when there is one, so that the run is reported as interrupted.
+  if (params_.on_stop) {
+    params_.on_stop();
+  } else {
+    interrupt();
+  }
 }
 
 SendPermit Worker::next_send(std::int64_t now_ns) {

@@ -31,6 +31,9 @@ struct WorkerParams {
   bool timeline = false;          // keep a per-second timeline
   std::int64_t drain_ns = 0;      // after the deadline, wait this long for requests in flight
   std::function<void()> on_done;  // called on the worker thread when run() ends
+  // Called on the worker thread when its hook halted: should interrupt every worker of the run.
+  // Null: the worker interrupts itself.
+  std::function<void()> on_stop;
   // When context.hook_set: this worker's hook (used only on its thread).
   std::unique_ptr<RequestHook> hook;
 };
@@ -45,7 +48,8 @@ class Worker final : public ConnectionOwner {
   // start_ns: the run's start, the same for all workers (the schedule's and the timeline's
   // origin); 0: now.
   void run(std::int64_t deadline_ns, std::int64_t start_ns = 0);
-  // Any thread: stop now; requests in flight are abandoned (not reported).
+  // Any thread: stop now; requests in flight are abandoned (not reported), a hook call in
+  // progress is told to fail (RequestHook::interrupt).
   void interrupt();
 
   // After run() returned (or from the worker's thread).
@@ -60,6 +64,7 @@ class Worker final : public ConnectionOwner {
   SendPermit next_send(std::int64_t now_ns) override;
   void hold(Connection& connection, std::int64_t at_ns) override;
   void on_finished() override;
+  void stop_run() override;
 
  private:
   Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop);

@@ -18,10 +18,13 @@ struct Shared {
   std::vector<std::string> response_headers;  // the script's `response_headers` list
   bool running = false;  // false during the dry run: errors are returned, not printed
   std::atomic<bool> reported{false};
+  std::atomic<bool> reported_halt{false};
 
-  // Prints the first script error of the run; later ones are only counted.
-  void report(const std::string& message) {
-    if (running && !reported.exchange(true)) {
+  // Prints the first script error of the run, and the first call stopped by a limit or the
+  // run's stop (which stops the run); later ones are only counted.
+  void report(const std::string& message, bool halted) {
+    std::atomic<bool>& once = halted ? reported_halt : reported;
+    if (running && !once.exchange(true)) {
       std::fprintf(stderr, "stampede: %s\n", message.c_str());
     }
   }
@@ -51,7 +54,9 @@ class ScriptHook final : public loadgen::RequestHook {
       : shared_(std::move(shared)),
         requests_(std::move(requests)),
         bodies_(std::move(bodies)),
-        spec_(shared_->params.base) {}
+        spec_(shared_->params.base) {
+    on_start(0);
+  }
 
   loadgen::Generated generate(std::uint64_t index, std::string& out) override {
     const http::RequestSpec& base = shared_->params.base;
@@ -59,9 +64,10 @@ class ScriptHook final : public loadgen::RequestHook {
     spec_.target = base.target;
     spec_.headers = base.headers;
     spec_.body = base.body;
+    halted_ = false;
     if (requests_) {
       auto request = requests_->request(index);
-      if (!request) return failed(request.error().message);
+      if (!request) return failed(request.error().message, requests_->halted());
       if (request->method) {
         spec_.method = std::move(*request->method);
         upper_case(spec_.method);
@@ -73,7 +79,7 @@ class ScriptHook final : public loadgen::RequestHook {
     }
     if (bodies_) {
       auto body = bodies_->body(index);
-      if (!body) return failed(body.error().message);
+      if (!body) return failed(body.error().message, bodies_->halted());
       spec_.body = std::move(body).value();
     }
     if (!spec_.body.empty() && spec_.content_type.empty()) spec_.content_type = "text/plain";
@@ -84,6 +90,16 @@ class ScriptHook final : public loadgen::RequestHook {
     return {true, spec_.method == "HEAD", {}};
   }
 
+  void on_start(std::int64_t deadline_ns) override {
+    for (LuaScript* script : {requests_.get(), bodies_.get()}) {
+      if (script != nullptr) script->watch({&stop_, deadline_ns});
+    }
+  }
+
+  void interrupt() override { stop_.store(true, std::memory_order_relaxed); }
+
+  bool halted() const override { return halted_; }
+
   std::string_view on_outcome(const loadgen::RequestOutcome& outcome) override {
     if (!shared_->has_response || outcome.response == nullptr) return {};
     ScriptResponse response;
@@ -93,8 +109,9 @@ class ScriptHook final : public loadgen::RequestHook {
       if (auto value = outcome.response->header(name)) response.headers.emplace_back(name, *value);
     }
     auto verdict = requests_->response(response);
+    halted_ = requests_->halted();
     if (!verdict) {
-      shared_->report(verdict.error().message);
+      shared_->report(verdict.error().message, halted_);
       verdict_ = kScriptError;
     } else {
       verdict_ = std::move(verdict).value();
@@ -106,8 +123,9 @@ class ScriptHook final : public loadgen::RequestHook {
   const std::string& last_error() const { return last_error_; }
 
  private:
-  loadgen::Generated failed(std::string message) {
-    shared_->report(message);
+  loadgen::Generated failed(std::string message, bool halted = false) {
+    halted_ = halted;
+    shared_->report(message, halted);
     last_error_ = std::move(message);
     return {false, false, kScriptError};
   }
@@ -118,6 +136,8 @@ class ScriptHook final : public loadgen::RequestHook {
   http::RequestSpec spec_;               // reused: keeps its buffers
   std::string verdict_;
   std::string last_error_;
+  std::atomic<bool> stop_{false};  // set by interrupt(), watched by the scripts' calls
+  bool halted_ = false;            // the last call was stopped by a limit or stop_
 };
 
 // Loads `path` and checks that it defines `function`.

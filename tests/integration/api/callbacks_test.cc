@@ -152,11 +152,33 @@ TEST(ApiCallbacks, GeneratorFailuresAreCounted) {
   o.request_generator = [](std::uint64_t index, stampede::GeneratedRequest& r) {
     if (index == 3) throw std::runtime_error("no");
     if (index == 4) r.method = "BAD METHOD";
+    if (index == 5) {  // a smuggled request: the framing rule refuses it, as for -H and Lua
+      r.method = "POST";
+      r.headers = {{"Content-Length", "5"}, {"Transfer-Encoding", "chunked"}};
+      r.body = "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n";
+    }
+    if (index == 6) r.headers = {{"content-length", "0"}};
+    if (index == 7) r.headers = {{"Host", "a"}, {"host", "b"}};
   };
   const stampede::Result r = stampede::load_test(o);
   EXPECT_EQ(r.total_requests, 20u);
-  EXPECT_EQ(code(r, "generator error"), 2u);
-  EXPECT_EQ(r.total_errors, 2u);
+  EXPECT_EQ(code(r, "generator error"), 5u);
+  EXPECT_EQ(r.total_errors, 5u);
+}
+
+// The index text goes into the path: CR LF there would add headers, so the rule refuses it.
+TEST(ApiCallbacks, IndexTextCannotAddHeaders) {
+  stampede::ServerHandle server = stampede::start_server({});
+  stampede::LoadTestOptions o = one_worker_options(server, "/?n=IDX");
+  o.max_requests = 10;
+  o.index_param = "IDX";
+  o.index_param_callback = [](std::uint64_t index) {
+    return index == 2 ? std::string("1\r\nTransfer-Encoding: chunked") : std::to_string(index);
+  };
+  const stampede::Result r = stampede::load_test(o);
+  EXPECT_EQ(r.total_requests, 10u);
+  EXPECT_EQ(code(r, "generator error"), 1u);
+  EXPECT_EQ(r.total_errors, 1u);
 }
 
 TEST(ApiCallbacks, IndexParamCallback) {

@@ -14,56 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/server.h"
-#include "support/process.h"
+#include "script_fixture.h"
 #include "support/scripted_server.h"
 
 namespace stampede::testing {
 namespace {
-
-using std::chrono::seconds;
-
-class Script : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = make_temp_dir();
-    server::ServerOptions options;
-    options.port = 0;
-    options.cores = 1;
-    auto started = server::Server::start(options);
-    ASSERT_TRUE(started.ok());
-    server_ = std::move(started).value();
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path) << text;
-    return path;
-  }
-  std::string url(const std::string& path = "/") const {
-    return "http://127.0.0.1:" + std::to_string(server_->port()) + path;
-  }
-  RunResult stampede(std::vector<std::string> args) {
-    args.insert(args.begin(), {STAMPEDE_BINARY, "--quiet", "--json", "-c", "2", "-k"});
-    return run_command(args, seconds(30));
-  }
-
-  std::string dir_;
-  std::unique_ptr<server::Server> server_;
-};
-
-nlohmann::json report(const RunResult& r) {
-  EXPECT_EQ(r.status, 0) << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
-
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
 
 TEST_F(Script, RequestBuildsEachRequest) {
   const std::string lua = write("r.lua", R"(
@@ -117,6 +72,20 @@ TEST_F(Script, ErrorsBeforeTheRunSendNothing) {
       {"function request(id)\n  error('no id')\nend", "r.lua:2: no id"},
       {"function reqest(id) end", "does not define a function request()"},
       {"function request(id) return {method = 'BAD METHOD'} end", "invalid method"},
+      // One framing rule for every request (http::validate_request), as -H has.
+      {"function request(id) return {headers = {['Content-Length'] = '5', "
+       "['Transfer-Encoding'] = 'chunked'}, body = '0\\r\\n\\r\\nGET /s HTTP/1.1\\r\\n\\r\\n'} "
+       "end",
+       "cannot be set: the body is framed"},
+      {"function request(id) return {headers = {['transfer-encoding'] = 'chunked'}} end",
+       "'transfer-encoding' cannot be set"},
+      {"function request(id) return {headers = {['content-length'] = '1'}, body = 'abc'} end",
+       "'content-length' cannot be set"},
+      {"function request(id) return {headers = {['x-a'] = 'v\\r\\nx-b: w'}} end", "CR, LF or NUL"},
+      {"function request(id) return {headers = {['x-a\\r\\nx-b'] = 'v'}} end",
+       "invalid header name"},
+      {"function request(id) return {method = 'GET /x HTTP/1.1\\r\\n'} end", "invalid method"},
+      {"function request(id) return {path = '/x\\r\\nx-b: w'} end", "control character"},
   };
   for (const Case& c : cases) {
     const std::string lua = write("r.lua", c.text);
@@ -197,6 +166,26 @@ end)");
   EXPECT_EQ(occurrences(r.err, "boom at"), 1u) << r.err;
   EXPECT_NE(r.err.find("r.lua:3: boom at"), std::string::npos) << r.err;
   EXPECT_EQ(server_->totals().requests, 15u);
+}
+
+// A request the framing rule refuses during the run is not sent: counted once as a script
+// error, and the server never sees its body's smuggled request.
+TEST_F(Script, ContradictoryFramingDuringTheRunIsNotSent) {
+  const std::string lua = write("r.lua", R"(
+function request(id)
+  if id ~= 3 then return {} end
+  return {method = "POST", headers = {["Content-Length"] = "5", ["Transfer-Encoding"] = "chunked"},
+          body = "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"}
+end)");
+  const RunResult r = stampede({"-n", "20", "-R", lua, url()});
+  const nlohmann::json j = report(r);
+  EXPECT_EQ(j["totalRequests"], 20);
+  EXPECT_EQ(j["errorCodes"]["script error"], 1);
+  EXPECT_EQ(j["errorCodes"].size(), 1u) << j.dump();
+  EXPECT_NE(r.err.find("cannot be set: the body is framed by the Content-Length"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(server_->totals().requests, 19u);
 }
 
 TEST(ScriptBody, BodyScriptGivesEachBody) {

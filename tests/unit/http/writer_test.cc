@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "http/request_parser.h"
 #include "http/response_parser.h"
@@ -85,6 +87,37 @@ TEST(FormatRequest, Validation) {
   bad = ok;
   bad.host = "h\r\nX: y";
   EXPECT_FALSE(validate_request(bad).ok());
+}
+
+// The framing is the body's own Content-Length: no header may contradict it (a script's
+// "Content-Length" with "Transfer-Encoding: chunked" and a smuggled request in the body).
+TEST(FormatRequest, FramingHeadersAndASecondHostAreRefused) {
+  RequestSpec ok;
+  ok.method = "POST";
+  ok.headers = {{"host", "a"}, {"X-Fine", "1"}};
+  ok.body = "0\r\n\r\nGET /smuggled HTTP/1.1\r\n\r\n";
+  EXPECT_TRUE(validate_request(ok).ok());
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string error;  // a part of the message
+  };
+  const Case refused[] = {
+      {{{"Content-Length", "5"}, {"Transfer-Encoding", "chunked"}}, "'Content-Length' cannot"},
+      {{{"transfer-encoding", "chunked"}}, "'transfer-encoding' cannot"},
+      {{{"TRANSFER-ENCODING", "identity"}}, "'TRANSFER-ENCODING' cannot"},
+      {{{"content-length", "39"}}, "'content-length' cannot"},  // even the right length
+      {{{"Content-Length", "3"}, {"content-length", "4"}}, "'Content-Length' cannot"},
+      {{{"host", "a"}, {"Host", "b"}}, "more than one Host"},
+  };
+  for (const Case& c : refused) {
+    RequestSpec bad = ok;
+    bad.headers = c.headers;
+    const auto r = validate_request(bad);
+    ASSERT_FALSE(r.ok()) << c.error;
+    EXPECT_NE(r.error().message.find(c.error), std::string::npos) << r.error().message;
+  }
+  EXPECT_TRUE(is_framing_header("Content-LENGTH"));
+  EXPECT_FALSE(is_framing_header("content-type"));
 }
 
 TEST(FormatRequest, RoundTripsThroughRequestParser) {

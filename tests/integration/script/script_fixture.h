@@ -1,0 +1,65 @@
+// The fixture of the script tests: a temp directory for the scripts, an in-process server
+// on 127.0.0.1 (port 0), and the stampede binary run to completion against it.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "server/server.h"
+#include "support/process.h"
+
+namespace stampede::testing {
+
+using std::chrono::seconds;
+
+class Script : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = make_temp_dir();
+    server::ServerOptions options;
+    options.port = 0;
+    options.cores = 1;
+    auto started = server::Server::start(options);
+    ASSERT_TRUE(started.ok());
+    server_ = std::move(started).value();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string url(const std::string& path = "/") const {
+    return "http://127.0.0.1:" + std::to_string(server_->port()) + path;
+  }
+  RunResult stampede(std::vector<std::string> args) {
+    args.insert(args.begin(), {STAMPEDE_BINARY, "--quiet", "--json", "-c", "2", "-k"});
+    return run_command(args, seconds(30));
+  }
+
+  std::string dir_;
+  std::unique_ptr<server::Server> server_;
+};
+
+inline nlohmann::json report(const RunResult& r) {
+  EXPECT_EQ(r.status, 0) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+}  // namespace stampede::testing
