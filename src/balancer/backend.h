@@ -96,6 +96,9 @@ class Backend {
   void on_finish(bool ok, std::int64_t latency_ns);
   // An attempt abandoned for the client's sake (it went away): no failure is counted.
   void on_cancel();
+  // An attempt that failed on the balancer's own resources before anything reached the
+  // backend: undoes on_start() entirely (not sent, not a failure).
+  void on_local_failure();
   void on_retry() { bump(counters_.retries); }
 
   // Copies counters (any thread) / merges the latency histogram into `into` (any thread).

@@ -43,9 +43,10 @@ void ProxySession::start_attempt(Backend* backend) {
   if (req_is_head_) response_.expect_no_body();
   upstream_ = backend->take_idle();
   if (!upstream_) {
-    auto conn = UpstreamConn::open(worker_.loop(), *backend);
+    bool local = false;
+    auto conn = UpstreamConn::open(worker_.loop(), *backend, local);
     if (!conn) {
-      attempt_failed(Failure::Connect, true);
+      attempt_failed(local ? Failure::Local : Failure::Connect, !local);
       return;
     }
     upstream_ = std::move(*conn);
@@ -79,8 +80,9 @@ void ProxySession::on_upstream_events(std::uint32_t events) {
   UpstreamConn* conn = upstream_.get();
   if (conn->connecting()) {
     if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
-    if (conn->finish_connect() != 0) {
-      attempt_failed(Failure::Connect, true);
+    if (const int err = conn->finish_connect(); err != 0) {
+      const bool local = net::is_local_resource_error(err);
+      attempt_failed(local ? Failure::Local : Failure::Connect, !local);
       return;
     }
     touch();
@@ -246,6 +248,16 @@ void ProxySession::on_upstream_error(int err) {
 
 void ProxySession::attempt_failed(Failure failure, bool mark_down) {
   Backend* backend = backend_;
+  if (failure == Failure::Local) {
+    // Our own descriptors, memory or ports ran out: nothing about the backend, whose counts
+    // and health stay as they were; another backend would fail the same way.
+    if (attempt_active_) backend->on_local_failure();
+    attempt_active_ = false;
+    release_upstream(false);
+    worker_.count_local_error(LocalError::Connect);
+    reply_local(503, "local resources exhausted", {});
+    return;
+  }
   end_attempt(false);
   release_upstream(false);
   if (mark_down) worker_.passive_failure(*backend);
