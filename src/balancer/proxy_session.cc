@@ -212,7 +212,8 @@ void ProxySession::begin_request() {
   req_is_head_ = request_.method() == "HEAD";
   req_idempotent_ = req_is_head_ || request_.method() == "GET";
   req_http10_ = request_.http_minor() == 0;
-  req_upgrade_ = request_.upgrade() && request_.method() != "CONNECT";
+  req_upgrade_ = request_.upgrade() && request_.method() != "CONNECT" &&
+                 is_websocket_upgrade(request_.headers());
   retries_left_ = config.retries;
   tried_.clear();
   local_ = admin_only_ || is_admin_request();
