@@ -33,6 +33,16 @@ nlohmann::ordered_json latency_json(const stats::Histogram& h) {
           {"max", ms(h.max())}};
 }
 
+// The balancer's own resource failures, summed over workers: {accept, connect}.
+std::pair<std::uint64_t, std::uint64_t> local_error_counts(const Fleet& fleet) {
+  std::pair<std::uint64_t, std::uint64_t> out{0, 0};
+  for (const Worker* w : fleet.workers) {
+    out.first += w->local_errors().accept.load(std::memory_order_relaxed);
+    out.second += w->local_errors().connect.load(std::memory_order_relaxed);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<BackendReport> collect_reports(const Fleet& fleet, std::int64_t now_ns) {
@@ -66,6 +76,8 @@ std::string render_stats_json(const Fleet& fleet, std::int64_t now_ns) {
   for (auto [status, count] : local_reply_counts(fleet))
     replies[std::to_string(status)] = count;
   out["replies"] = replies;
+  const auto [accept_errors, connect_errors] = local_error_counts(fleet);
+  out["local_errors"] = {{"accept", accept_errors}, {"connect", connect_errors}};
   nlohmann::ordered_json backends = nlohmann::ordered_json::array();
   for (const BackendReport& r : collect_reports(fleet, now_ns)) {
     backends.push_back({{"name", r.state->name()},
@@ -137,6 +149,13 @@ std::string render_metrics(const Fleet& fleet, std::int64_t now_ns) {
   for (auto [status, count] : local_reply_counts(fleet)) {
     out += fmt::format("stampede_lb_replies_total{{status=\"{}\"}} {}\n", status, count);
   }
+  const auto [accept_errors, connect_errors] = local_error_counts(fleet);
+  out +=
+      "# HELP stampede_lb_local_errors_total The balancer's own resources ran out (descriptors, "
+      "memory, local ports); never counted against a backend.\n"
+      "# TYPE stampede_lb_local_errors_total counter\n";
+  out += fmt::format("stampede_lb_local_errors_total{{op=\"accept\"}} {}\n", accept_errors);
+  out += fmt::format("stampede_lb_local_errors_total{{op=\"connect\"}} {}\n", connect_errors);
   return out;
 }
 

@@ -49,6 +49,12 @@ void Backend::on_cancel() {
   bump(counters_.client_aborts);
 }
 
+void Backend::on_local_failure() {
+  on_cancel();
+  counters_.sent.store(counters_.sent.load(std::memory_order_relaxed) - 1,
+                       std::memory_order_relaxed);
+}
+
 void Backend::add_totals(BackendTotals& into) const {
   into.sent += counters_.sent.load(std::memory_order_relaxed);
   into.responses += counters_.responses.load(std::memory_order_relaxed);

@@ -102,6 +102,9 @@ class Backend {
   void on_cancel();
   // The failed attempt (already counted by on_finish) got a malformed or cut-short response.
   void on_bad_response() { bump(counters_.bad_responses); }
+  // An attempt that failed on the balancer's own resources before anything reached the
+  // backend: undoes on_start() entirely (not sent, not a failure).
+  void on_local_failure();
   void on_retry() { bump(counters_.retries); }
 
   // Copies counters (any thread) / merges the latency histogram into `into` (any thread).

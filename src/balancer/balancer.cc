@@ -70,6 +70,7 @@ Result<void> Balancer::init() {
     params.listen_fd = std::move(listeners[i]);
     if (i == 0) params.admin_fd = std::move(admin);
     params.seed = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i + 1);
+    if (config_.max_connections > 0) params.open_connections = &open_connections_;
     auto worker = Worker::create(std::move(params));
     if (!worker) return worker.error();
     workers_.push_back(std::move(*worker));

@@ -9,6 +9,7 @@
 // back as an Error; nothing is left running then.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,6 +57,7 @@ class Balancer {
   std::unique_ptr<HealthChecker> health_;
   std::vector<std::thread> threads_;
   Fleet fleet_;
+  std::atomic<int> open_connections_{0};  // client connections, counted with --max-connections
   std::uint16_t port_ = 0;
   std::uint16_t admin_port_ = 0;
   bool stopped_ = false;

@@ -9,13 +9,14 @@
 #include "balancer/balancer.h"
 #include "balancer/config.h"
 #include "core/command_line.h"
+#include "core/fd_limit.h"
 #include "core/ready_file.h"
 
 namespace stampede::balancer {
 namespace {
 
 int fail(const std::string& message, int status) {
-  std::fprintf(stderr, "stampede: %s\n", message.c_str());
+  std::fprintf(stderr, "stampede: %s\n", one_line(message).c_str());
   return status;
 }
 
@@ -34,12 +35,19 @@ int cli_main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  const std::uint64_t fd_limit = raise_fd_limit();
 
   auto lb = Balancer::start(config);
   if (!lb) return fail(lb.error().message, 2);
-  std::fprintf(stderr, "stampede balance: listening on port %u, %zu backends, strategy %s\n",
+  const std::string cap = config.max_connections > 0
+                              ? ", max connections " + std::to_string(config.max_connections)
+                              : std::string();
+  std::fprintf(stderr,
+               "stampede balance: listening on port %u, %zu backends, strategy %s, descriptor "
+               "limit %llu%s\n",
                static_cast<unsigned>((*lb)->port()), config.backends.size(),
-               std::string(strategy_name(config.strategy)).c_str());
+               std::string(strategy_name(config.strategy)).c_str(),
+               static_cast<unsigned long long>(fd_limit), cap.c_str());
   if (auto ready = config.ready_file.empty() ? Result<void>{}
                                              : write_ready_file(config.ready_file, (*lb)->port());
       !ready) {

@@ -10,6 +10,7 @@
 
 #include "core/command_line.h"
 #include "core/units.h"
+#include "http/tokens.h"
 
 namespace stampede::balancer {
 namespace {
@@ -17,10 +18,19 @@ namespace {
 constexpr int kMaxWeight = 256;
 constexpr int kMaxCores = 256;
 constexpr std::size_t kMaxBackends = 1024;
+constexpr int kMaxConnections = 1'000'000;
+// Longer durations are refused: nothing here needs one, and deadlines stay far from overflow.
+constexpr Millis kMaxDuration = std::chrono::hours(24);
 
+// A duration in whole milliseconds: 0, or 1 ms to 24 h (a non-zero value below 1 ms would
+// silently become 0, which for some options means "off").
 Result<Millis> to_millis(std::string_view key, std::string_view text) {
   auto d = parse_duration(text, std::chrono::milliseconds(1));
   if (!d) return make_error("--" + std::string(key) + ": " + d.error().message);
+  if ((d->count() > 0 && *d < Millis(1)) || *d > kMaxDuration) {
+    return make_error("--" + std::string(key) + ": must be 0 or from 1ms to 24h, got '" +
+                      std::string(text) + "'");
+  }
   return std::chrono::duration_cast<Millis>(*d);
 }
 
@@ -88,6 +98,8 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"header-timeout", millis_setter(&BalancerConfig::header_timeout, "header-timeout")},
       {"pool-idle-timeout", millis_setter(&BalancerConfig::pool_idle_timeout, "pool-idle-timeout")},
       {"pool-max-idle", int_setter(&BalancerConfig::pool_max_idle, "pool-max-idle", 0, 65536)},
+      {"max-connections",
+       int_setter(&BalancerConfig::max_connections, "max-connections", 1, kMaxConnections)},
   };
   return table;
 }
@@ -108,20 +120,23 @@ bool valid_name(std::string_view name) {
   return true;
 }
 
-// Syntax of "host:port" (resolution is left to start-up).
-Result<void> check_address(std::string_view what, std::string_view text) {
+// Syntax of "host:port" (resolution is left to start-up). Port 0 only where `any_port`.
+Result<void> check_address(std::string_view what, std::string_view text, bool any_port) {
   std::size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) {
-    return make_error(std::string(what) + ": expected host:port, got '" + std::string(text) + "'");
-  }
-  auto port = parse_count(text.substr(colon + 1));
-  if (!port || *port > 65535) {
-    return make_error(std::string(what) + ": bad port in '" + std::string(text) + "'");
+    return make_error(std::string(what) + ": expected host:port");
   }
   std::string_view host = text.substr(0, colon);
   if (host.find(':') != std::string_view::npos && !(host.front() == '[' && host.back() == ']')) {
-    return make_error(std::string(what) + ": IPv6 addresses need brackets, got '" +
-                      std::string(text) + "'");
+    return make_error(std::string(what) + ": IPv6 addresses need brackets");
+  }
+  if (auto r = http::check_host(host); !r) {
+    return make_error(std::string(what) + ": " + r.error().message);
+  }
+  auto port = parse_count(text.substr(colon + 1));
+  if (!port || *port > 65535 || (*port == 0 && !any_port)) {
+    return make_error(std::string(what) + ": the port must be " + (any_port ? "0" : "1") +
+                      " to 65535");
   }
   return {};
 }
@@ -134,8 +149,11 @@ Result<BackendSpec> backend_from_json(const nlohmann::json& j) {
   }
   BackendSpec spec{j["name"].get<std::string>(), j["address"].get<std::string>(), 1};
   if (j.contains("weight")) {
-    if (!j["weight"].is_number_integer()) return make_error("backend weight must be an integer");
-    spec.weight = j["weight"].get<int>();
+    const nlohmann::json& w = j["weight"];
+    if (!w.is_number_integer() || w.get<std::int64_t>() < 1 || w.get<std::int64_t>() > kMaxWeight) {
+      return make_error("backend weight must be a whole number in 1..256");
+    }
+    spec.weight = w.get<int>();
   }
   return spec;
 }
@@ -206,9 +224,9 @@ Millis BalancerConfig::effective_health_timeout() const {
 }
 
 Result<void> validate(const BalancerConfig& c) {
-  if (auto r = check_address("--listen", c.listen); !r) return r;
+  if (auto r = check_address("--listen", c.listen, true); !r) return r;
   if (!c.admin_listen.empty()) {
-    if (auto r = check_address("--admin-listen", c.admin_listen); !r) return r;
+    if (auto r = check_address("--admin-listen", c.admin_listen, true); !r) return r;
   }
   if (c.backends.empty()) return make_error("no backend given (--backend NAME=HOST:PORT)");
   if (c.backends.size() > kMaxBackends) return make_error("too many backends");
@@ -218,21 +236,36 @@ Result<void> validate(const BalancerConfig& c) {
       return make_error("bad backend name '" + b.name + "' (letters, digits, - _ . only)");
     }
     if (!names.insert(b.name).second) return make_error("duplicate backend name '" + b.name + "'");
-    if (auto r = check_address("backend " + b.name, b.address); !r) return r;
+    if (auto r = check_address("backend " + b.name, b.address, false); !r) return r;
     if (b.weight < 1 || b.weight > kMaxWeight) {
       return make_error("backend " + b.name + ": weight must be in 1..256");
     }
   }
   if (c.cores < 1 || c.cores > kMaxCores) return make_error("--cores must be in 1..256");
-  if (c.health_path.empty() || c.health_path.front() != '/') {
-    return make_error("--health-path must start with '/'");
+  // Both go into requests the balancer writes: no byte that could end a line there.
+  if (auto r = http::check_request_target(c.health_path); !r) {
+    return make_error("--health-path: " + r.error().message);
   }
-  if (!valid_name(c.sticky_header)) return make_error("bad --sticky-header name");
+  if (auto r = http::check_header_name(c.sticky_header); !r) {
+    return make_error("--sticky-header: " + r.error().message);
+  }
   if (c.health_interval.count() > 0 && c.effective_health_timeout().count() <= 0) {
     return make_error("--health-timeout must be positive");
   }
-  for (Millis t : {c.connect_timeout, c.backend_timeout, c.client_timeout, c.header_timeout}) {
-    if (t.count() <= 0) return make_error("timeouts must be positive");
+  const std::pair<const char*, Millis> positive[] = {
+      {"--connect-timeout", c.connect_timeout},     {"--backend-timeout", c.backend_timeout},
+      {"--client-timeout", c.client_timeout},       {"--header-timeout", c.header_timeout},
+      {"--pool-idle-timeout", c.pool_idle_timeout}, {"--eject-time", c.eject_time}};
+  for (const auto& [name, t] : positive) {
+    if (t.count() <= 0 || t > kMaxDuration) {
+      return make_error(std::string(name) + ": must be from 1ms to 24h");
+    }
+  }
+  for (Millis t : {c.health_interval, c.health_timeout}) {
+    if (t.count() < 0 || t > kMaxDuration) return make_error("health durations: 0 to 24h");
+  }
+  if (c.max_connections < 0 || c.max_connections > kMaxConnections) {
+    return make_error("--max-connections must be in 1..1000000");
   }
   return {};
 }
@@ -283,6 +316,7 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
   const Result<bool> help = parse_cli_into(out, app, argc, argv);
   if (!help) return help.error();
   if (*help) return out;
+  if (auto r = refuse_empty_values(app); !r) return r.error();
   if (!config_path.empty()) {
     auto file = load_config_file(config_path);
     if (!file) return file.error();

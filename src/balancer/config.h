@@ -55,6 +55,9 @@ struct BalancerConfig {
   Millis header_timeout{10000};    // from a request's first byte to the end of its head -> 408
   Millis pool_idle_timeout{4000};  // pooled backend connections idle longer are closed
   int pool_max_idle = 256;         // idle connections kept per backend per worker
+  // Client connections open at once, all workers together (HAProxy's maxconn); 0: no cap but
+  // the descriptor limit. Past it the balancer stops accepting until one closes.
+  int max_connections = 0;
 
   // The health timeout in force: the configured one, or min(1 s, interval).
   Millis effective_health_timeout() const;

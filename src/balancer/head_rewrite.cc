@@ -80,6 +80,22 @@ bool is_hop_by_hop(std::string_view name) {
          http::iequals(name, "trailer") || http::iequals(name, "upgrade");
 }
 
+bool is_websocket_upgrade(std::span<const http::Header> headers) {
+  const http::Header* upgrade = nullptr;
+  for (const http::Header& h : headers) {
+    if (!http::iequals(h.name, "upgrade")) continue;
+    if (upgrade != nullptr) return false;  // two Upgrade fields: a list, not websocket alone
+    upgrade = &h;
+  }
+  if (upgrade == nullptr) return false;
+  std::string_view value = upgrade->value;
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+    value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+    value.remove_suffix(1);
+  return http::iequals(value, "websocket");
+}
+
 void append_request_head(Buffer& out, const RequestHeadInput& in) {
   ConnectionTokens tokens;
   for (const http::Header& h : in.headers) {

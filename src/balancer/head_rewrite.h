@@ -28,6 +28,12 @@ class ConnectionTokens {
 // (Upgrade is kept, with "Connection: upgrade", only on the exchange that opens a tunnel).
 bool is_hop_by_hop(std::string_view name);
 
+// Whether a request's Upgrade asks for WebSocket and nothing else: exactly one Upgrade field
+// whose value is the token "websocket" (any case, optional white space around it). Only such
+// an upgrade is tunnelled; any other (h2c, a list, another protocol) is dropped as hop-by-hop
+// and the request is forwarded as plain HTTP/1.1.
+bool is_websocket_upgrade(std::span<const http::Header> headers);
+
 struct RequestHeadInput {
   std::string_view method;
   std::string_view target;

@@ -1,5 +1,6 @@
 #include "balancer/health.h"
 
+#include <errno.h>
 #include <sys/epoll.h>
 
 #include "balancer/session_limits.h"
@@ -18,17 +19,19 @@ class HealthChecker::Probe final : public net::IoHandler {
                " HTTP/1.1\r\nHost: " + state.address_text() +
                "\r\nUser-Agent: stampede-balance\r\nConnection: close\r\n\r\n";
     auto fd = net::connect_tcp(state.address());
-    if (!fd) return report(false);
+    if (!fd) return net::is_local_resource_error(errno) ? skip() : report(false);
     fd_ = std::move(*fd);
     if (!checker_.loop_.add(fd_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this)) {
-      report(false);
+      skip();  // epoll_ctl failed: our memory, not the backend
     }
   }
 
   void on_events(std::uint32_t events) override {
     if (done_) return;
     if (connecting_) {
-      if (net::connect_result(fd_.get()) != 0) return report(false);
+      if (const int err = net::connect_result(fd_.get()); err != 0) {
+        return net::is_local_resource_error(err) ? skip() : report(false);
+      }
       connecting_ = false;
       std::size_t n = 0;
       // The request is small: one write fits in an empty socket buffer.
@@ -80,6 +83,15 @@ class HealthChecker::Probe final : public net::IoHandler {
     checker_.on_result(index_, ok);  // may move this probe to finished_: nothing after this
   }
 
+  // The check could not be made for want of our own resources (descriptors, memory, local
+  // ports): no verdict on the backend, its streaks stay as they are.
+  void skip() {
+    if (done_) return;
+    done_ = true;
+    detach();
+    checker_.on_skipped(index_);  // may move this probe to finished_: nothing after this
+  }
+
   HealthChecker& checker_;
   std::size_t index_;
   net::Fd fd_;
@@ -121,6 +133,12 @@ void HealthChecker::expire_outstanding() {
     if (t.probe && !t.probe->done()) t.probe->time_out();
   }
   finished_.clear();
+}
+
+void HealthChecker::on_skipped(std::size_t index) {
+  ++skipped_;
+  Track& t = tracks_[index];
+  if (t.probe) finished_.push_back(std::move(t.probe));
 }
 
 void HealthChecker::on_result(std::size_t index, bool ok) {

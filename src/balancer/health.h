@@ -3,7 +3,8 @@
 // is a success. --rise consecutive successes bring a down backend up, --fall consecutive
 // failures take an up one down (HAProxy's rise/fall). Passive detection (a worker seeing a
 // refused or reset connection) takes a backend down at once; the checker then needs --rise
-// successes from that moment to bring it back.
+// successes from that moment to bring it back. A check the balancer cannot make for want of its
+// own descriptors, memory or ports is skipped: no verdict either way.
 //
 // Runs on one worker's loop (worker 0) and writes the shared BackendState flags.
 #pragma once
@@ -34,6 +35,9 @@ class HealthChecker {
   // Totals for tests and reports: probes finished, and how many of them succeeded.
   std::uint64_t probes() const { return probes_; }
   std::uint64_t successes() const { return successes_; }
+  // Checks not made because the balancer itself was out of descriptors, memory or ports: no
+  // verdict, the backend's streaks are left as they were.
+  std::uint64_t skipped() const { return skipped_; }
 
  private:
   class Probe;
@@ -47,6 +51,7 @@ class HealthChecker {
   void round();
   void expire_outstanding();
   void on_result(std::size_t index, bool ok);
+  void on_skipped(std::size_t index);
 
   net::EventLoop& loop_;
   const BalancerConfig& config_;
@@ -58,6 +63,7 @@ class HealthChecker {
   net::Timer timeout_timer_;
   std::uint64_t probes_ = 0;
   std::uint64_t successes_ = 0;
+  std::uint64_t skipped_ = 0;
 };
 
 }  // namespace stampede::balancer

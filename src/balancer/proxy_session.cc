@@ -225,7 +225,8 @@ void ProxySession::begin_request() {
                       .idempotent = method == "GET" || method == "HEAD",
                       .resendable = is_idempotent(method),
                       .http10 = request_.http_minor() == 0,
-                      .upgrade = request_.upgrade() && method != "CONNECT",
+                      .upgrade = request_.upgrade() && method != "CONNECT" &&
+                                 is_websocket_upgrade(request_.headers()),
                       .retries_left = config.retries};
   reset_attempt(nullptr);
   tried_.clear();

@@ -61,7 +61,8 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
 
  private:
   enum class Phase : std::uint8_t { Head, Forward, Tunnel, Closed };
-  enum class Failure : std::uint8_t { Connect, NotSent, NoResponse, Timeout, BadResponse };
+  // Local: the balancer's own resources ran out (503, the backend is not blamed).
+  enum class Failure : std::uint8_t { Connect, NotSent, NoResponse, Timeout, BadResponse, Local };
 
   // Client side (proxy_session.cc).
   void drive_client();

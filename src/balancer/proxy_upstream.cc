@@ -43,9 +43,10 @@ void ProxySession::start_attempt(Backend* backend) {
   if (upstream_) {
     attempt_.reused = upstream_->reused();
   } else {
-    auto conn = UpstreamConn::open(worker_.loop(), *backend);
+    bool local = false;
+    auto conn = UpstreamConn::open(worker_.loop(), *backend, local);
     if (!conn) {
-      attempt_failed(Failure::Connect, true);
+      attempt_failed(local ? Failure::Local : Failure::Connect, !local);
       return;
     }
     upstream_ = std::move(*conn);
@@ -81,8 +82,9 @@ void ProxySession::on_upstream_events(std::uint32_t events) {
   UpstreamConn* conn = upstream_.get();
   if (conn->connecting()) {
     if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
-    if (conn->finish_connect() != 0) {
-      attempt_failed(Failure::Connect, true);
+    if (const int err = conn->finish_connect(); err != 0) {
+      const bool local = net::is_local_resource_error(err);
+      attempt_failed(local ? Failure::Local : Failure::Connect, !local);
       return;
     }
     touch();
@@ -273,6 +275,16 @@ void ProxySession::response_failed(Failure failure) {
 
 void ProxySession::attempt_failed(Failure failure, bool mark_down) {
   Backend* backend = attempt_.backend;
+  if (failure == Failure::Local) {
+    // Our own descriptors, memory or ports ran out: nothing about the backend, whose counts
+    // and health stay as they were; another backend would fail the same way.
+    if (attempt_.active) backend->on_local_failure();
+    attempt_.active = false;
+    release_upstream(false);
+    worker_.count_local_error(LocalError::Connect);
+    reply_local(503, "local resources exhausted", {});
+    return;
+  }
   end_attempt(false);
   release_upstream(false);
   if (mark_down) worker_.passive_failure(*backend);

@@ -1,5 +1,6 @@
 #include "balancer/upstream.h"
 
+#include <errno.h>
 #include <sys/epoll.h>
 
 #include "balancer/backend.h"
@@ -7,12 +8,19 @@
 
 namespace stampede::balancer {
 
-Result<std::unique_ptr<UpstreamConn>> UpstreamConn::open(net::EventLoop& loop, Backend& backend) {
+Result<std::unique_ptr<UpstreamConn>> UpstreamConn::open(net::EventLoop& loop, Backend& backend,
+                                                         bool& local) {
   auto fd = net::connect_tcp(backend.state().address());
-  if (!fd) return fd.error();
+  if (!fd) {
+    local = net::is_local_resource_error(errno);
+    return fd.error();
+  }
   std::unique_ptr<UpstreamConn> conn(new UpstreamConn(loop, backend, std::move(*fd)));
   auto added = loop.add(conn->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn.get());
-  if (!added) return added.error();
+  if (!added) {
+    local = true;  // epoll_ctl: out of memory or over max_user_watches
+    return added.error();
+  }
   return conn;
 }
 

@@ -26,8 +26,11 @@ class UpstreamOwner {
 class UpstreamConn final : public net::IoHandler {
  public:
   // Starts a non-blocking connect to `backend` and registers with `loop`. An Error means the
-  // connect failed at once (refused): nothing was sent.
-  static Result<std::unique_ptr<UpstreamConn>> open(net::EventLoop& loop, Backend& backend);
+  // connect failed at once: nothing was sent. `local` then says whether the cause was this
+  // process's own resources (out of descriptors, memory or local ports), which says nothing
+  // about the backend; otherwise (refused, unreachable) the backend is to blame.
+  static Result<std::unique_ptr<UpstreamConn>> open(net::EventLoop& loop, Backend& backend,
+                                                    bool& local);
   ~UpstreamConn();
   UpstreamConn(const UpstreamConn&) = delete;
   UpstreamConn& operator=(const UpstreamConn&) = delete;

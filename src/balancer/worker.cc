@@ -1,5 +1,6 @@
 #include "balancer/worker.h"
 
+#include <errno.h>
 #include <sys/epoll.h>
 
 #include <algorithm>
@@ -10,6 +11,11 @@
 #include "net/socket.h"
 
 namespace stampede::balancer {
+namespace {
+
+constexpr std::int64_t kAcceptRetryNs = 100'000'000;  // after EMFILE and the like
+
+}  // namespace
 
 void LocalReplies::count(int status) {
   for (std::size_t i = 0; i < std::size(kStatuses); ++i) {
@@ -87,16 +93,51 @@ void Worker::stop() {
   loop_->stop();
 }
 
+// Edge-triggered: accepts until EAGAIN. Connections left queued (at --max-connections, or
+// after a local resource error) get no new edge: the sweep calls this again.
 void Worker::accept_all(int listen_fd, bool admin) {
-  for (;;) {
+  if (loop_->now_ns() < accept_paused_until_) return;
+  while (admit(admin)) {
     net::IoStatus status;
     net::Fd fd = net::accept_tcp(listen_fd, status);
-    if (!fd) return;  // WouldBlock, or an error (EMFILE...): the sweep tries again
+    if (!fd) {
+      if (status == net::IoStatus::WouldBlock) return;
+      if (net::is_local_resource_error(errno)) {
+        // Out of descriptors or memory: the queued clients wait; retrying at once would spin.
+        count_local_error(LocalError::Accept);
+        accept_paused_until_ = loop_->now_ns() + kAcceptRetryNs;
+        return;
+      }
+      continue;  // ECONNABORTED and the like concern that one connection only
+    }
+    if (params_.open_connections != nullptr) {
+      params_.open_connections->fetch_add(1, std::memory_order_relaxed);
+    }
     auto session = std::make_unique<ProxySession>(*this, std::move(fd), admin);
     session->set_slot(sessions_.size());
-    if (!session->start()) continue;  // dropping it closes the socket
+    if (!session->start()) {
+      // Dropping it closes the socket.
+      if (params_.open_connections != nullptr) {
+        params_.open_connections->fetch_sub(1, std::memory_order_relaxed);
+      }
+      continue;
+    }
     sessions_.push_back(std::move(session));
   }
+}
+
+// Whether another client connection may be accepted now. --max-connections counts every
+// client connection; those to --admin-listen are always let in, so the stats stay reachable.
+bool Worker::admit(bool admin) {
+  if (params_.open_connections == nullptr || admin) return true;
+  return params_.open_connections->load(std::memory_order_relaxed) <
+         params_.config->max_connections;
+}
+
+void Worker::count_local_error(LocalError what) {
+  std::atomic<std::uint64_t>& c =
+      what == LocalError::Accept ? local_errors_.accept : local_errors_.connect;
+  c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 void Worker::sweep() {
@@ -108,8 +149,7 @@ void Worker::sweep() {
   const std::int64_t cutoff = now - ns(params_.config->pool_idle_timeout);
   for (Backend* b : backend_ptrs_)
     b->expire_idle(cutoff);
-  // An accept that failed (out of descriptors) left connections queued; an edge will not
-  // come again for them.
+  // Connections left queued (out of descriptors, or at --max-connections) get no new edge.
   accept_all(listener_->fd(), false);
   if (admin_listener_) accept_all(admin_listener_->fd(), true);
   loop_->schedule(*sweep_timer_, now + sweep_interval_ns_);
@@ -132,6 +172,9 @@ void Worker::retire(std::unique_ptr<UpstreamConn> conn) {
 void Worker::close_session(ProxySession* session) {
   const std::size_t slot = session->slot();
   if (slot >= sessions_.size() || sessions_[slot].get() != session) return;
+  if (params_.open_connections != nullptr) {
+    params_.open_connections->fetch_sub(1, std::memory_order_relaxed);
+  }
   dead_sessions_.push_back(std::move(sessions_[slot]));
   if (slot + 1 != sessions_.size()) {
     sessions_[slot] = std::move(sessions_.back());
@@ -148,6 +191,8 @@ void Worker::schedule_reap() {
     reap_scheduled_ = false;
     dead_sessions_.clear();
     dead_conns_.clear();
+    // A session closed: under --max-connections a queued client may take its place now.
+    if (params_.open_connections != nullptr) accept_all(listener_->fd(), false);
   });
 }
 

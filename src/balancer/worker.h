@@ -29,6 +29,16 @@ struct LocalReplies {
   void count(int status);
 };
 
+// Failures of the balancer's own resources (descriptors, memory, local ports), which are never
+// blamed on a backend (single writer: the worker). Accept: an accept() that failed so (the
+// worker then pauses accepting for 100 ms); Connect: a backend connection that could not be
+// made so (the request got a 503).
+enum class LocalError { Accept, Connect };
+struct LocalErrors {
+  std::atomic<std::uint64_t> accept{0};
+  std::atomic<std::uint64_t> connect{0};
+};
+
 struct WorkerParams {
   std::size_t index = 0;
   const BalancerConfig* config = nullptr;
@@ -37,6 +47,8 @@ struct WorkerParams {
   net::Fd listen_fd;             // this worker's listener (SO_REUSEPORT when several)
   net::Fd admin_fd;              // only worker 0, only with --admin-listen
   std::uint64_t seed = 1;
+  // With --max-connections: the client connections open on all workers (the Balancer's).
+  std::atomic<int>* open_connections = nullptr;
 };
 
 class Worker {
@@ -57,6 +69,8 @@ class Worker {
   std::span<Backend* const> backends() const { return backend_ptrs_; }
   LocalReplies& local_replies() { return local_replies_; }
   const LocalReplies& local_replies() const { return local_replies_; }
+  const LocalErrors& local_errors() const { return local_errors_; }
+  void count_local_error(LocalError what);
   bool health_checks_on() const { return params_.config->health_interval.count() > 0; }
 
   // A connection to `backend` failed in a way that means it is down (refused, reset, connect
@@ -73,6 +87,7 @@ class Worker {
   explicit Worker(WorkerParams params);
   Result<void> init();
   void accept_all(int listen_fd, bool admin);
+  bool admit(bool admin);
   void sweep();
   void schedule_reap();
 
@@ -89,7 +104,9 @@ class Worker {
   std::unique_ptr<net::Timer> sweep_timer_;
   std::int64_t sweep_interval_ns_ = 0;
   bool reap_scheduled_ = false;
+  std::int64_t accept_paused_until_ = 0;  // after EMFILE and the like: no accept() before
   LocalReplies local_replies_;
+  LocalErrors local_errors_;
 };
 
 }  // namespace stampede::balancer

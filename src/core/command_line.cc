@@ -1,6 +1,8 @@
 #include "core/command_line.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
 
 namespace stampede {
 
@@ -21,6 +23,41 @@ Result<std::optional<std::string>> parse_cli(CLI::App& app, const std::vector<st
   for (const std::string& a : args)
     argv.push_back(a.c_str());
   return parse_cli(app, static_cast<int>(argv.size()), argv.data());
+}
+
+Result<void> refuse_empty_values(const CLI::App& app,
+                                 const std::vector<std::string>& may_be_empty) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() == 0 || option->get_expected_min() == 0) continue;  // absent, or a flag
+    const std::string name = option->get_name();
+    if (std::find(may_be_empty.begin(), may_be_empty.end(), name) != may_be_empty.end()) continue;
+    for (const std::string& value : option->results()) {
+      if (value.empty()) return make_error(name + ": empty value");
+    }
+  }
+  return {};
+}
+
+std::string one_line(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (char ch : message) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
 }  // namespace stampede

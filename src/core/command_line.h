@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,13 +42,23 @@ Result<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... args
   return true;
 }
 
+// After a successful parse: an Error naming the first option given with an empty value ("--x ''"),
+// unless its long name is in `may_be_empty` (e.g. "--body"). An empty value is never taken as
+// "not given" (which would run with the default, as if the option had not been typed).
+Result<void> refuse_empty_values(const CLI::App& app,
+                                 const std::vector<std::string>& may_be_empty = {});
+
+// `message` made safe to print as one line: control bytes (CR, LF, NUL, ...) and DEL become
+// escapes ("\r", "\n", "\x00"), so an option value quoted in an error cannot add a line.
+std::string one_line(std::string_view message);
+
 // For a subcommand's main, after parsing into `parsed` (a type with `bool help` and
 // `std::string help_text`): the exit code when the command stops here, 2 after printing the
 // error as one line on stderr, 0 after printing the help on stdout; nullopt when it goes on.
 template <class Parsed>
 std::optional<int> exit_before_run(const Result<Parsed>& parsed) {
   if (!parsed) {
-    std::fprintf(stderr, "stampede: %s\n", parsed.error().message.c_str());
+    std::fprintf(stderr, "stampede: %s\n", one_line(parsed.error().message).c_str());
     return 2;
   }
   if (parsed->help) {

@@ -27,6 +27,19 @@ bool valid_name(std::string_view name) {
   });
 }
 
+// Names as balancers spell them ("rr", "leastconn", "hdr(x-session)", "random(2)"): nothing
+// a shell or an HTML report would read as syntax, no space, no control byte.
+constexpr const char* kStrategyRule =
+    "a strategy is 1 to 64 letters, digits and - _ . : = ( ) only";
+
+bool valid_strategy(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("-_.:=()").find(c) != std::string_view::npos;
+  });
+}
+
 bool names_instance(const LabConfig& config, const std::string& name) {
   return std::any_of(config.instances.begin(), config.instances.end(),
                      [&](const InstanceSpec& i) { return i.name == name; });
@@ -90,11 +103,19 @@ Result<void> validate_balancer(const LabConfig& config) {
           "--balancer-url");
     }
   }
+  if (b.start_timeout.count() <= 0 || b.start_timeout > kMaxDuration) {
+    return make_error("--start-timeout: above 0 and at most 10m");
+  }
   if (b.kind == BalancerKind::External) return {};
   if (b.strategies.empty()) return make_error("--strategies: no strategy");
+  // Strategy names go into a balancer's command line ({strategy}) and the reports.
+  if (!valid_strategy(b.sticky_strategy)) {
+    return make_error(std::string("--sticky-strategy: ") + kStrategyRule);
+  }
   for (std::size_t i = 0; i < b.strategies.size(); ++i) {
     const std::string& s = b.strategies[i];
     if (s.empty()) return make_error("--strategies: empty strategy name");
+    if (!valid_strategy(s)) return make_error(std::string("--strategies: ") + kStrategyRule);
     if (std::find(b.strategies.begin(), b.strategies.begin() + i, s) != b.strategies.begin() + i)
       return make_error(fmt::format("--strategies: '{}' is given twice", s));
     if (b.kind == BalancerKind::BuiltIn) {
@@ -194,10 +215,10 @@ Result<void> validate(const LabConfig& config) {
   if (auto r = validate_balancer(config); !r) return r;
   const LoadSettings& load = config.load;
   if (load.connections < 1 || load.connections > kMaxConnections) {
-    return make_error(fmt::format("-c: 1 to {} connections", kMaxConnections));
+    return make_error(fmt::format("-c/--connections: 1 to {} connections", kMaxConnections));
   }
   if (load.duration.count() <= 0 || load.duration > kMaxDuration) {
-    return make_error("-t: above 0 and at most 10m");
+    return make_error("-t/--duration: above 0 and at most 10m");
   }
   if (load.cores < 1 || load.cores > 64) return make_error("--cores: 1 to 64");
   return {};

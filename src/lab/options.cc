@@ -144,11 +144,11 @@ Result<void> convert_load(const Raw& raw, LabConfig& c) {
     field = std::chrono::duration_cast<std::remove_reference_t<decltype(field)>>(*d);
     return Result<void>();
   };
-  Result<void> r = count("-c", raw.connections, c.load.connections);
+  Result<void> r = count("-c/--connections", raw.connections, c.load.connections);
   if (r) r = count("--cores", raw.cores, c.load.cores);
   if (r) r = count("--sessions", raw.sessions, c.sessions);
   if (r) r = count("--session-requests", raw.session_requests, c.session_requests);
-  if (r) r = duration("-t", raw.duration, c.load.duration, seconds(1));
+  if (r) r = duration("-t/--duration", raw.duration, c.load.duration, seconds(1));
   if (r) r = duration("--outage-duration", raw.outage_duration, c.outage_duration, seconds(1));
   if (r) r = duration("--kill-after", raw.kill_after, c.kill_after, seconds(1));
   if (r) r = duration("--start-timeout", raw.start_timeout, c.balancer.start_timeout, seconds(1));
@@ -157,6 +157,7 @@ Result<void> convert_load(const Raw& raw, LabConfig& c) {
     if (!rps || *rps <= 0) {
       return make_error(fmt::format("--rps: expected a positive number, got '{}'", raw.rps));
     }
+    if (*rps > 10'000'000) return make_error("--rps: at most 10000000");
     c.load.rps = *rps;
   }
   return r;
@@ -238,6 +239,8 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   const Result<bool> help = parse_cli_into(cli, app, args);
   if (!help) return help.error();
   if (*help) return cli;
+  // "--strategies ''" would otherwise run the default list, as if nothing had been typed.
+  if (auto r = refuse_empty_values(app); !r) return r.error();
   LabConfig& c = cli.config;
   Result<void> r = convert_pool(raw, c);
   if (r) r = convert_load(raw, c);

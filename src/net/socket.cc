@@ -121,12 +121,27 @@ Result<Address> local_address(int fd) {
 
 Result<Fd> connect_tcp(const Address& address) {
   Fd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd) return make_error(sys_error("socket"));
+  if (!fd) {
+    const int err = errno;
+    Error error = make_error(sys_error("socket"));
+    errno = err;
+    return error;
+  }
   set_nodelay(fd.get());
   if (connect(fd.get(), address.sa(), address.length) != 0 && errno != EINPROGRESS) {
-    return make_error(errno_name(errno));
+    const int err = errno;
+    Error error = make_error(errno_name(err));
+    fd.reset();
+    errno = err;
+    return error;
   }
   return fd;
+}
+
+bool is_local_resource_error(int err) {
+  // EAGAIN from a TCP connect(): no free local port (net.ipv4.ip_local_port_range exhausted).
+  return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM ||
+         err == EADDRNOTAVAIL || err == EAGAIN;
 }
 
 int connect_result(int fd) {

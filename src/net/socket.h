@@ -50,8 +50,14 @@ Result<Fd> listen_tcp(const Address& address, const ListenOptions& options = {})
 Result<Address> local_address(int fd);
 
 // Starts a non-blocking connect. On success the socket is connecting or connected; completion
-// is signalled by EPOLLOUT and read with connect_result(). TCP_NODELAY is set.
+// is signalled by EPOLLOUT and read with connect_result(). TCP_NODELAY is set. On an Error,
+// errno is kept (from socket() or connect()).
 Result<Fd> connect_tcp(const Address& address);
+
+// Whether `err` (from socket(), connect() or accept()) is this process or host running out of
+// its own resources (descriptors, buffers, memory, local ports) rather than anything the peer
+// did: EMFILE, ENFILE, ENOBUFS, ENOMEM, EADDRNOTAVAIL, EAGAIN.
+bool is_local_resource_error(int err);
 
 // After EPOLLOUT on a connecting socket: 0 when connected, else the errno (ECONNREFUSED, ...).
 int connect_result(int fd);

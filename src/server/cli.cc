@@ -24,7 +24,7 @@ namespace {
 struct RawArgs {
   std::string positional_port, port, delay, error, percent, cores, body, file;
   std::string max_header_bytes, max_uri_bytes, max_body_bytes;
-  std::string idle_timeout, header_timeout, drain_timeout;
+  std::string idle_timeout, header_timeout, drain_timeout, max_connections;
 };
 
 void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
@@ -72,6 +72,9 @@ void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
   app.add_option("--drain-timeout", raw.drain_timeout,
                  "On SIGINT/SIGTERM, time left to in-flight requests (default 5s)")
       ->type_name("DURATION");
+  app.add_option("--max-connections", raw.max_connections,
+                 "Client connections open at once; more wait to be accepted (default: no cap)")
+      ->type_name("N");
 }
 
 Result<std::uint64_t> to_count(std::string_view flag, const std::string& text, std::uint64_t max) {
@@ -83,11 +86,20 @@ Result<std::uint64_t> to_count(std::string_view flag, const std::string& text, s
   return *n;
 }
 
+// A count that must be at least 1 when given (0 is the API's "not set").
+Result<std::uint64_t> to_positive(std::string_view flag, const std::string& text,
+                                  std::uint64_t max) {
+  auto n = to_count(flag, text, max);
+  if (n && *n == 0) return make_error(fmt::format("{}: from 1 to {}, got '{}'", flag, max, text));
+  return n;
+}
+
 Result<int> to_status(const std::string& text) {
   int code = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), code);
-  if (ec != std::errc() || ptr != text.data() + text.size()) {
-    return make_error(fmt::format("--error: expected a status code, got '{}'", text));
+  if (ec != std::errc() || ptr != text.data() + text.size() || code < 200 || code > 599) {
+    return make_error(
+        fmt::format("--error: expected a status code from 200 to 599, got '{}'", text));
   }
   return code;
 }
@@ -133,7 +145,11 @@ Result<void> convert_numbers(const RawArgs& raw, ServerOptions& s) {
       if (!p) return make_error(fmt::format("--percent: {}", p.error().message));
       return *p;
     });
-  if (r) r = convert_into(raw.cores, s.cores, [](auto& t) { return to_count("--cores", t, 1024); });
+  if (r)
+    r = convert_into(raw.cores, s.cores, [](auto& t) { return to_positive("--cores", t, 1024); });
+  if (r)
+    r = convert_into(raw.max_connections, s.max_connections,
+                     [](auto& t) { return to_positive("--max-connections", t, 1'000'000); });
   if (r)
     r = convert_into(raw.max_header_bytes, s.max_header_bytes,
                      [](auto& t) { return to_size("--max-header-bytes", t); });
@@ -218,6 +234,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   const Result<bool> help = parse_cli_into(cli, app, args);
   if (!help) return help.error();
   if (*help) return cli;
+  if (auto r = refuse_empty_values(app, {"--body"}); !r) return r.error();
   if (app.count("--body") > 0) cli.server.body = raw.body;
   cli.server.body_file = raw.file;
   if (auto r = convert_numbers(raw, cli.server); !r) return r.error();

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
+#include "http/tokens.h"
 #include "net/socket.h"
 #include "server/shared.h"
 #include "server/tls_transport.h"
@@ -21,12 +22,20 @@
 namespace stampede::server {
 namespace {
 
+// The id goes into the x-instance header of every response.
 Result<void> check_id(const std::string& id) {
   if (id.size() > 64) return make_error("--id: at most 64 characters");
-  for (char c : id) {
-    if (c < 0x21 || c > 0x7e) {
-      return make_error("--id: only visible ASCII characters (no spaces or control characters)");
-    }
+  if (auto r = http::check_header_value(id); !r) return make_error("--id: " + r.error().message);
+  if (id.find_first_of(" \t") != std::string::npos) return make_error("--id: no spaces");
+  return {};
+}
+
+// A listening host: a name, an IPv4 literal or an IPv6 literal (brackets optional).
+Result<void> check_listen_host(const std::string& host) {
+  if (host.empty()) return make_error("--host: empty");
+  const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
+  if (auto r = http::check_host(v6 ? "[" + host + "]" : host); !r) {
+    return make_error("--host: " + r.error().message);
   }
   return {};
 }
@@ -35,11 +44,24 @@ Result<void> check_limits(const ServerOptions& o) {
   if (o.max_header_bytes < 64 || o.max_header_bytes > (std::size_t{16} << 20)) {
     return make_error("--max-header-bytes: from 64 bytes to 16m");
   }
-  if (o.max_uri_bytes < 1) return make_error("--max-uri-bytes: at least 1");
-  if (o.idle_timeout.count() <= 0) return make_error("--idle-timeout: must be positive");
-  if (o.header_timeout.count() <= 0) return make_error("--header-timeout: must be positive");
-  if (o.drain_timeout.count() < 0) return make_error("--drain-timeout: must not be negative");
-  if (o.delay.count() < 0) return make_error("--delay: must not be negative");
+  if (o.max_uri_bytes < 1 || o.max_uri_bytes > (std::size_t{16} << 20)) {
+    return make_error("--max-uri-bytes: from 1 byte to 16m");
+  }
+  constexpr std::chrono::nanoseconds kMaxTimeout = std::chrono::hours(24);
+  if (o.idle_timeout.count() <= 0 || o.idle_timeout > kMaxTimeout) {
+    return make_error("--idle-timeout: above 0 and at most 24h");
+  }
+  if (o.header_timeout.count() <= 0 || o.header_timeout > kMaxTimeout) {
+    return make_error("--header-timeout: above 0 and at most 24h");
+  }
+  if (o.drain_timeout.count() < 0 || o.drain_timeout > kMaxTimeout) {
+    return make_error("--drain-timeout: 0 to 24h");
+  }
+  // The same bound as ?delay= (docs/serve.md).
+  if (o.delay.count() < 0 || o.delay > std::chrono::minutes(10)) {
+    return make_error("--delay: 0 to 10m");
+  }
+  if (o.max_connections > 1'000'000) return make_error("--max-connections: 1 to 1000000");
   return {};
 }
 
@@ -103,7 +125,7 @@ Result<std::vector<net::Fd>> open_listeners(net::Address address, int count) {
 }  // namespace
 
 Result<void> validate(const ServerOptions& o) {
-  if (o.host.empty()) return make_error("--host: empty");
+  if (auto r = check_listen_host(o.host); !r) return r;
   if (o.error_status != 0 && (o.error_status < 200 || o.error_status > 599)) {
     return make_error(fmt::format("--error: {} is not a status from 200 to 599", o.error_status));
   }

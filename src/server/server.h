@@ -39,6 +39,10 @@ struct ServerOptions {
   std::string tls_cert_file;     // --tls-cert: serve TLS with this certificate chain (PEM)...
   std::string tls_key_file;      // --tls-key: ...and this key (PEM)
   bool tls_self_signed = false;  // --tls-self-signed: TLS with a throwaway certificate
+  // --max-connections: client connections open at once, all workers together (HAProxy's
+  // maxconn); 0: no cap but the descriptor limit. Past it no connection is accepted (they
+  // wait in the listen queue) until one closes.
+  std::uint32_t max_connections = 0;
 };
 
 // Checks ranges and combinations (status codes, percent, cores, id characters, limits).

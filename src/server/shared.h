@@ -60,6 +60,8 @@ struct Shared {
   const int workers;
   std::unique_ptr<WorkerCounters[]> counters;
   std::atomic<std::uint64_t> served_base{0};
+  // Client connections open on all workers; kept only with --max-connections.
+  std::atomic<std::uint32_t> open_connections{0};
   tls::ContextPtr tls;  // null for plain TCP; set before the workers start, then read-only
 };
 

@@ -79,6 +79,12 @@ void Worker::on_events(std::uint32_t) {
 
 void Worker::accept_pending() {
   for (int i = 0; i < kAcceptsPerEvent && accepting_; ++i) {
+    if (at_capacity()) {
+      // --max-connections: the rest wait in the listen queue (HAProxy's maxconn). A close on
+      // this worker resumes at once; the timer covers a slot freed on another worker.
+      pause_accepting();
+      return;
+    }
     net::IoStatus status;
     net::Fd fd = net::accept_tcp(listener_.get(), status);
     if (status == net::IoStatus::WouldBlock) return;
@@ -93,6 +99,9 @@ void Worker::accept_pending() {
     auto transport = make_transport(std::move(fd), shared_.tls.get());
     if (!transport) continue;  // out of memory for TLS: that connection is dropped
     WorkerCounters::add(counters_.connections, std::uint64_t{1});
+    if (shared_.options.max_connections > 0) {
+      shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
+    }
     Connection& c = acquire();
     if (!c.open(std::move(transport))) close(c);
   }
@@ -102,6 +111,17 @@ void Worker::pause_accepting() {
   loop_->remove(listener_.get());
   accepting_ = false;
   loop_->schedule(accept_timer_, loop_->now_ns() + kAcceptRetryNs);
+}
+
+bool Worker::at_capacity() const {
+  const std::uint32_t cap = shared_.options.max_connections;
+  return cap > 0 && shared_.open_connections.load(std::memory_order_relaxed) >= cap;
+}
+
+void Worker::resume_accepting() {
+  if (accepting_ || draining_ || !listener_) return;
+  loop_->cancel(accept_timer_);
+  if (loop_->add(listener_.get(), EPOLLIN, this)) accepting_ = true;
 }
 
 Connection& Worker::acquire() {
@@ -127,6 +147,10 @@ void Worker::close(Connection& c) {
   live_.pop_back();
   free_.push_back(&c);
   if (draining_ && live_.empty()) loop_->stop();
+  if (shared_.options.max_connections > 0) {
+    shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
+    resume_accepting();
+  }
 }
 
 }  // namespace stampede::server

@@ -55,6 +55,8 @@ class Worker final : public net::IoHandler {
   Worker(Shared& shared, int index, std::unique_ptr<net::EventLoop> loop, net::Fd listener);
   void accept_pending();
   void pause_accepting();
+  void resume_accepting();
+  bool at_capacity() const;
   void begin_drain();
   void refresh_date();
   Connection& acquire();
@@ -68,7 +70,7 @@ class Worker final : public net::IoHandler {
   std::string scratch_out_;
   std::vector<char> scratch_in_;
   net::Timer date_timer_;
-  net::Timer accept_timer_;  // re-enables accepting after EMFILE and the like
+  net::Timer accept_timer_;  // re-enables accepting after EMFILE and the like, or at the cap
   net::Timer drain_timer_;
   std::vector<std::unique_ptr<Connection>> pool_;  // owns every connection object
   std::vector<Connection*> free_;

@@ -1,5 +1,6 @@
-// Upgrade (websocket-style) requests: Upgrade is forwarded with "Connection: upgrade", and a
-// 101 turns the connection into a byte tunnel both ways.
+// Upgrade requests (docs/balance.md, Forwarding): a WebSocket upgrade is forwarded with
+// "Connection: upgrade" and a 101 turns the connection into a byte tunnel both ways; any other
+// upgrade (h2c, another protocol, a list) loses its Upgrade field and goes as plain HTTP/1.1.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -50,7 +51,8 @@ class UpgradeEchoBackend {
     head_ = buf.substr(0, end == std::string::npos ? buf.size() : end + 4);
     std::string rest = end == std::string::npos ? "" : buf.substr(end + 4);
     std::string answer =
-        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n" + rest;
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n" +
+        rest;
     send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
     for (;;) {
       ssize_t n = recv(fd, chunk, sizeof chunk, 0);
@@ -73,12 +75,12 @@ TEST(Tunnel, UpgradeAnswered101BecomesATunnel) {
   {
     Client client(lb->port());
     ASSERT_TRUE(
-        client.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\n"
+        client.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: WebSocket\r\n"
                     "Connection: keep-alive, Upgrade\r\n\r\nearly"));
     auto head = client.read_until("\r\n\r\n");
     ASSERT_TRUE(head);
     EXPECT_EQ(head->rfind("HTTP/1.1 101 ", 0), 0u) << *head;
-    EXPECT_NE(head->find("Upgrade: echo\r\n"), std::string::npos) << *head;
+    EXPECT_NE(head->find("Upgrade: websocket\r\n"), std::string::npos) << *head;
     EXPECT_NE(head->find("x-backend: u\r\n"), std::string::npos) << *head;
     EXPECT_NE(head->find("Connection: upgrade\r\n"), std::string::npos) << *head;
     EXPECT_TRUE(client.wait_for("early"));  // sent right after the request, echoed back
@@ -93,9 +95,60 @@ TEST(Tunnel, UpgradeAnswered101BecomesATunnel) {
     EXPECT_EQ(echoed->size(), big.size());
   }
   std::string h = backend.head();
-  EXPECT_NE(h.find("Upgrade: echo\r\n"), std::string::npos) << h;
+  EXPECT_NE(h.find("Upgrade: WebSocket\r\n"), std::string::npos) << h;
   EXPECT_NE(h.find("Connection: upgrade\r\n"), std::string::npos) << h;
   EXPECT_EQ(h.find("keep-alive"), std::string::npos) << h;
+}
+
+// Every upgrade but WebSocket alone: forwarded without Upgrade, as a plain request that the
+// backend answers normally.
+const char* const kNotWebSocket[] = {
+    "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\nConnection: Upgrade, "
+    "HTTP2-Settings\r\n",
+    "Upgrade: echo\r\nConnection: Upgrade\r\n",
+    "Upgrade: websocket, h2c\r\nConnection: Upgrade\r\n",
+    "Upgrade: websocket\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n",
+    "Upgrade: websocket/13\r\nConnection: Upgrade\r\n",
+};
+
+TEST(Tunnel, OtherUpgradesAreForwardedAsPlainRequests) {
+  EchoBackend backend("e");
+  ASSERT_TRUE(backend.start());
+  auto lb = start_balancer(base_config({spec("e", backend.port())}));
+  ASSERT_TRUE(lb);
+  for (const char* upgrade : kNotWebSocket) {
+    SCOPED_TRACE(upgrade);
+    Client client(lb->port());
+    ASSERT_TRUE(client.send(std::string("GET /x HTTP/1.1\r\nHost: x\r\n") + upgrade + "\r\n"));
+    auto r = client.read_response();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << r->raw;
+    EXPECT_EQ(r->header("x-backend"), "e");
+    // The connection is still HTTP: a second request on it is answered too.
+    auto again = client.get("/y");
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->status, 200) << again->raw;
+  }
+  const std::vector<std::string> seen = backend.requests();
+  ASSERT_EQ(seen.size(), 2 * std::size(kNotWebSocket));
+  for (const std::string& head : seen) {
+    EXPECT_EQ(head.find("Upgrade:"), std::string::npos) << head;
+    EXPECT_EQ(head.find("pgrade\r\n"), std::string::npos) << head;  // no Connection: upgrade
+  }
+}
+
+TEST(Tunnel, A101ToARequestThatWasNotAWebSocketUpgradeIs502) {
+  UpgradeEchoBackend backend;  // answers 101 whatever was asked
+  auto lb = start_balancer(base_config({spec("u", backend.port())}));
+  ASSERT_TRUE(lb);
+  Client client(lb->port());
+  ASSERT_TRUE(
+      client.send("GET /x HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n"));
+  auto r = client.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 502) << r->raw;
+  EXPECT_NE(r->body.find("bad backend response"), std::string::npos) << r->raw;
+  EXPECT_EQ(backend.head().find("Upgrade:"), std::string::npos) << backend.head();
 }
 
 }  // namespace

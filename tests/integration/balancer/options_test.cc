@@ -1,0 +1,124 @@
+// `stampede balance` refuses every value that could inject into the requests it writes (health
+// checks, forwarded heads) or that is not a number it can use: exit status 2 and one line that
+// names the option, from the command line and from a --config file alike.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/process.h"
+#include "support/refusal.h"
+
+namespace stampede::balancer::testing {
+namespace {
+
+using stampede::testing::bad_numbers;
+using stampede::testing::hostile_values;
+using stampede::testing::refused;
+
+const std::vector<std::string> kBackend = {"balance", "--listen", "127.0.0.1:0", "--backend",
+                                           "a=127.0.0.1:9"};
+
+std::vector<std::string> balance_with(std::initializer_list<std::string> extra) {
+  std::vector<std::string> args = kBackend;
+  args.insert(args.end(), extra);
+  return args;
+}
+
+TEST(BalanceOptions, HeaderAndRequestLineOptionsRefuseHostileBytes) {
+  for (const auto& v : hostile_values()) {
+    SCOPED_TRACE(v.what);
+    EXPECT_TRUE(refused(balance_with({"--health-path", "/" + v.suffix}), "--health-path"));
+    EXPECT_TRUE(refused(balance_with({"--sticky-header", "x" + v.suffix}), "--sticky-header"));
+    EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0." + v.suffix + ":80"}, "backend a"));
+    EXPECT_TRUE(refused({"balance", "--backend", "a" + v.suffix + "=127.0.0.1:80"}, "backend"));
+    EXPECT_TRUE(refused(balance_with({"--listen", "127.0.0." + v.suffix + ":0"}), "--listen"));
+    EXPECT_TRUE(
+        refused(balance_with({"--admin-listen", "127.0.0." + v.suffix + ":0"}), "--admin-listen"));
+  }
+  EXPECT_TRUE(refused(balance_with({"--health-path", "relative"}), "--health-path"));
+  EXPECT_TRUE(refused(balance_with({"--health-path", "/a b"}), "--health-path"));
+}
+
+TEST(BalanceOptions, EmptyValuesAreRefusedNotTakenAsDefaults) {
+  for (const char* option :
+       {"--health-path", "--sticky-header", "--listen", "--admin-listen", "--ready-file",
+        "--strategy", "--config", "--health-interval", "--max-connections", "--backend"}) {
+    EXPECT_TRUE(refused(balance_with({option, ""}), option)) << option;
+  }
+}
+
+TEST(BalanceOptions, AnErrorQuotingAValueStaysOneLine) {
+  // The strategy is quoted back: its CR and LF are shown escaped, not printed.
+  EXPECT_TRUE(refused(balance_with({"--strategy", "rr\r\nstampede: fake"}), "rr\\r\\nstampede"));
+}
+
+TEST(BalanceOptions, NumbersOutOfRangeOrMalformedAreRefused) {
+  const char* numeric[] = {"--cores",
+                           "--rise",
+                           "--fall",
+                           "--retries",
+                           "--pool-max-idle",
+                           "--max-connections",
+                           "--health-interval",
+                           "--health-timeout",
+                           "--eject-time",
+                           "--connect-timeout",
+                           "--backend-timeout",
+                           "--client-timeout",
+                           "--header-timeout",
+                           "--pool-idle-timeout"};
+  for (const char* option : numeric) {
+    for (const std::string& value : bad_numbers()) {
+      EXPECT_TRUE(refused(balance_with({option, value}), option)) << option << " " << value;
+    }
+  }
+  // Zero where zero means nothing useful (0 stays "off" for --health-interval, "default" for
+  // --health-timeout, "none" for --retries and --pool-max-idle).
+  for (const char* option :
+       {"--cores", "--rise", "--fall", "--max-connections", "--eject-time", "--connect-timeout",
+        "--backend-timeout", "--client-timeout", "--header-timeout", "--pool-idle-timeout"}) {
+    EXPECT_TRUE(refused(balance_with({option, "0"}), option)) << option;
+  }
+  // A duration below a millisecond would become 0 ("off"); above a day is refused too.
+  EXPECT_TRUE(refused(balance_with({"--health-interval", "500us"}), "--health-interval"));
+  EXPECT_TRUE(refused(balance_with({"--client-timeout", "25h"}), "--client-timeout"));
+  EXPECT_TRUE(refused(balance_with({"--cores", "257"}), "--cores"));
+  EXPECT_TRUE(refused(balance_with({"--max-connections", "1000001"}), "--max-connections"));
+}
+
+TEST(BalanceOptions, BackendPortsAndWeightsAreChecked) {
+  EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:0"}, "backend a"));
+  EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:65536"}, "backend a"));
+  EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:80x"}, "backend a"));
+  for (const std::string& w : {"0", "257", "-1", "1e12", "nan", "2x"}) {
+    EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:80,weight=" + w}, "weight")) << w;
+  }
+}
+
+TEST(BalanceOptions, AConfigFileIsCheckedTheSameWay) {
+  const std::string dir = stampede::testing::make_temp_dir();
+  const std::string path = dir + "/lb.json";
+  auto with_file = [&](const std::string& json, const std::string& needle) {
+    std::ofstream(path) << json;
+    return refused({"balance", "--config", path}, needle);
+  };
+  const std::string backend = R"("listen": "127.0.0.1:0", "backend": ["a=127.0.0.1:9"])";
+  // JSON can say what a command line cannot: a NUL byte.
+  EXPECT_TRUE(with_file("{" + backend + R"(, "health-path": "/a\u0000b"})", "--health-path"));
+  EXPECT_TRUE(with_file("{" + backend + R"(, "health-path": "/a\r\nX: 1"})", "--health-path"));
+  EXPECT_TRUE(with_file("{" + backend + R"(, "sticky-header": "x\ny"})", "--sticky-header"));
+  EXPECT_TRUE(with_file("{" + backend + R"(, "pool-idle-timeout": 0})", "--pool-idle-timeout"));
+  EXPECT_TRUE(with_file("{" + backend + R"(, "cores": 1e12})", "--cores"));
+  EXPECT_TRUE(with_file(
+      R"({"listen": "127.0.0.1:0", "backend": [{"name": "a", "address": "127.0.0.1:9",
+          "weight": 4294967297}]})",
+      "weight"));
+  EXPECT_TRUE(with_file(
+      R"({"listen": "127.0.0.1:0", "backend": [{"name": "a", "address": "127.0.0.1:0"}]})",
+      "backend a"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace stampede::balancer::testing
