@@ -16,8 +16,9 @@ enum class HeadKind : std::uint8_t { Request, Response };
 // `status` (400 for requests, 502 for responses):
 //  - a line ending in a bare LF (llhttp accepts one after the start line and as the final
 //    empty line, which lets a front end and a back end disagree on where the head ends);
-//  - a bare CR: a CR not followed by LF, anywhere (llhttp takes one in a reason phrase, and the
-//    header lines after it then become body);
+//  - responses: a bare CR (not followed by LF) in the status line (llhttp takes one in a reason
+//    phrase, and the header lines after it then become body; it refuses one in a request line
+//    or a header line itself, which the differential test's vectors check);
 //  - obs-fold: a header line starting with SP or HTAB (RFC 9112 5.2 allows rejecting it);
 //  - requests: two consecutive spaces in the request line ("GET  / HTTP/1.1");
 //  - responses: a status code that is not exactly three digits 100-599 followed by SP or CRLF
@@ -34,13 +35,14 @@ class HeadChecker {
   std::optional<ParseError> scan(const char* p, std::size_t n);
 
  private:
-  std::optional<ParseError> scan_lines(const char* p, std::size_t n);
+  const ParseError* scan_lines(const char* p, std::size_t n);
   // Scans the start line; returns where the header lines start, or nullptr on a violation.
-  const char* scan_start_line(const char* p, const char* end, std::optional<ParseError>& error);
+  const char* scan_start_line(const char* p, const char* end, const ParseError*& error);
   // Checks [p, stop) of one line for a CR not followed by LF; `lf`: the byte at stop is LF.
   bool bare_cr(const char* p, const char* stop, bool lf) const;
   // Responses: takes the status line's first bytes, checks its status code once it has them.
   bool status_line_ok(const char* p, const char* stop, bool lf);
+  static bool status_code_ok(const char* s, std::size_t len);
 
   static constexpr std::size_t kStatusPrefix = 13;  // "HTTP/1.1 200 "
 
