@@ -11,7 +11,7 @@ BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-de
   nlohmann-json3-dev libfmt-dev liburing-dev libluajit-5.1-dev libwslay-dev libgtest-dev \
   libgmock-dev libbenchmark-dev clang-format
 # Peers the integration tests run against (real balancers and servers, on loopback only).
-TEST_DEPS := haproxy nginx
+TEST_DEPS := haproxy nginx python3-h11
 # node and npm for the npm test peers (tests/peers: the WebSocket package ws). Debian's nodejs and
 # npm, unless a node with its own npm is installed already (Debian's npm conflicts with those).
 NODE_DEPS := nodejs npm

@@ -6,35 +6,92 @@ namespace stampede::http {
 namespace {
 
 constexpr ParseError kBareLf{400, "BARE_LF", "line ending without CR (bare LF)"};
+constexpr ParseError kBareCr{400, "BARE_CR", "CR not followed by LF"};
 constexpr ParseError kObsFold{400, "OBS_FOLD", "obsolete header line folding"};
 constexpr ParseError kDoubleSpace{400, "REQUEST_LINE_SPACES", "repeated space in request line"};
+constexpr ParseError kBadStatus{502, "INVALID_STATUS",
+                                "status code is not three digits 100-599 followed by SP"};
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 }  // namespace
 
-const char* HeadChecker::scan_start_line(const char* p, const char* end,
-                                         std::optional<ParseError>& error) {
+bool HeadChecker::bare_cr(const char* p, const char* stop, bool lf) const {
+  if (prev_ == '\r' && p < stop) return true;  // a CR that ended the previous piece
+  const void* found = std::memchr(p, '\r', static_cast<std::size_t>(stop - p));
+  if (found == nullptr) return false;
+  const char* cr = static_cast<const char*>(found);
+  // Only the byte before the LF may be a CR (or the last byte given, when the LF is to come).
+  return cr + 1 < stop || (!lf && cr + 1 != stop);
+}
+
+bool HeadChecker::status_code_ok(const char* s, std::size_t len) {
+  // llhttp checked "HTTP/d.d"; this checks " DDD" and what follows it: SP, or the line's end
+  // (a bare LF there is the caller's error).
+  if (len < 12 || s[8] != ' ') return false;
+  if (!is_digit(s[9]) || !is_digit(s[10]) || !is_digit(s[11])) return false;
+  if (s[9] < '1' || s[9] > '5') return false;
+  return len == 12 || s[12] == ' ' || s[12] == '\r';
+}
+
+bool HeadChecker::status_line_ok(const char* p, const char* stop, bool lf) {
+  if (status_checked_) return true;
+  if (status_len_ == 0 && stop - p >= static_cast<std::ptrdiff_t>(kStatusPrefix) && *p != '\r') {
+    // The usual case: the status line's start arrived in one piece, with no blank line before.
+    start_line_blank_ = false;
+    status_checked_ = true;
+    return status_code_ok(p, kStatusPrefix);
+  }
+  for (; p < stop && status_len_ < kStatusPrefix; ++p) {
+    if (start_line_blank_ && *p == '\r') continue;  // a CR of a blank line before it
+    start_line_blank_ = false;
+    status_[status_len_++] = *p;
+  }
+  if (start_line_blank_ || (status_len_ < kStatusPrefix && !lf)) return true;
+  status_checked_ = true;
+  return status_code_ok(status_, status_len_);
+}
+
+const char* HeadChecker::scan_start_line(const char* p, const char* end, const ParseError*& error) {
   const void* found = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
   const char* lf = static_cast<const char*>(found);
   const char* stop = lf != nullptr ? lf : end;
-  // Repeated spaces, including a pair split across feed() calls; memchr keeps long targets cheap.
-  if (p < stop && *p == ' ' && prev_ == ' ') {
-    error = kDoubleSpace;
+  // llhttp refuses a bare CR in a request line and in header lines, not in a reason phrase.
+  if (kind_ == HeadKind::Response && bare_cr(p, stop, lf != nullptr)) {
+    error = &kBareCr;
     return nullptr;
   }
-  for (const char* s = p; s < stop; ++s) {
-    s = static_cast<const char*>(std::memchr(s, ' ', static_cast<std::size_t>(stop - s)));
-    if (s == nullptr) break;
-    if (s + 1 < stop && s[1] == ' ') {
-      error = kDoubleSpace;
+  if (kind_ == HeadKind::Request) {
+    // Repeated spaces, including a pair split across feed() calls; memchr keeps long targets
+    // cheap.
+    if (p < stop && *p == ' ' && prev_ == ' ') {
+      error = &kDoubleSpace;
       return nullptr;
     }
+    for (const char* s = p; s < stop; ++s) {
+      s = static_cast<const char*>(std::memchr(s, ' ', static_cast<std::size_t>(stop - s)));
+      if (s == nullptr) break;
+      if (s + 1 < stop && s[1] == ' ') {
+        error = &kDoubleSpace;
+        return nullptr;
+      }
+    }
   }
-  for (const char* s = p; start_line_blank_ && s < stop; ++s)
-    start_line_blank_ = *s == '\r';
+  if (kind_ == HeadKind::Response) {
+    if (!status_line_ok(p, stop, lf != nullptr)) {
+      error = &kBadStatus;
+      return nullptr;
+    }
+  } else {
+    for (const char* s = p; start_line_blank_ && s < stop; ++s)
+      start_line_blank_ = *s == '\r';
+  }
   if (p < stop) prev_ = stop[-1];
   if (lf == nullptr) return end;
   if (prev_ != '\r') {
-    error = kBareLf;
+    error = &kBareLf;
     return nullptr;
   }
   prev_ = '\n';
@@ -43,7 +100,15 @@ const char* HeadChecker::scan_start_line(const char* p, const char* end,
 }
 
 std::optional<ParseError> HeadChecker::scan(const char* p, std::size_t n) {
-  std::optional<ParseError> error;
+  const ParseError* error = scan_lines(p, n);
+  if (error == nullptr) return std::nullopt;
+  ParseError out = *error;
+  if (kind_ == HeadKind::Response) out.status = 502;
+  return out;
+}
+
+const ParseError* HeadChecker::scan_lines(const char* p, std::size_t n) {
+  const ParseError* error = nullptr;
   const char* const end = p + n;
   while (p < end) {
     if (in_start_line_) {
@@ -51,16 +116,25 @@ std::optional<ParseError> HeadChecker::scan(const char* p, std::size_t n) {
       if (p == nullptr) return error;
       continue;
     }
-    if (prev_ == '\n' && (*p == ' ' || *p == '\t')) return kObsFold;
+    if (prev_ == '\n' && (*p == ' ' || *p == '\t')) return &kObsFold;
     const void* found = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
     if (found == nullptr) {
+      line_bytes_ += static_cast<std::size_t>(end - p);
       prev_ = end[-1];
       return error;
     }
     const char* lf = static_cast<const char*>(found);
-    const char before = lf > p ? lf[-1] : prev_;
-    if (before != '\r') return kBareLf;
+    if ((lf > p ? lf[-1] : prev_) != '\r') return &kBareLf;
+    line_bytes_ += static_cast<std::size_t>(lf - p);
+    if (line_bytes_ == 1) {
+      // The empty line: this head ended. Only a response can have another one after it (the
+      // final response after a 1xx).
+      in_start_line_ = start_line_blank_ = true;
+      status_len_ = 0;
+      status_checked_ = false;
+    }
     prev_ = '\n';
+    line_bytes_ = 0;
     p = lf + 1;
   }
   return error;

@@ -18,6 +18,12 @@ inline constexpr char ascii_lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
 }
 
+// RFC 9110 5.6.2 tchar: the bytes of a token (header names, methods, codings).
+inline constexpr bool is_tchar(char c) {
+  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
 // ASCII case-insensitive equality (header names, tokens such as "chunked" or "100-continue").
 inline constexpr bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

@@ -10,8 +10,13 @@ constexpr char kEmpty[1] = {};
 constexpr ParseError kUriTooLong{414, "URI_TOO_LONG", "request target exceeds the limit"};
 constexpr ParseError kHeadTooLarge{431, "HEADER_TOO_LARGE", "request head exceeds the limit"};
 constexpr ParseError kBodyTooLarge{413, "BODY_TOO_LARGE", "request body exceeds the limit"};
+constexpr std::string_view kUnknownVersionReason = "Invalid HTTP version";
 constexpr ParseError kBadVersion{505, "HTTP_VERSION_NOT_SUPPORTED", "only HTTP/1.0 and 1.1"};
+constexpr ParseError kNoHost{400, "MISSING_HOST", "HTTP/1.1 request without Host"};
+constexpr ParseError kTwoHosts{400, "DUPLICATE_HOST", "more than one Host field"};
 constexpr ParseError kBadName{400, "INVALID_HEADER_NAME", "header name is not a token"};
+constexpr ParseError kChunksUnfinished{400, "CHUNKED_FRAMING",
+                                       "llhttp ended a chunked body before its last CRLF"};
 constexpr ParseError kAfterClose{400, "DATA_AFTER_CLOSE",
                                  "data after a request that closes the connection"};
 constexpr ParseError kTruncated{400, "HPE_INVALID_EOF_STATE",
@@ -20,14 +25,8 @@ constexpr ParseError kTruncated{400, "HPE_INVALID_EOF_STATE",
 // RFC 9110 5.6.2 tchar. llhttp's non-strict build lets spaces into header names.
 constexpr std::array<bool, 256> make_token_table() {
   std::array<bool, 256> t{};
-  for (int c = '0'; c <= '9'; ++c)
-    t[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c)
-    t[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c)
-    t[c] = true;
-  for (char c : std::string_view("!#$%&'*+-.^_`|~"))
-    t[static_cast<unsigned char>(c)] = true;
+  for (int c = 0; c < 256; ++c)
+    t[c] = is_tchar(static_cast<char>(c));
   return t;
 }
 constexpr std::array<bool, 256> kTokenChars = make_token_table();
@@ -51,6 +50,14 @@ struct RequestParser::Callbacks {
   static int on_message_begin(llhttp_t* p) {
     self(p).start_message();
     return 0;
+  }
+
+  // A version llhttp supports (0.9, 1.0, 1.1, 2.0; execute() maps its refusal of another
+  // "HTTP/d.d" to 505 as well): anything but 1.0 and 1.1 is 505.
+  static int on_version_complete(llhttp_t* p) {
+    if (p->http_major == 1 && p->http_minor <= 1) return 0;
+    self(p).driver_.set_callback_error(kBadVersion);
+    return -1;
   }
 
   static int on_url(llhttp_t* p, const char* at, std::size_t len) {
@@ -96,6 +103,8 @@ struct RequestParser::Callbacks {
       return -1;
     }
     f.value_offset = s.buf_.size();
+    if (f.name_len == 4 && iequals(std::string_view(s.buf_).substr(f.name_offset, 4), "host"))
+      ++s.host_fields_;
     return 0;
   }
 
@@ -143,6 +152,7 @@ RequestParser::RequestParser(ParserLimits limits) : limits_(limits), driver_(HTT
   llhttp_settings_t& settings = driver_.settings();
   settings.on_message_begin = &Callbacks::on_message_begin;
   settings.on_url = &Callbacks::on_url;
+  settings.on_version_complete = &Callbacks::on_version_complete;
   settings.on_header_field = &Callbacks::on_header_field;
   settings.on_header_field_complete = &Callbacks::on_header_field_complete;
   settings.on_header_value = &Callbacks::on_header_value;
@@ -171,6 +181,7 @@ void RequestParser::start_message() {
   target_len_ = 0;
   body_bytes_ = 0;
   content_length_ = 0;
+  host_fields_ = 0;
   in_field_ = false;
   keep_alive_ = expect_continue_ = upgrade_ = chunked_ = has_content_length_ = false;
   http_minor_ = 0;
@@ -180,6 +191,11 @@ int RequestParser::finish_head(llhttp_t* p) {
   in_head_ = false;
   if (p->http_major != 1) {
     driver_.set_callback_error(kBadVersion);
+    return -1;
+  }
+  // RFC 9112 3.2: a request with two Hosts, or an HTTP/1.1 one with none, is a 400.
+  if (host_fields_ > 1 || (host_fields_ == 0 && p->http_minor == 1)) {
+    driver_.set_callback_error(host_fields_ > 1 ? kTwoHosts : kNoHost);
     return -1;
   }
   has_content_length_ = (p->flags & F_CONTENT_LENGTH) != 0;
@@ -220,7 +236,15 @@ Step RequestParser::execute(const char* data, std::size_t len) {
   llhttp_errno_t err = driver_.execute(this, data, len);
   // Still feeding after an upgrade request: the upgrade was declined, HTTP goes on.
   if (err == HPE_PAUSED_UPGRADE) err = driver_.continue_after_upgrade(data, len);
-  return driver_.step(err, data, len, [this](std::size_t consumed) { return on_paused(consumed); });
+  const Step step =
+      driver_.step(err, data, len, [this](std::size_t consumed) { return on_paused(consumed); });
+  // llhttp refuses a well-formed "HTTP/d.d" it does not know (1.2, 3.0) with this reason, at
+  // the minor digit; the ones it knows reach on_version_complete. Malformed versions have
+  // other reasons and stay 400s.
+  if (err == HPE_INVALID_VERSION && error().message == kUnknownVersionReason) {
+    return driver_.fail(kBadVersion, step.consumed);
+  }
+  return step;
 }
 
 // Accounts for and checks the `head_bytes` head bytes at `data` that llhttp just accepted.
@@ -230,6 +254,21 @@ Step RequestParser::check_head(const char* data, std::size_t head_bytes, Step st
   if (const std::optional<ParseError> error = checker_.scan(data, head_bytes)) {
     return driver_.fail(*error, head_bytes);
   }
+  if (step.event == Event::HeadComplete && chunked_) {
+    const std::size_t limit = limits_.max_header_bytes;
+    chunks_.reset({limit, limit - head_bytes_, 400, 431});
+  }
+  return step;
+}
+
+// Checks the chunk framing of the body bytes at `data` that llhttp just accepted.
+Step RequestParser::check_body(const char* data, Step step) {
+  if (const std::optional<ParseError> error = chunks_.scan(data, step.consumed)) {
+    return driver_.fail(*error, step.consumed);
+  }
+  if (step.event == Event::MessageComplete && !chunks_.done()) {
+    return driver_.fail(kChunksUnfinished, step.consumed);
+  }
   return step;
 }
 
@@ -237,8 +276,10 @@ Step RequestParser::feed(const char* data, std::size_t len) {
   if (driver_.failed()) return {Event::Error, 0};
   if (closed_) return len == 0 ? Step{Event::NeedMore, 0} : driver_.fail(kAfterClose, 0);
   const bool head = in_head_;
+  const bool chunked = chunked_;
   const Step step = execute(data, len);
-  if (!head || step.event == Event::Error) return step;
+  if (step.event == Event::Error) return step;
+  if (!head) return chunked ? check_body(data, step) : step;
   // Starting in the head, llhttp stops at its end (HeadComplete) or consumes everything.
   return check_head(data, step.consumed, step);
 }

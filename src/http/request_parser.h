@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "http/chunked_checker.h"
 #include "http/head_checker.h"
 #include "http/header.h"
 #include "http/llhttp_driver.h"
@@ -21,9 +22,11 @@ namespace stampede::http {
 // Parses the requests of one connection, in order (pipelining: after MessageComplete the next
 // request starts in the remaining bytes). Pull-style: feed() stops at the end of each head and
 // each message, so a proxy learns the byte offsets of both and can forward the body raw,
-// chunk framing included. Strict: malformed heads, bare LF, obs-fold, Content-Length together
-// with Transfer-Encoding, duplicate Content-Length and bad chunk sizes are 400s; ParserLimits
-// give 413/414/431; HTTP versions other than 1.0/1.1 are 505.
+// chunk framing included. Strict: malformed heads, bare LF, bare CR, obs-fold, Content-Length
+// together with Transfer-Encoding, duplicate Content-Length, an HTTP/1.1 request without
+// exactly one Host (any request with two), and chunk framing other than RFC 9112 7.1's (see
+// ChunkedChecker) are 400s; ParserLimits give 413/414/431 (trailers and chunk extensions count
+// against max_header_bytes); a well-formed HTTP version other than 1.0/1.1 is 505.
 // After a request that does not keep the connection alive (keep_alive() false), further
 // bytes are an Error: stop reading then. After an upgrade() request the caller either switches
 // protocols or keeps feeding, which continues with HTTP (the upgrade was declined).
@@ -82,11 +85,13 @@ class RequestParser {
   int finish_head(llhttp_t* p);
   Step execute(const char* data, std::size_t len);
   Step check_head(const char* data, std::size_t head_bytes, Step step);
+  Step check_body(const char* data, Step step);
   Step on_paused(std::size_t consumed);
 
   ParserLimits limits_;
   LlhttpDriver driver_;
-  HeadChecker checker_;
+  HeadChecker checker_{HeadKind::Request};
+  ChunkedChecker chunks_;
 
   std::string buf_;  // target, then each header name and value
   std::vector<Field> fields_;
@@ -96,6 +101,7 @@ class RequestParser {
   std::size_t head_bytes_ = 0;    // bytes of the current head seen so far
   std::uint64_t body_bytes_ = 0;  // sum of chunk sizes so far
   std::uint64_t content_length_ = 0;
+  int host_fields_ = 0;  // Host fields in the current head
 
   Pause pause_ = Pause::None;
   bool closed_ = false;  // a request without keep-alive completed

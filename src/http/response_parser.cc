@@ -11,6 +11,10 @@ constexpr std::size_t kMaxCapturedBytes = 65536;
 
 constexpr ParseError kCapturedTooLarge{502, "CAPTURED_HEADER_TOO_LARGE",
                                        "captured response header values exceed 64 KiB"};
+constexpr ParseError kHeadTooLarge{502, "HEADER_TOO_LARGE", "response head exceeds 64 KiB"};
+constexpr ParseError kBadVersion{502, "HTTP_VERSION_NOT_SUPPORTED", "only HTTP/1.0 and 1.1"};
+constexpr ParseError kChunksUnfinished{502, "CHUNKED_FRAMING",
+                                       "llhttp ended a chunked body before its last CRLF"};
 constexpr ParseError kAfterClose{502, "DATA_AFTER_CLOSE",
                                  "data after a response that ended the connection"};
 constexpr ParseError kUpgraded{502, "UPGRADED",
@@ -35,6 +39,12 @@ struct ResponseParser::Callbacks {
     return 0;
   }
 
+  static int on_version_complete(llhttp_t* p) {
+    if (p->http_major == 1 && p->http_minor <= 1) return 0;
+    self(p).driver_.set_callback_error(kBadVersion);
+    return -1;
+  }
+
   static int on_headers_complete(llhttp_t* p) {
     ResponseParser& s = self(p);
     s.status_ = p->status_code;
@@ -48,6 +58,7 @@ struct ResponseParser::Callbacks {
     // 6.3); llhttp leaves that to its caller. Setting F_SKIPBODY is what returning 1 would do.
     if (s.no_body_next_ || s.status_ == 204 || s.status_ == 304) p->flags |= F_SKIPBODY;
     s.chunked_ = (p->flags & F_CHUNKED) != 0;
+    s.chunked_body_ = s.chunked_ && (p->flags & F_SKIPBODY) == 0;
     s.has_content_length_ = (p->flags & F_CONTENT_LENGTH) != 0;
     s.content_length_ = p->content_length;
     s.keep_alive_ = llhttp_should_keep_alive(p) != 0 && s.status_ != 101;
@@ -130,6 +141,7 @@ ResponseParser::ResponseParser(std::vector<std::string> capture_headers)
   llhttp_settings_t& settings = driver_.settings();
   settings.on_headers_complete = &Callbacks::on_headers_complete;
   settings.on_message_complete = &Callbacks::on_message_complete;
+  settings.on_version_complete = &Callbacks::on_version_complete;
   if (!capture_names_.empty()) {
     settings.on_message_begin = &Callbacks::on_message_begin;
     settings.on_header_field = &Callbacks::on_header_field;
@@ -142,9 +154,11 @@ ResponseParser::ResponseParser(std::vector<std::string> capture_headers)
 
 void ResponseParser::reset() {
   driver_.reset(this);
+  checker_.reset();
+  head_bytes_ = 0;
   pause_ = Pause::None;
-  closed_ = no_body_next_ = interim_ = false;
-  keep_alive_ = chunked_ = has_content_length_ = false;
+  closed_ = no_body_next_ = interim_ = head_done_ = false;
+  keep_alive_ = chunked_ = chunked_body_ = has_content_length_ = false;
   status_ = http_minor_ = 0;
   content_length_ = 0;
   start_message();
@@ -177,6 +191,9 @@ Step ResponseParser::on_paused(std::size_t consumed) {
   const Pause pause = pause_;
   pause_ = Pause::None;
   if (pause == Pause::Head) return {Event::HeadComplete, consumed};
+  head_done_ = false;  // the next response's head starts right after
+  head_bytes_ = 0;
+  checker_.reset();
   if (!keep_alive_) closed_ = true;
   return {Event::MessageComplete, consumed};
 }
@@ -187,8 +204,38 @@ Step ResponseParser::feed(const char* data, std::size_t len) {
     if (len == 0) return {Event::NeedMore, 0};
     return driver_.fail(status_ == 101 ? kUpgraded : kAfterClose, 0);
   }
-  return driver_.step(driver_.execute(this, data, len), data, len,
-                      [this](std::size_t consumed) { return on_paused(consumed); });
+  const bool body = head_done_;
+  const Step step = driver_.step(driver_.execute(this, data, len), data, len,
+                                 [this](std::size_t consumed) { return on_paused(consumed); });
+  if (step.event == Event::Error) return step;
+  if (!body) return check_head(data, step);
+  return chunked_body_ ? check_body(data, step) : step;
+}
+
+// Accounts for and checks the head bytes at `data` that llhttp just accepted (a feed that
+// starts in the head stops at its end: 1xx heads before it have no body).
+Step ResponseParser::check_head(const char* data, Step step) {
+  head_bytes_ += step.consumed;
+  if (head_bytes_ > kMaxHeadBytes) return driver_.fail(kHeadTooLarge, step.consumed);
+  if (const std::optional<ParseError> error = checker_.scan(data, step.consumed)) {
+    return driver_.fail(*error, step.consumed);
+  }
+  if (step.event == Event::HeadComplete) {
+    head_done_ = true;
+    if (chunked_body_) chunks_.reset({kMaxHeadBytes, kMaxHeadBytes - head_bytes_, 502, 502});
+  }
+  return step;
+}
+
+// Checks the chunk framing of the body bytes at `data` that llhttp just accepted.
+Step ResponseParser::check_body(const char* data, Step step) {
+  if (const std::optional<ParseError> error = chunks_.scan(data, step.consumed)) {
+    return driver_.fail(*error, step.consumed);
+  }
+  if (step.event == Event::MessageComplete && !chunks_.done()) {
+    return driver_.fail(kChunksUnfinished, step.consumed);
+  }
+  return step;
 }
 
 Step ResponseParser::finish() {

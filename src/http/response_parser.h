@@ -11,13 +11,21 @@
 #include <string_view>
 #include <vector>
 
+#include "http/chunked_checker.h"
+#include "http/head_checker.h"
 #include "http/llhttp_driver.h"
 #include "http/parse_types.h"
 
 namespace stampede::http {
 
 // Parses the responses of one connection, in order. Pull-style: feed() stops at the end of a
-// head and at the end of a message (see Step). Strict llhttp (no lenient flags).
+// head and at the end of a message (see Step). Strict llhttp (no lenient flags), and stricter
+// than llhttp 8.1 (each an Error with status 502, what a proxy answers):
+//  - a head (with any 1xx heads before it) over kMaxHeadBytes, a bare LF or bare CR in it,
+//    obs-fold, a status code other than three digits 100-599, an HTTP version other than
+//    1.0/1.1 (see HeadChecker);
+//  - chunk framing other than RFC 9112 7.1's, chunk extensions or head plus trailers over
+//    kMaxHeadBytes (see ChunkedChecker).
 //  - 1xx interim responses are skipped silently, except 101 Switching Protocols, which is
 //    reported; after it the connection belongs to another protocol (feed() then fails).
 //  - Content-Length, chunked and close-delimited bodies; the last completes in finish().
@@ -29,6 +37,9 @@ namespace stampede::http {
 // No allocation per response in steady state. One thread; movable, not copyable.
 class ResponseParser {
  public:
+  // The limit of a response head, and of head plus trailers (the balancer's too).
+  static constexpr std::size_t kMaxHeadBytes = 64 * 1024;
+
   using BodyCallback = std::function<void(std::string_view chunk)>;
 
   ResponseParser() : ResponseParser(std::vector<std::string>{}) {}
@@ -79,11 +90,16 @@ class ResponseParser {
   enum class Pause : std::uint8_t { None, Head, Message };
 
   Step on_paused(std::size_t consumed);
+  Step check_head(const char* data, Step step);
+  Step check_body(const char* data, Step step);
   void start_message();
   int capture_index(std::string_view name) const;
 
   LlhttpDriver driver_;
+  HeadChecker checker_{HeadKind::Response};
+  ChunkedChecker chunks_;
   BodyCallback body_callback_;
+  std::size_t head_bytes_ = 0;  // bytes of the current head (and 1xx heads before it) so far
 
   Pause pause_ = Pause::None;
   bool closed_ = false;  // a non-keep-alive or 101 response completed: no more responses
@@ -91,6 +107,8 @@ class ResponseParser {
   bool interim_ = false;  // parsing a 1xx (not 101) response, which is not reported
   bool keep_alive_ = false;
   bool chunked_ = false;
+  bool chunked_body_ = false;  // chunked_ and the response has a body
+  bool head_done_ = false;     // HeadComplete reported: bytes fed are body bytes
   bool has_content_length_ = false;
   int status_ = 0;
   int http_minor_ = 0;

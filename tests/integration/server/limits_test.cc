@@ -82,6 +82,24 @@ std::vector<BadCase> bad_cases() {
            std::string(2048, 'b') + "\r\n0\r\n\r\n",
        413},
       {"HTTP/2.0 request line", "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505},
+      {"HTTP/1.2 request line", "GET / HTTP/1.2\r\nHost: x\r\n\r\n", 505},
+      {"HTTP/1.1 without Host", "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400},
+      {"two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
+      {"bare CR in a header line", "GET / HTTP/1.1\r\nHost: x\rX-A: 1\r\n\r\n", 400},
+      {"chunk data not followed by CRLF",
+       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n",
+       400},
+      {"space after the chunk size",
+       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n",
+       400},
+      {"trailers over the head limit",
+       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: " +
+           std::string(2000, 't') + "\r\n\r\n",
+       431},
+      {"chunk extensions over the head limit",
+       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1;" +
+           std::string(2000, 'e') + "\r\nb\r\n0\r\n\r\n",
+       400},
   };
 }
 

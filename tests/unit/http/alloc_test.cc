@@ -58,7 +58,8 @@ TEST(SteadyState, RequestParserDoesNotAllocate) {
       "POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nX-Long: " +
       std::string(500, 'v') +
       "\r\n\r\nabc"
-      "PUT /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nT: 1\r\n\r\n";
+      "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nT: "
+      "1\r\n\r\n";
   RequestParser parser;
   ASSERT_EQ(parse_all(parser, requests), 3);
   const long before = stampede::test::allocations.load();

@@ -57,20 +57,21 @@ void expect_rejected(const BadCase& c) {
 
 TEST(RequestErrors, MalformedRequestLine) {
   const BadCase cases[] = {
-      {"invalid method char", "G@T / HTTP/1.1\r\n\r\n", 400},
-      {"lower-case method", "get / HTTP/1.1\r\n\r\n", 400},
-      {"unknown method", "FETCH / HTTP/1.1\r\n\r\n", 400},
-      {"space in target", "GET /a b HTTP/1.1\r\n\r\n", 400},
-      {"control char in target", "GET /a\x01 HTTP/1.1\r\n\r\n", 400},
-      {"double space before target", "GET  / HTTP/1.1\r\n\r\n", 400},
-      {"double space before version", "GET /  HTTP/1.1\r\n\r\n", 400},
+      {"invalid method char", "G@T / HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"lower-case method", "get / HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"unknown method", "FETCH / HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"space in target", "GET /a b HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"control char in target", "GET /a\x01 HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"double space before target", "GET  / HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"double space before version", "GET /  HTTP/1.1\r\nHost: x\r\n\r\n", 400},
       {"bad version", "GET / HTTP/1.x\r\n\r\n", 400},
-      {"HTTP/1.2", "GET / HTTP/1.2\r\n\r\n", 400},
-      {"HTTP/2.0", "GET / HTTP/2.0\r\n\r\n", 505},
+      {"HTTP/2.0", "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505},
+      {"HTTP/1.2", "GET / HTTP/1.2\r\nHost: x\r\n\r\n", 505},
+      {"HTTP/3.0", "GET / HTTP/3.0\r\nHost: x\r\n\r\n", 505},
       {"HTTP/0.9 style", "GET /\r\n\r\n", 505},
       {"not HTTP", "GET / FOO/1.1\r\n\r\n", 400},
       {"bare CR after version", "GET / HTTP/1.1\rHost: a\r\n\r\n", 400},
-      {"leading space", " GET / HTTP/1.1\r\n\r\n", 400},
+      {"leading space", " GET / HTTP/1.1\r\nHost: x\r\n\r\n", 400},
   };
   for (const BadCase& c : cases)
     expect_rejected(c);
@@ -79,16 +80,16 @@ TEST(RequestErrors, MalformedRequestLine) {
 TEST(RequestErrors, MalformedHeaders) {
   const BadCase cases[] = {
       {"space before colon", "GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400},
-      {"space in name", "GET / HTTP/1.1\r\nHo st: a\r\n\r\n", 400},
+      {"space in name", "GET / HTTP/1.1\r\nHost: x\r\nHo st: a\r\n\r\n", 400},
       {"no colon", "GET / HTTP/1.1\r\nHost\r\n\r\n", 400},
-      {"empty name", "GET / HTTP/1.1\r\n: a\r\n\r\n", 400},
-      {"obs-fold", "GET / HTTP/1.1\r\nX-A: a\r\n b\r\n\r\n", 400},
-      {"obs-fold with tab", "GET / HTTP/1.1\r\nX-A: a\r\n\tb\r\n\r\n", 400},
-      {"leading space on first header", "GET / HTTP/1.1\r\n Host: a\r\n\r\n", 400},
+      {"empty name", "GET / HTTP/1.1\r\nHost: x\r\n: a\r\n\r\n", 400},
+      {"obs-fold", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n", 400},
+      {"obs-fold with tab", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n\tb\r\n\r\n", 400},
+      {"leading space on first header", "GET / HTTP/1.1\r\nHost: x\r\n Host: a\r\n\r\n", 400},
       {"control char in value", "GET / HTTP/1.1\r\nHost: a\x01z\r\n\r\n", 400},
       {"NUL in value", std::string("GET / HTTP/1.1\r\nHost: a\0z\r\n\r\n", 29), 400},
       {"bare CR in value", "GET / HTTP/1.1\r\nHost: a\rz\r\n\r\n", 400},
-      {"non-token char in name", "GET / HTTP/1.1\r\nX(a): 1\r\n\r\n", 400},
+      {"non-token char in name", "GET / HTTP/1.1\r\nHost: x\r\nX(a): 1\r\n\r\n", 400},
   };
   for (const BadCase& c : cases)
     expect_rejected(c);
@@ -102,7 +103,7 @@ TEST(RequestErrors, BareLineFeeds) {
       {"bare LF as the final empty line", "GET / HTTP/1.1\r\nHost: a\r\n\n", 400},
       {"bare LF, no headers", "GET / HTTP/1.1\n\n", 400},
       {"bare LF in chunk framing",
-       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\n0\n\n", 400},
+       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\n0\n\n", 400},
   };
   for (const BadCase& c : cases)
     expect_rejected(c);
@@ -111,28 +112,35 @@ TEST(RequestErrors, BareLineFeeds) {
 TEST(RequestErrors, AmbiguousBodyLength) {
   const BadCase cases[] = {
       {"Content-Length then Transfer-Encoding",
-       "POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400},
+       "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: "
+       "chunked\r\n\r\n0\r\n\r\n",
+       400},
       {"Transfer-Encoding then Content-Length",
-       "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n", 400},
+       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: "
+       "3\r\n\r\n0\r\n\r\n",
+       400},
       {"duplicate differing Content-Length",
-       "POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400},
+       "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400},
       {"duplicate equal Content-Length",
-       "POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc", 400},
-      {"Content-Length list", "POST / HTTP/1.1\r\nContent-Length: 3, 4\r\n\r\nabcd", 400},
-      {"negative Content-Length", "POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", 400},
-      {"non-numeric Content-Length", "POST / HTTP/1.1\r\nContent-Length: abc\r\n\r\n", 400},
+       "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc", 400},
+      {"Content-Length list", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3, 4\r\n\r\nabcd",
+       400},
+      {"negative Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -3\r\n\r\n", 400},
+      {"non-numeric Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+       400},
       {"overflowing Content-Length",
-       "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400},
+       "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400},
       {"Transfer-Encoding without final chunked",
-       "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 400},
-      {"chunked not last", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 400},
+       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 400},
+      {"chunked not last", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
+       400},
   };
   for (const BadCase& c : cases)
     expect_rejected(c);
 }
 
 TEST(RequestErrors, BadChunks) {
-  const std::string head = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string head = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
   const BadCase cases[] = {
       {"non-hex chunk size", head + "zz\r\nabc\r\n0\r\n\r\n", 400},
       {"empty chunk size", head + "\r\nabc\r\n0\r\n\r\n", 400},
@@ -148,42 +156,47 @@ TEST(RequestErrors, UriLimit) {
   const ParserLimits limits{.max_header_bytes = 1024, .max_uri_bytes = 64, .max_body_bytes = 100};
   std::string at_limit(64, 'a');
   at_limit[0] = '/';
-  Trace t = grind_brief(fmt::format("GET {} HTTP/1.1\r\n\r\n", at_limit), limits);
-  EXPECT_EQ(t.front(), "head@81 GET " + at_limit);
-  t = grind_brief(fmt::format("GET {}b HTTP/1.1\r\n\r\n", at_limit), limits);
+  Trace t = grind_brief(fmt::format("GET {} HTTP/1.1\r\nHost: x\r\n\r\n", at_limit), limits);
+  EXPECT_EQ(t.front(), "head@90 GET " + at_limit);
+  t = grind_brief(fmt::format("GET {}b HTTP/1.1\r\nHost: x\r\n\r\n", at_limit), limits);
   EXPECT_EQ(t, (Trace{"error 414"}));
   // The default limit: 8 KiB.
-  EXPECT_EQ(whole_error(fmt::format("GET /{} HTTP/1.1\r\n\r\n", std::string(8192, 'u'))).status,
+  EXPECT_EQ(whole_error(fmt::format("GET /{} HTTP/1.1\r\nHost: x\r\n\r\n", std::string(8192, 'u')))
+                .status,
             414);
-  EXPECT_EQ(whole_error(fmt::format("GET /{} HTTP/1.1\r\n\r\n", std::string(8190, 'u'))).status, 0);
+  EXPECT_EQ(whole_error(fmt::format("GET /{} HTTP/1.1\r\nHost: x\r\n\r\n", std::string(8190, 'u')))
+                .status,
+            0);
 }
 
 TEST(RequestErrors, HeaderLimit) {
   const ParserLimits limits{.max_header_bytes = 200, .max_uri_bytes = 64, .max_body_bytes = 100};
   // Exactly 200 bytes of head passes; 201 does not.
-  const std::string base = "GET / HTTP/1.1\r\nX: ";
+  const std::string base = "GET / HTTP/1.1\r\nHost: x\r\nX: ";
   const std::string fits = base + std::string(200 - base.size() - 4, 'v') + "\r\n\r\n";
   ASSERT_EQ(fits.size(), 200u);
   EXPECT_EQ(grind_brief(fits, limits).size(), 2u);
   const std::string over = base + std::string(200 - base.size() - 3, 'v') + "\r\n\r\n";
   EXPECT_EQ(grind_brief(over, limits), (Trace{"error 431"}));
   // Many small headers.
-  std::string many = "GET / HTTP/1.1\r\n";
+  std::string many = "GET / HTTP/1.1\r\nHost: x\r\n";
   for (int i = 0; i < 30; ++i)
     many += fmt::format("H{}: v\r\n", i);
   EXPECT_EQ(grind_brief(many + "\r\n", limits), (Trace{"error 431"}));
   // A head that never ends is cut off without waiting for its end.
   EXPECT_EQ(grind_brief(base + std::string(300, 'v'), limits), (Trace{"error 431"}));
   // The default limit: 16 KiB.
-  EXPECT_EQ(whole_error("GET / HTTP/1.1\r\nBig: " + std::string(17000, 'b') + "\r\n\r\n").status,
+  EXPECT_EQ(whole_error("GET / HTTP/1.1\r\nHost: x\r\nBig: " + std::string(17000, 'b') + "\r\n\r\n")
+                .status,
             431);
-  EXPECT_EQ(whole_error("GET / HTTP/1.1\r\nBig: " + std::string(16000, 'b') + "\r\n\r\n").status,
+  EXPECT_EQ(whole_error("GET / HTTP/1.1\r\nHost: x\r\nBig: " + std::string(16000, 'b') + "\r\n\r\n")
+                .status,
             0);
 }
 
 TEST(RequestErrors, DefaultLimitsGround) {
   // The default limits, fed byte by byte and in strides, behave as for whole input.
-  grind_brief("GET / HTTP/1.1\r\nBig: " + std::string(17000, 'b') + "\r\n\r\n", {}, 997);
+  grind_brief("GET / HTTP/1.1\r\nHost: x\r\nBig: " + std::string(17000, 'b') + "\r\n\r\n", {}, 997);
   EXPECT_EQ(ParserLimits{}.max_header_bytes, 16384u);
   EXPECT_EQ(ParserLimits{}.max_uri_bytes, 8192u);
   EXPECT_EQ(ParserLimits{}.max_body_bytes, 1u << 30);
@@ -191,19 +204,24 @@ TEST(RequestErrors, DefaultLimitsGround) {
 
 TEST(RequestErrors, BodyLimit) {
   const ParserLimits limits{.max_header_bytes = 1024, .max_uri_bytes = 64, .max_body_bytes = 10};
-  EXPECT_EQ(grind_brief("POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789", limits).size(),
-            2u);
-  EXPECT_EQ(grind_brief("POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\n01234567890", limits),
-            (Trace{"error 413"}));
-  const std::string chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  EXPECT_EQ(
+      grind_brief("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789", limits)
+          .size(),
+      2u);
+  EXPECT_EQ(
+      grind_brief("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n01234567890", limits),
+      (Trace{"error 413"}));
+  const std::string chunked = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
   const std::string body = "5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n";
   const Trace ok = grind_brief(chunked + body, limits);
   EXPECT_EQ(ok.back(), fmt::format("msg@{} POST /", chunked.size() + body.size()));
   const Trace over = grind_brief(chunked + "5\r\n01234\r\n6\r\n567890\r\n0\r\n\r\n", limits);
   EXPECT_EQ(over, (Trace{fmt::format("head@{} POST /", chunked.size()), "error 413"}));
   // The default limit: 1 GiB.
-  EXPECT_EQ(whole_error("POST / HTTP/1.1\r\nContent-Length: 1073741825\r\n\r\n").status, 413);
-  EXPECT_EQ(whole_error("POST / HTTP/1.1\r\nContent-Length: 1073741824\r\n\r\n").status, 0);
+  EXPECT_EQ(whole_error("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1073741825\r\n\r\n").status,
+            413);
+  EXPECT_EQ(whole_error("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1073741824\r\n\r\n").status,
+            0);
 }
 
 }  // namespace

@@ -49,9 +49,9 @@ TEST(RequestParser, SimpleGet) {
 }
 
 TEST(RequestParser, PostWithContentLength) {
-  const std::string head = "POST /submit HTTP/1.1\r\nContent-Length: 5\r\n\r\n";
+  const std::string head = "POST /submit HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n";
   const Trace t = grind_request(head + "hello");
-  const std::string d = "POST /submit 1.1 ka=1 cl=5 te=0 up=0 ec=0 [Content-Length: 5]";
+  const std::string d = "POST /submit 1.1 ka=1 cl=5 te=0 up=0 ec=0 [Host: x][Content-Length: 5]";
   EXPECT_EQ(t, (Trace{fmt::format("head@{} {}", head.size(), d),
                       fmt::format("msg@{} {}", head.size() + 5, d)}));
 }
@@ -72,9 +72,9 @@ TEST(RequestParser, ChunkedWithExtensionsAndTrailers) {
 // A proxy forwards the bytes between head end and message end untouched, chunk framing
 // included: the offsets must delimit exactly the raw body.
 TEST(RequestParser, OffsetsDelimitRawBodyForForwarding) {
-  const std::string head = "PUT /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string head = "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
   const std::string body = "3;ext=1\r\nabc\r\n0\r\nT: v\r\n\r\n";
-  const std::string next = "GET /next HTTP/1.1\r\n\r\n";
+  const std::string next = "GET /next HTTP/1.1\r\nHost: x\r\n\r\n";
   const std::string stream = head + body + next;
   RequestParser p;
   Step s = p.feed(stream);
@@ -88,18 +88,19 @@ TEST(RequestParser, OffsetsDelimitRawBodyForForwarding) {
   s = p.feed(stream.data() + msg_end, stream.size() - msg_end);
   ASSERT_EQ(s.event, Event::HeadComplete);
   EXPECT_EQ(p.target(), "/next");
-  EXPECT_TRUE(p.headers().empty());
+  EXPECT_EQ(p.headers().size(), 1u);  // Host only
 }
 
 TEST(RequestParser, Pipelined) {
-  const std::string a = "GET /a HTTP/1.1\r\nX-N: 1\r\n\r\n";
-  const std::string b = "POST /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nxyz";
+  const std::string a = "GET /a HTTP/1.1\r\nHost: x\r\nX-N: 1\r\n\r\n";
+  const std::string b = "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nxyz";
   const std::string c =
-      "DELETE /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nz\r\n0\r\n\r\n";
+      "DELETE /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nz\r\n0\r\n\r\n";
   const Trace t = grind_request(a + b + c);
-  const std::string da = "GET /a 1.1 ka=1 cl=- te=0 up=0 ec=0 [X-N: 1]";
-  const std::string db = "POST /b 1.1 ka=1 cl=3 te=0 up=0 ec=0 [Content-Length: 3]";
-  const std::string dc = "DELETE /c 1.1 ka=1 cl=- te=1 up=0 ec=0 [Transfer-Encoding: chunked]";
+  const std::string da = "GET /a 1.1 ka=1 cl=- te=0 up=0 ec=0 [Host: x][X-N: 1]";
+  const std::string db = "POST /b 1.1 ka=1 cl=3 te=0 up=0 ec=0 [Host: x][Content-Length: 3]";
+  const std::string dc =
+      "DELETE /c 1.1 ka=1 cl=- te=1 up=0 ec=0 [Host: x][Transfer-Encoding: chunked]";
   const std::size_t ab = a.size() + b.size();
   EXPECT_EQ(t,
             (Trace{fmt::format("head@{} {}", a.size(), da), fmt::format("msg@{} {}", a.size(), da),
@@ -109,18 +110,19 @@ TEST(RequestParser, Pipelined) {
 }
 
 TEST(RequestParser, HeaderValuesTrimmedAndKeptInOrder) {
-  const Trace t =
-      grind_request("GET / HTTP/1.1\r\nA:   spaced  \t\r\nEmpty:\r\nB:x\r\nA: second\r\nLong: " +
-                    std::string(300, 'v') + "\r\n\r\n");
+  const Trace t = grind_request(
+      "GET / HTTP/1.1\r\nHost: x\r\nA:   spaced  \t\r\nEmpty:\r\nB:x\r\nA: second\r\nLong: " +
+      std::string(300, 'v') + "\r\n\r\n");
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].substr(t[0].find('[')),
-            "[A: spaced][Empty: ][B: x][A: second][Long: " + std::string(300, 'v') + "]");
+            "[Host: x][A: spaced][Empty: ][B: x][A: second][Long: " + std::string(300, 'v') + "]");
 }
 
 TEST(RequestParser, HeaderLookupIsCaseInsensitiveFirstMatch) {
   RequestParser p;
-  ASSERT_EQ(p.feed("GET /p?q=1&r HTTP/1.1\r\nX-Thing: one\r\nx-thing: two\r\n\r\n").event,
-            Event::HeadComplete);
+  ASSERT_EQ(
+      p.feed("GET /p?q=1&r HTTP/1.1\r\nHost: x\r\nX-Thing: one\r\nx-thing: two\r\n\r\n").event,
+      Event::HeadComplete);
   EXPECT_EQ(p.header("X-THING"), "one");
   EXPECT_EQ(p.header("missing"), std::nullopt);
   EXPECT_EQ(p.path(), "/p");
@@ -131,7 +133,7 @@ TEST(RequestParser, HeaderLookupIsCaseInsensitiveFirstMatch) {
 TEST(RequestParser, KeepAliveRules) {
   const auto ka = [](std::string_view version, std::string_view connection) {
     RequestParser p;
-    const std::string req = fmt::format("GET / HTTP/{}\r\n{}\r\n", version, connection);
+    const std::string req = fmt::format("GET / HTTP/{}\r\nHost: x\r\n{}\r\n", version, connection);
     Step s = p.feed(req);
     EXPECT_EQ(s.event, Event::HeadComplete) << req;
     s = p.feed(req.data() + s.consumed, req.size() - s.consumed);
@@ -149,32 +151,37 @@ TEST(RequestParser, KeepAliveRules) {
 }
 
 TEST(RequestParser, DataAfterCloseIsAnError) {
-  const Trace t = grind_request("GET / HTTP/1.0\r\n\r\nGET /smuggled HTTP/1.1\r\n\r\n");
+  const Trace t = grind_request("GET / HTTP/1.0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n");
   const std::string d = "GET / 1.0 ka=0 cl=- te=0 up=0 ec=0 ";
   EXPECT_EQ(t, (Trace{"head@18 " + d, "msg@18 " + d, "error 400"}));
-  EXPECT_EQ(first_error("GET / HTTP/1.1\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\n\r\n").name,
-            "DATA_AFTER_CLOSE");
+  EXPECT_EQ(
+      first_error(
+          "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+          .name,
+      "DATA_AFTER_CLOSE");
 }
 
 TEST(RequestParser, ExpectContinue) {
-  const std::string head = "PUT /f HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 2\r\n\r\n";
+  const std::string head =
+      "PUT /f HTTP/1.1\r\nHost: x\r\nExpect: 100-Continue\r\nContent-Length: 2\r\n\r\n";
   const Trace t = grind_request(head + "ok");
   const std::string d =
-      "PUT /f 1.1 ka=1 cl=2 te=0 up=0 ec=1 [Expect: 100-Continue][Content-Length: 2]";
+      "PUT /f 1.1 ka=1 cl=2 te=0 up=0 ec=1 [Host: x][Expect: 100-Continue][Content-Length: 2]";
   EXPECT_EQ(t, (Trace{fmt::format("head@{} {}", head.size(), d),
                       fmt::format("msg@{} {}", head.size() + 2, d)}));
 }
 
 TEST(RequestParser, UpgradeThenDeclinedContinuesWithHttp) {
-  const std::string up = "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
-  const Trace t = grind_request(up + "GET /after HTTP/1.1\r\n\r\n");
+  const std::string up =
+      "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
+  const Trace t = grind_request(up + "GET /after HTTP/1.1\r\nHost: x\r\n\r\n");
   const std::string d =
-      "GET /ws 1.1 ka=1 cl=- te=0 up=1 ec=0 [Upgrade: websocket][Connection: Upgrade]";
-  const std::string d2 = "GET /after 1.1 ka=1 cl=- te=0 up=0 ec=0 ";
+      "GET /ws 1.1 ka=1 cl=- te=0 up=1 ec=0 [Host: x][Upgrade: websocket][Connection: Upgrade]";
+  const std::string d2 = "GET /after 1.1 ka=1 cl=- te=0 up=0 ec=0 [Host: x]";
   EXPECT_EQ(t,
             (Trace{fmt::format("head@{} {}", up.size(), d), fmt::format("msg@{} {}", up.size(), d),
-                   fmt::format("head@{} {}", up.size() + 23, d2),
-                   fmt::format("msg@{} {}", up.size() + 23, d2)}));
+                   fmt::format("head@{} {}", up.size() + 32, d2),
+                   fmt::format("msg@{} {}", up.size() + 32, d2)}));
 }
 
 TEST(RequestParser, ConnectIsAnUpgrade) {
@@ -189,15 +196,16 @@ TEST(RequestParser, ConnectIsAnUpgrade) {
 TEST(RequestParser, FinishReportsTruncation) {
   EXPECT_EQ(grind_request("GET / HTTP/1.1\r\nHost: a\r\n\r\n", {}, true).back(), "eof-clean");
   EXPECT_EQ(grind_request("GET / HTTP/1.1\r\nHost:", {}, true), (Trace{"error 400"}));
-  EXPECT_EQ(grind_request("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab", {}, true).back(),
-            "error 400");
+  EXPECT_EQ(
+      grind_request("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nab", {}, true).back(),
+      "error 400");
   RequestParser p;
   EXPECT_EQ(p.finish().event, Event::NeedMore);  // EOF on an idle connection
 }
 
 TEST(RequestParser, FinishRightAfterHeadCompletesBodilessRequest) {
   RequestParser p;
-  ASSERT_EQ(p.feed("GET / HTTP/1.1\r\n\r\n").event, Event::HeadComplete);
+  ASSERT_EQ(p.feed("GET / HTTP/1.1\r\nHost: x\r\n\r\n").event, Event::HeadComplete);
   EXPECT_EQ(p.finish().event, Event::MessageComplete);
   EXPECT_EQ(p.finish().event, Event::NeedMore);
 }
@@ -205,7 +213,7 @@ TEST(RequestParser, FinishRightAfterHeadCompletesBodilessRequest) {
 TEST(RequestParser, ResetAfterErrorAndMoveMidMessage) {
   RequestParser p;
   EXPECT_EQ(p.feed("BAD\r\n\r\n").event, Event::Error);
-  EXPECT_EQ(p.feed("GET / HTTP/1.1\r\n\r\n").event, Event::Error);  // errors are final
+  EXPECT_EQ(p.feed("GET / HTTP/1.1\r\nHost: x\r\n\r\n").event, Event::Error);  // errors are final
   p.reset();
   EXPECT_EQ(p.feed("GET /x HTTP/1.1\r\nHo").event, Event::NeedMore);
   RequestParser moved = std::move(p);

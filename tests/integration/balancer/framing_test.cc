@@ -1,0 +1,106 @@
+// Strict framing through the balancer, in both directions: what the shared parsers in src/http
+// refuse never reaches the other side. Requests the backend must not see (chunk data without
+// its CRLF, no Host or two, HTTP/1.2, a bare CR) get their status and a closed connection;
+// responses with a bare CR in the head get a 502; a response body whose chunk framing breaks
+// after the head was relayed is cut, its bad bytes not passed on.
+#include <gtest/gtest.h>
+
+#include "lb_support.h"
+#include "support/scripted_server.h"
+
+namespace stampede::balancer::testing {
+namespace {
+
+using stampede::testing::ScriptedReply;
+using stampede::testing::ScriptedServer;
+
+struct FramingCase {
+  const char* name;
+  std::string bytes;
+  int status;
+};
+
+class RefusedRequest : public ::testing::TestWithParam<FramingCase> {};
+
+TEST_P(RefusedRequest, AnsweredClosedAndNeverForwarded) {
+  EchoBackend echo("e");
+  ASSERT_TRUE(echo.start());
+  auto lb = start_balancer(base_config({spec("e", echo.port())}));
+  ASSERT_TRUE(lb);
+  Client client(lb->port());
+  ASSERT_TRUE(client.send(GetParam().bytes));
+  auto r = client.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, GetParam().status);
+  EXPECT_TRUE(client.closed_by_peer());
+  auto ok = http_get(lb->port(), "/ok");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  auto seen = echo.requests();
+  ASSERT_EQ(seen.size(), 1u) << "reached the backend";
+  EXPECT_EQ(seen[0].rfind("GET /ok ", 0), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Balancer, RefusedRequest,
+    ::testing::Values(FramingCase{"ChunkDataWithoutCrlf",
+                                  "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                  "5\r\nhelloXX0\r\n\r\n",
+                                  400},
+                      FramingCase{"NoHost", "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400},
+                      FramingCase{"TwoHosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
+                      FramingCase{"Http12", "GET / HTTP/1.2\r\nHost: x\r\n\r\n", 505},
+                      FramingCase{"BareCrInHead", "GET / HTTP/1.1\r\nHost: x\rX-A: 1\r\n\r\n",
+                                  400}),
+    [](const ::testing::TestParamInfo<FramingCase>& info) { return info.param.name; });
+
+// The backend frames requests by their blank line only, so chunk bytes that reached it would
+// show up as a request of their own.
+TEST(BalancerFraming, BadChunkCrlfIsNeverForwarded) {
+  ScriptedServer backend([](std::uint64_t, const std::string&) {
+    ScriptedReply reply;
+    reply.silent = true;  // no answer: the client's status can only come from the balancer
+    return reply;
+  });
+  auto lb = start_balancer(base_config({spec("b", backend.port())}));
+  ASSERT_TRUE(lb);
+  Client client(lb->port());
+  ASSERT_TRUE(
+      client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                  "5\r\nhelloXX0\r\n\r\n"));
+  auto r = client.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_TRUE(client.closed_by_peer());
+  EXPECT_EQ(backend.last_request().find("XX"), std::string::npos) << backend.last_request();
+  EXPECT_LE(backend.requests(), 1u);
+}
+
+TEST(BalancerFraming, BareCrInTheBackendsStatusLineIs502) {
+  ScriptedServer backend([](std::uint64_t, const std::string&) {
+    return ScriptedReply{"HTTP/1.1 200 OK\rX-Leak: 1\r\nContent-Length: 2\r\n\r\nhi"};
+  });
+  auto lb = start_balancer(base_config({spec("b", backend.port())}));
+  ASSERT_TRUE(lb);
+  auto r = http_get(lb->port(), "/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 502);
+  EXPECT_EQ(r->raw.find("X-Leak"), std::string::npos) << r->raw;
+}
+
+TEST(BalancerFraming, BadChunkCrlfInAResponseIsCutNotRelayed) {
+  ScriptedServer backend([](std::uint64_t, const std::string&) {
+    return ScriptedReply{
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n"};
+  });
+  auto lb = start_balancer(base_config({spec("b", backend.port())}));
+  ASSERT_TRUE(lb);
+  Client client(lb->port());
+  ASSERT_TRUE(client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+  // Whatever part of the response was relayed, the bytes after the broken framing are not; the
+  // connection ends (EOF) instead.
+  EXPECT_FALSE(client.read_until("XX"));
+}
+
+}  // namespace
+}  // namespace stampede::balancer::testing
