@@ -223,12 +223,12 @@ int finish_outputs(const Config& config, const RunResult& result) {
     findings.push_back("Threshold crossed: " + line);
   if (!config.html.empty()) {
     if (auto r = write_html_report(result, config.html, findings); !r) {
-      std::fprintf(stderr, "stampede: %s\n", r.error().message.c_str());
+      print_error_line(r.error().message);
       return 1;
     }
   }
   for (const std::string& line : crossed)
-    std::fprintf(stderr, "stampede: threshold crossed: %s\n", line.c_str());
+    print_error_line("threshold crossed: " + line);
   return crossed.empty() ? 0 : 3;
 }
 
@@ -259,7 +259,7 @@ int run_and_report(const Config& config) {
     result = run(config, hooks);
   }
   if (!result) {
-    std::fprintf(stderr, "stampede: %s\n", result.error().message.c_str());
+    print_error_line(result.error().message);
     return 1;
   }
   if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(*result).dump());
@@ -298,7 +298,7 @@ int cli_main(int argc, char** argv) {
   const std::filesystem::path cwd = std::filesystem::current_path(ec);
   auto request = parse_command_line(argc, argv, ec ? std::filesystem::path(".") : cwd);
   if (!request) {
-    std::fprintf(stderr, "stampede: %s\n", request.error().message.c_str());
+    print_error_line(request.error().message);
     return 2;
   }
   switch (request->action) {
@@ -311,7 +311,8 @@ int cli_main(int argc, char** argv) {
     case CliRequest::Action::Run:
       break;
   }
-  return run_and_report(request->config);
+  // What escapes the run is a failed run (1), not bad input.
+  return exit_on_exception(1, [&] { return run_and_report(request->config); });
 }
 
 }  // namespace stampede::loadgen

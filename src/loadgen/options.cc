@@ -1,12 +1,8 @@
 #include "loadgen/options.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 
+#include "core/input_file.h"
 #include "core/units.h"
 #include "http/header.h"
 #include "loadgen/request.h"
@@ -40,17 +36,8 @@ Result<nanoseconds> duration(const RawValue& value, nanoseconds bare_unit) {
 }
 
 Result<std::string> read_body_file(const RawValue& value) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(value.text, ec)) {
-    return option_error(value, "cannot read body file '" + value.text + "': is a directory");
-  }
-  std::ifstream in(value.text, std::ios::binary);
-  if (!in) {
-    return option_error(value,
-                        "cannot read body file '" + value.text + "': " + std::strerror(errno));
-  }
-  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return option_error(value, "cannot read body file '" + value.text + "'");
+  auto contents = read_input_file(value.text, kMaxBodyFileBytes, "body file");
+  if (!contents) return option_error(value, contents.error().message);
   return contents;
 }
 

@@ -2,6 +2,7 @@
 // any checking. to_config() is the one place that validates and converts them into a Config.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,9 @@
 #include "loadgen/config.h"
 
 namespace stampede::loadgen {
+
+// -p, -u, -a (and .loadtestrc "file"): the body file must be a regular file of at most this size.
+inline constexpr std::size_t kMaxBodyFileBytes = std::size_t{64} << 20;
 
 // One value and where it came from ("-n", ".loadtestrc maxRequests"), for error messages.
 struct RawValue {

@@ -1,0 +1,166 @@
+// Hostile input to the binary, as a user or a file gives it: each case is one exact line on
+// stderr, exit status 2, nothing on stdout, and nothing sent (the target is a listener that
+// never accepts, so any connection the run made is still in its queue afterwards).
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/process.h"
+
+namespace stampede::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A loopback port that listens and never accepts: connected() says whether anyone connected.
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) == 0 && ::listen(fd_, 64) == 0 &&
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      port_ = ntohs(addr.sin_port);
+    }
+  }
+  ~SilentListener() { ::close(fd_); }
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+
+  std::string url(const std::string& scheme = "http") const {
+    return scheme + "://127.0.0.1:" + std::to_string(port_) + "/";
+  }
+  bool connected() const {
+    const int conn = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);  // never waits
+    if (conn < 0) return false;
+    ::close(conn);
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+};
+
+// The working folder of a case (where .loadtestrc is read), removed by the destructor.
+class CaseDir {
+ public:
+  CaseDir() : path_(make_temp_dir()) {}
+  ~CaseDir() { std::filesystem::remove_all(path_); }
+  CaseDir(const CaseDir&) = delete;
+  CaseDir& operator=(const CaseDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(file(name), std::ios::binary) << text;
+  }
+
+ private:
+  std::string path_;
+};
+
+// Runs the binary with `args` in `dir` (bounded: a hang is killed and fails the case).
+RunResult stampede_in(const std::string& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), {"/usr/bin/env", "-C", dir, STAMPEDE_BINARY});
+  return run_command(std::move(args), milliseconds(20000));
+}
+
+std::string nested_arrays(std::size_t levels) {
+  return std::string(levels, '[') + std::string(levels, ']');
+}
+
+struct HostileCase {
+  std::vector<std::string> args;
+  std::string line;  // stderr, without "stampede: " and the newline
+};
+
+void expect_refused(const CaseDir& dir, const SilentListener& target, const HostileCase& c) {
+  const RunResult r = stampede_in(dir.path(), c.args);
+  const std::string shown = ::testing::PrintToString(c.args);
+  EXPECT_EQ(r.status, 2) << shown;
+  EXPECT_EQ(r.err, "stampede: " + c.line + "\n") << shown;
+  EXPECT_EQ(r.out, "") << shown;
+  EXPECT_FALSE(target.connected()) << shown;
+}
+
+// Files that are not what a file option expects: too deep, a directory, a FIFO with no writer,
+// an endless device, too large. None may crash, hang, eat memory or throw out of main.
+TEST(HostileInput, FilesForEverySubcommand) {
+  SilentListener target;
+  CaseDir dir;
+  const std::string folder = dir.file("folder");
+  const std::string fifo = dir.file("fifo");
+  const std::string big = dir.file("big");
+  std::filesystem::create_directory(folder);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  dir.write("big", "");
+  std::filesystem::resize_file(big, (std::size_t{64} << 20) + 1);  // sparse: costs no disk
+  dir.write("deep.json", "{\"backend\": " + nested_arrays(100000) + "}");
+  const std::string url = target.url();
+  const std::vector<HostileCase> cases = {
+      {{url, "-p", folder}, "-p: cannot read body file '" + folder + "': is a directory"},
+      {{url, "-u", fifo}, "-u: cannot read body file '" + fifo + "': not a regular file"},
+      {{url, "-a", "/dev/zero"}, "-a: cannot read body file '/dev/zero': not a regular file"},
+      {{url, "-p", big}, "-p: cannot read body file '" + big + "': larger than 64 MiB"},
+      {{target.url("https"), "--cert", folder, "--key", folder},
+       "cannot read certificate file '" + folder + "': is a directory"},
+      {{"serve", "--port", "0", "--tls-cert", folder, "--tls-key", folder},
+       "--tls-cert/--tls-key: cannot read certificate file '" + folder + "': is a directory"},
+      {{"balance", "--backend", "127.0.0.1:1", "--config", folder},
+       "cannot read config file '" + folder + "': is a directory"},
+      {{"balance", "--config", "/dev/zero"},
+       "cannot read config file '/dev/zero': not a regular file"},
+      {{"balance", "--config", dir.file("deep.json")}, "config: JSON nested deeper than 64 levels"},
+  };
+  for (const HostileCase& c : cases)
+    expect_refused(dir, target, c);
+}
+
+// .loadtestrc in the working folder: the same, read before anything is sent.
+TEST(HostileInput, LoadtestrcFiles) {
+  SilentListener target;
+  const std::string url = target.url();
+  struct RcCase {
+    std::optional<std::string> text;  // nullopt: made a directory or a FIFO below
+    bool fifo;
+    std::string reason;  // after ".loadtestrc" or "cannot read '…/.loadtestrc'"
+  };
+  const RcCase cases[] = {
+      {"{\"body\": " + nested_arrays(100000) + "}", false,
+       ".loadtestrc: JSON nested deeper than 64 levels"},
+      {"{\"headers\": {\"x\": " + nested_arrays(65) + "}}", false,
+       ".loadtestrc: JSON nested deeper than 64 levels"},
+      {std::string((std::size_t{1} << 20) + 1, ' '), false, "larger than 1 MiB"},
+      {std::nullopt, false, "is a directory"},
+      {std::nullopt, true, "not a regular file"},
+  };
+  for (const RcCase& c : cases) {
+    CaseDir dir;
+    const std::string rc = dir.file(".loadtestrc");
+    if (c.text) {
+      dir.write(".loadtestrc", *c.text);
+    } else if (c.fifo) {
+      ASSERT_EQ(::mkfifo(rc.c_str(), 0600), 0);
+    } else {
+      std::filesystem::create_directory(rc);
+    }
+    const bool named = c.reason.starts_with(".loadtestrc");
+    expect_refused(dir, target,
+                   {{url, "-n", "1"}, named ? c.reason : "cannot read '" + rc + "': " + c.reason});
+  }
+}
+
+}  // namespace
+}  // namespace stampede::testing
