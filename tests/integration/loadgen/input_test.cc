@@ -162,5 +162,102 @@ TEST(HostileInput, LoadtestrcFiles) {
   }
 }
 
+// Option values outside what an option allows: 0 where leaving the option out means "no limit",
+// what overflows, what is not a number. The line says what is allowed.
+TEST(HostileInput, GeneratorNumbers) {
+  SilentListener target;
+  CaseDir dir;
+  const std::string url = target.url();
+  const std::string leave_out = " (leave it out for no limit)";
+  const std::string rps =
+      "--rps: expected a positive number of requests per second from 0.001 "
+      "to 10000000, got '";
+  const std::vector<HostileCase> cases = {
+      {{url, "-n", "0"}, "-n: must be at least 1, got '0'" + leave_out},
+      {{url, "-t", "0"}, "-t: must be more than 0, got '0'" + leave_out},
+      {{url, "-t", "0.0000000001"}, "-t: must be more than 0, got '0.0000000001'" + leave_out},
+      {{url, "-d", "0"}, "--timeout: must be more than 0, got '0'" + leave_out},
+      {{url, "-t", "9000000000"}, "-t: too long: '9000000000' (at most 8760h)"},
+      {{url, "-d", "9000000000000"}, "--timeout: too long: '9000000000000' (at most 8760h)"},
+      {{url, "--rps", "5", "--ramp", "8761h"}, "--ramp: too long: '8761h' (at most 8760h)"},
+      {{url, "-n", "99999999999999999999"}, "-n: number too large: '99999999999999999999'"},
+      {{url, "-n", "inf"}, "-n: not a number: 'inf'"},
+      {{url, "-n", "nan"}, "-n: not a number: 'nan'"},
+      {{url, "-n", "10x"}, "-n: not a number: '10x'"},
+      {{url, "-c", "1e12"}, "-c: not a number: '1e12'"},
+      {{url, "-c", "1000001"}, "-c: too large: '1000001' (at most 1000000)"},
+      {{url, "-c", "-1"}, "-c: must not be negative: '-1'"},
+      {{url, "--cores", "2000"}, "--cores: too large: '2000' (at most 1024)"},
+      {{url, "--cores", "0"}, "--cores: must be at least 1, got '0'"},
+      {{url, "-t", "inf"}, "-t: not a duration: 'inf'"},
+      {{url, "-t", "-1"}, "-t: not a duration: '-1'"},
+      {{url, "--rps", "1e12"}, rps + "1e12'"},
+      {{url, "--rps", "100000000"}, rps + "100000000'"},
+      {{url, "--rps", "0.0001"}, rps + "0.0001'"},
+      {{url, "--rps", "0"}, rps + "0'"},
+      {{url, "--rps", "nan"}, rps + "nan'"},
+      {{url, "--rps", "inf"}, rps + "inf'"},
+      {{url, "--rps", "5x"}, rps + "5x'"},
+      {{url, "--max-p99", "nan"}, "--max-p99: expected a number of milliseconds, got 'nan'"},
+      {{url, "--max-p99", "-1"}, "--max-p99: expected a number of milliseconds, got '-1'"},
+      {{url, "--max-error-rate", "101"},
+       "--max-error-rate: expected a percentage from 0 to 100, got '101'"},
+      {{url, "--min-rps", "inf"}, "--min-rps: expected a number of requests per second, got 'inf'"},
+  };
+  for (const HostileCase& c : cases)
+    expect_refused(dir, target, c);
+}
+
+// CR, LF and other control bytes: refused where they would reach the request's head, and
+// escaped in the error line of every subcommand (never written raw to the terminal).
+TEST(HostileInput, ControlBytesAreRefusedAndEscaped) {
+  SilentListener target;
+  CaseDir dir;
+  const std::string url = target.url();
+  const std::vector<HostileCase> cases = {
+      {{url, "-n", "1\r\n2"}, "-n: not a number: '1\\r\\n2'"},
+      {{url, "--bogus\r\nx"}, "unknown option '--bogus\\r\\nx'"},
+      {{url, "-m", "GE\r\nT"}, "-m: invalid method 'GE\\r\\nT'"},
+      {{url, "-H", "a: b\r\nc: d"}, "-H: malformed header value in 'a: b\\r\\nc: d'"},
+      {{url, "-H", "a\r\nb: c"}, "-H: malformed header name in 'a\\r\\nb: c'"},
+      {{url, "-C", "a=b\r\nc: d"}, "-C: malformed cookie 'a=b\\r\\nc: d' (expected name=value)"},
+      {{url, "-T", "a\r\nb: c"}, "-T: invalid content type"},
+      {{url, "--count-header", "a\x1b[2J"}, "--count-header: invalid header name 'a\\x1b[2J'"},
+      {{url + "a\r\nb"},
+       "URL '" + url + "a\\r\\nb' contains a space or control character at offset " +
+           std::to_string(url.size() + 1)},
+      {{"serve", "--port", "1\r\n"}, "port: expected a whole number up to 65535, got '1\\r\\n'"},
+      {{"balance", "--backend", "127.0.0.1:1", "--strategy", "x\r\n"},
+       "unknown strategy 'x\\r\\n' (expected rr, least, p2c, ewma, sticky or random)"},
+      {{"lab", "--bogus\r"}, "The following argument was not expected: --bogus\\r"},
+  };
+  for (const HostileCase& c : cases)
+    expect_refused(dir, target, c);
+}
+
+// The same rules for values from .loadtestrc.
+TEST(HostileInput, LoadtestrcValues) {
+  SilentListener target;
+  const std::string url = target.url();
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"maxRequests": 0})",
+       ".loadtestrc maxRequests: must be at least 1, got '0' (leave it out for no limit)"},
+      {R"({"maxSeconds": "0s"})",
+       ".loadtestrc maxSeconds: must be more than 0, got '0s' (leave it out for no limit)"},
+      {R"({"requestsPerSecond": 1e12})",
+       ".loadtestrc requestsPerSecond: expected a positive number of requests per second from "
+       "0.001 to 10000000, got '1000000000000.0'"},
+      {R"({"headers": {"a": "b\u0000c"}})",
+       ".loadtestrc headers: malformed header value in 'a:b\\x00c'"},
+      {R"({"method": "GET / HTTP/1.1\r\nx:"})",
+       ".loadtestrc method: invalid method 'GET / HTTP/1.1\\r\\nx:'"},
+  };
+  for (const auto& [rc, line] : cases) {
+    CaseDir dir;
+    dir.write(".loadtestrc", rc);
+    expect_refused(dir, target, {{url}, line});
+  }
+}
+
 }  // namespace
 }  // namespace stampede::testing
