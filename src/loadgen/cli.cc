@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "core/command_line.h"
@@ -173,13 +175,43 @@ Result<void> check_leftovers(const CLI::App& app) {
   return {};
 }
 
-// Raises the open-file limit to its hard maximum: each connection is a descriptor.
-void raise_file_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
+// The descriptors open in this process now (the folder listing them is not counted).
+std::uint64_t open_descriptors() {
+  std::error_code ec;
+  std::uint64_t n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    ++n;
   }
+  return n > 0 ? n - 1 : 0;
+}
+
+// Each -c connection holds a descriptor for the whole run, besides those open now and each
+// worker's loop (epoll and eventfd). The margin covers files opened on the way (--html, TLS
+// certificates and CA store, the resolver).
+constexpr std::uint64_t kDescriptorsPerWorker = 2;
+constexpr std::uint64_t kDescriptorMargin = 32;
+
+// Raises the open-file limit to its hard maximum (as wrk, nginx and HAProxy do), then refuses a
+// run whose -c connections cannot all be open at once: they would fail with EMFILE, a local
+// failure that would look like the server's.
+Result<void> fit_file_limit(const Config& config) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return {};
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  if (limit.rlim_cur == RLIM_INFINITY) return {};
+  const std::uint64_t workers = std::min(config.cores, config.concurrency);
+  const std::uint64_t needed =
+      open_descriptors() + config.concurrency + kDescriptorsPerWorker * workers + kDescriptorMargin;
+  if (needed <= limit.rlim_cur) return {};
+  return make_error(fmt::format(
+      "-c {} needs about {} open files, more than this process may open ({}; hard limit {}): "
+      "lower -c or raise the limit with ulimit -n",
+      config.concurrency, needed, limit.rlim_cur, limit.rlim_max));
 }
 
 // Receives SIGINT and SIGTERM on its own thread (they are blocked everywhere else) and turns
@@ -248,7 +280,6 @@ Result<void> attach_scripts(Config& config) {
 }
 
 int run_and_report(const Config& config) {
-  raise_file_limit();
   StopSignal stop;
   Result<RunResult> result = make_error("not run");
   {
@@ -310,6 +341,10 @@ int cli_main(int argc, char** argv) {
       return 0;
     case CliRequest::Action::Run:
       break;
+  }
+  if (auto fits = fit_file_limit(request->config); !fits) {
+    print_error_line(fits.error().message);
+    return 2;
   }
   // What escapes the run is a failed run (1), not bad input.
   return exit_on_exception(1, [&] { return run_and_report(request->config); });

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "support/in_process.h"
 #include "support/process.h"
 
 namespace stampede::testing {
@@ -257,6 +261,41 @@ TEST(HostileInput, LoadtestrcValues) {
     dir.write(".loadtestrc", rc);
     expect_refused(dir, target, {{url}, line});
   }
+}
+
+// -c more connections than the open-file limit allows, even raised to its hard limit: refused
+// before anything is sent (they would have failed with EMFILE, counted against the server).
+TEST(FileLimit, TooManyConnectionsForTheHardLimitAreRefused) {
+  SilentListener target;
+  const RunResult r = run_command({"/usr/bin/prlimit", "--nofile=64:64", STAMPEDE_BINARY,
+                                   target.url(), "-c", "100", "-n", "100", "-k"},
+                                  milliseconds(20000));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, ::testing::MatchesRegex(
+                         "stampede: -c 100 needs about [0-9]+ open files, more than this process "
+                         "may open \\(64; hard limit 64\\): lower -c or raise the limit with "
+                         "ulimit -n\n"));
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(target.connected());
+}
+
+// A soft limit below -c is raised to the hard limit: every connection opens, no error.
+TEST(FileLimit, TheSoftLimitIsRaisedToTheHardOne) {
+  auto server = start_server();
+  ASSERT_TRUE(server);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port()) + "/";
+  const RunResult r =
+      run_command({"/usr/bin/prlimit", "--nofile=64:4096", STAMPEDE_BINARY, url, "-c", "100", "-n",
+                   "300", "-k", "--cores", "1", "--quiet", "--json"},
+                  milliseconds(20000));
+  const auto totals = server->stop();
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << r.out;
+  EXPECT_EQ(report["totalRequests"], 300);
+  EXPECT_EQ(report["totalErrors"], 0);
+  EXPECT_EQ(totals.requests, 300u);
+  EXPECT_EQ(totals.connections, 100u);
 }
 
 }  // namespace
