@@ -2,14 +2,26 @@
 #include <string_view>
 
 #include "balancer/cli.h"
+#include "core/command_line.h"
 #include "lab/cli.h"
 #include "loadgen/cli.h"
 #include "server/cli.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int dispatch(int argc, char** argv) {
   std::string_view sub = argc > 1 ? argv[1] : "";
   if (sub == "serve") return stampede::server::cli_main(argc - 1, argv + 1);
   if (sub == "balance") return stampede::balancer::cli_main(argc - 1, argv + 1);
   if (sub == "lab") return stampede::lab::cli_main(argc - 1, argv + 1);
   return stampede::loadgen::cli_main(argc, argv);
+}
+
+}  // namespace
+
+// No exception leaves the binary: one that escapes a subcommand's parsing or start-up is one
+// line on stderr and exit status 2 (the generator and the lab guard their runs themselves, with
+// the status of a failed run).
+int main(int argc, char** argv) {
+  return stampede::exit_on_exception(2, [&] { return dispatch(argc, argv); });
 }

@@ -16,7 +16,7 @@ namespace stampede::balancer {
 namespace {
 
 int fail(const std::string& message, int status) {
-  std::fprintf(stderr, "stampede: %s\n", one_line(message).c_str());
+  print_error_line(message);
   return status;
 }
 

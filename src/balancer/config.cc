@@ -1,14 +1,14 @@
 #include "balancer/config.h"
 
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "core/command_line.h"
+#include "core/input_file.h"
+#include "core/json_input.h"
 #include "core/units.h"
 #include "http/tokens.h"
 
@@ -21,6 +21,7 @@ constexpr std::size_t kMaxBackends = 1024;
 constexpr int kMaxConnections = 1'000'000;
 // Longer durations are refused: nothing here needs one, and deadlines stay far from overflow.
 constexpr Millis kMaxDuration = std::chrono::hours(24);
+constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;
 
 // A duration in whole milliseconds: 0, or 1 ms to 24 h (a non-zero value below 1 ms would
 // silently become 0, which for some options means "off").
@@ -271,8 +272,10 @@ Result<void> validate(const BalancerConfig& c) {
 }
 
 Result<BalancerConfig> parse_config_json(std::string_view text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return make_error("config: not a JSON object");
+  auto parsed = parse_json_input(text);
+  if (!parsed) return make_error("config: " + parsed.error().message);
+  const nlohmann::json& j = *parsed;
+  if (!j.is_object()) return make_error("config: not a JSON object");
   BalancerConfig c;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (it.key() == "backend" || it.key() == "backends") {
@@ -295,11 +298,9 @@ Result<BalancerConfig> parse_config_json(std::string_view text) {
 }
 
 Result<BalancerConfig> load_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return make_error("cannot read config file '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_config_json(ss.str());
+  auto text = read_input_file(path, kMaxConfigFileBytes, "config file");
+  if (!text) return text.error();
+  return parse_config_json(*text);
 }
 
 Result<CommandLine> parse_command_line(int argc, const char* const* argv) {

@@ -69,7 +69,8 @@ Result<void> validate(const BalancerConfig& config);
 
 // Reads a JSON config file with the same keys as the long options ("listen", "backend"
 // (array of specs or objects {name, address, weight}), "strategy", "health-interval", ...).
-// Durations are numbers of milliseconds or strings such as "200ms".
+// Durations are numbers of milliseconds or strings such as "200ms". The file must be a regular
+// file of at most 1 MiB, its JSON nested at most 64 levels deep (core/json_input.h).
 Result<BalancerConfig> load_config_file(const std::string& path);
 Result<BalancerConfig> parse_config_json(std::string_view text);
 

@@ -6,6 +6,33 @@
 
 namespace stampede {
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) {
+      out += c;
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  return out;
+}
+
+void print_error_line(std::string_view message) {
+  std::fprintf(stderr, "stampede: %s\n", printable(message).c_str());
+}
+
 Result<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char* const* argv,
                                              DescribeParseError describe) {
   try {
@@ -36,28 +63,6 @@ Result<void> refuse_empty_values(const CLI::App& app,
     }
   }
   return {};
-}
-
-std::string one_line(std::string_view message) {
-  std::string out;
-  out.reserve(message.size());
-  for (char ch : message) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else {
-      out += ch;
-    }
-  }
-  return out;
 }
 
 }  // namespace stampede

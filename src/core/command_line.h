@@ -1,9 +1,12 @@
 // The part of a subcommand's command line that is the same for every one of them: parsing with
 // CLI11 (a parse error becomes one line for the user; --help yields the help text), and, in the
-// subcommand's main, printing that line (exit code 2) or the help (exit code 0).
+// subcommand's main, printing that line (exit code 2) or the help (exit code 0). Every error line
+// any subcommand prints goes through print_error_line(), which escapes the control bytes of the
+// user input it quotes; exit_on_exception() keeps an exception from escaping a main.
 #pragma once
 
 #include <cstdio>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +21,27 @@ class ParseError;
 }  // namespace CLI
 
 namespace stampede {
+
+// `text` with each control byte (below 0x20, and 0x7f) written as an escape: \r, \n, \t or
+// \xNN. Quoted input then stays on its line and cannot move a terminal's cursor.
+std::string printable(std::string_view text);
+
+// Prints "stampede: " + printable(message) and a newline on stderr.
+void print_error_line(std::string_view message);
+
+// Runs `body` (returning an exit code) and returns its code; an exception escaping it becomes one
+// error line (its what()) and `status`: 2 around parsing and start-up, 1 around a run.
+template <class Body>
+int exit_on_exception(int status, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    print_error_line(e.what());
+  } catch (...) {
+    print_error_line("unexpected error");
+  }
+  return status;
+}
 
 // Turns a CLI11 parse error into the line the user sees (without "stampede: ").
 using DescribeParseError = std::string (*)(const CLI::ParseError& error);
@@ -48,17 +72,13 @@ Result<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... args
 Result<void> refuse_empty_values(const CLI::App& app,
                                  const std::vector<std::string>& may_be_empty = {});
 
-// `message` made safe to print as one line: control bytes (CR, LF, NUL, ...) and DEL become
-// escapes ("\r", "\n", "\x00"), so an option value quoted in an error cannot add a line.
-std::string one_line(std::string_view message);
-
 // For a subcommand's main, after parsing into `parsed` (a type with `bool help` and
 // `std::string help_text`): the exit code when the command stops here, 2 after printing the
 // error as one line on stderr, 0 after printing the help on stdout; nullopt when it goes on.
 template <class Parsed>
 std::optional<int> exit_before_run(const Result<Parsed>& parsed) {
   if (!parsed) {
-    std::fprintf(stderr, "stampede: %s\n", one_line(parsed.error().message).c_str());
+    print_error_line(parsed.error().message);
     return 2;
   }
   if (parsed->help) {

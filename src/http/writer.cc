@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/command_line.h"
+
 namespace stampede::http {
 namespace {
 
@@ -120,24 +122,6 @@ constexpr std::array<std::string_view, 500> make_reason_table() {
   return t;
 }
 constexpr std::array<std::string_view, 500> kReasons = make_reason_table();
-
-// `text` for an error message that stays one line: control characters as \r, \n, \xNN.
-std::string printable(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_input.h"
 #include "http/url.h"
 #include "lab/http_client.h"
 #include "lab/ready.h"
@@ -68,8 +69,9 @@ std::string substitute(std::string_view command, const Placeholders& values) {
 
 std::map<std::string, bool> parse_up_flags(std::string_view body) {
   std::map<std::string, bool> flags;
-  const auto doc = nlohmann::json::parse(body, nullptr, false);
-  if (!doc.is_object()) return flags;
+  const auto parsed = parse_json_input(body);
+  if (!parsed || !parsed->is_object()) return flags;
+  const nlohmann::json& doc = *parsed;
   for (const auto& [list, key] : {std::pair{"backends", "name"}, std::pair{"pool", "id"}}) {
     if (!doc.contains(list) || !doc[list].is_array()) continue;
     for (const auto& b : doc[list]) {

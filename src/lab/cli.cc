@@ -11,23 +11,21 @@
 #include "lab/report.h"
 
 namespace stampede::lab {
+namespace {
 
-int cli_main(int argc, char** argv) {
-  auto parsed = parse_command_line(std::vector<std::string>(argv, argv + argc));
-  if (const std::optional<int> code = exit_before_run(parsed)) return *code;
+int run_and_report(const LabConfig& config) {
   Interrupt interrupt;
   auto watcher = SignalWatcher::start(interrupt);  // before any other thread
   if (!watcher) {
-    fmt::print(stderr, "stampede: lab: {}\n", watcher.error().message);
+    print_error_line("lab: " + watcher.error().message);
     return 1;
   }
-  const LabConfig& config = parsed->config;
   auto result = run_lab(config, interrupt, config.quiet ? nullptr : &std::cerr);
   if (!result) {
     if (interrupt.requested()) {
       fmt::print(stderr, "stampede: lab interrupted; every process it started is stopped\n");
     } else {
-      fmt::print(stderr, "stampede: lab: {}\n", result.error().message);
+      print_error_line("lab: " + result.error().message);
     }
     return 1;
   }
@@ -39,11 +37,20 @@ int cli_main(int argc, char** argv) {
   std::cout.flush();
   if (!config.html_path.empty()) {
     if (auto written = write_html(*result, config.html_path); !written) {
-      fmt::print(stderr, "stampede: lab: {}\n", written.error().message);
+      print_error_line("lab: " + written.error().message);
       return 1;
     }
   }
   return result->ok() ? 0 : 1;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  auto parsed = parse_command_line(std::vector<std::string>(argv, argv + argc));
+  if (const std::optional<int> code = exit_before_run(parsed)) return *code;
+  // What escapes the lab's run is a failed run (1), not bad input.
+  return exit_on_exception(1, [&] { return run_and_report(parsed->config); });
 }
 
 }  // namespace stampede::lab

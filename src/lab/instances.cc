@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_input.h"
 #include "lab/http_client.h"
 #include "lab/ready.h"
 
@@ -138,9 +139,10 @@ std::vector<std::optional<std::uint64_t>> InstancePool::read_counts() {
     if (!instance.killed) {
       auto reply = http_get(instance.address, "/count", options_.http_timeout);
       if (reply && reply->status == 200) {
-        const auto doc = nlohmann::json::parse(reply->body, nullptr, false);
-        if (doc.is_object() && doc.contains("served") && doc["served"].is_number_unsigned()) {
-          served = doc["served"].get<std::uint64_t>();
+        const auto doc = parse_json_input(reply->body);
+        if (doc && doc->is_object() && doc->contains("served") &&
+            (*doc)["served"].is_number_unsigned()) {
+          served = (*doc)["served"].get<std::uint64_t>();
         }
       }
     }

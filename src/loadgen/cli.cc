@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -12,9 +13,11 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "core/command_line.h"
+#include "core/fd_limit.h"
 #include "loadgen/options.h"
 #include "loadgen/rcfile.h"
 #include "loadgen/report_html.h"
@@ -173,13 +176,39 @@ Result<void> check_leftovers(const CLI::App& app) {
   return {};
 }
 
-// Raises the open-file limit to its hard maximum: each connection is a descriptor.
-void raise_file_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
+// The descriptors open in this process now (the folder listing them is not counted).
+std::uint64_t open_descriptors() {
+  std::error_code ec;
+  std::uint64_t n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    ++n;
   }
+  return n > 0 ? n - 1 : 0;
+}
+
+// Each -c connection holds a descriptor for the whole run, besides those open now and each
+// worker's loop (epoll and eventfd). The margin covers files opened on the way (--html, TLS
+// certificates and CA store, the resolver).
+constexpr std::uint64_t kDescriptorsPerWorker = 2;
+constexpr std::uint64_t kDescriptorMargin = 32;
+
+// Raises the open-file limit to its hard maximum (as wrk, nginx and HAProxy do), then refuses a
+// run whose -c connections cannot all be open at once: they would fail with EMFILE, a local
+// failure that would look like the server's.
+Result<void> fit_file_limit(const Config& config) {
+  raise_fd_limit();
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return {};
+  if (limit.rlim_cur == RLIM_INFINITY) return {};
+  const std::uint64_t workers = std::min(config.cores, config.concurrency);
+  const std::uint64_t needed =
+      open_descriptors() + config.concurrency + kDescriptorsPerWorker * workers + kDescriptorMargin;
+  if (needed <= limit.rlim_cur) return {};
+  return make_error(fmt::format(
+      "-c {} needs about {} open files, more than this process may open ({}; hard limit {}): "
+      "lower -c or raise the limit with ulimit -n",
+      config.concurrency, needed, limit.rlim_cur, limit.rlim_max));
 }
 
 // Receives SIGINT and SIGTERM on its own thread (they are blocked everywhere else) and turns
@@ -223,12 +252,12 @@ int finish_outputs(const Config& config, const RunResult& result) {
     findings.push_back("Threshold crossed: " + line);
   if (!config.html.empty()) {
     if (auto r = write_html_report(result, config.html, findings); !r) {
-      std::fprintf(stderr, "stampede: %s\n", r.error().message.c_str());
+      print_error_line(r.error().message);
       return 1;
     }
   }
   for (const std::string& line : crossed)
-    std::fprintf(stderr, "stampede: threshold crossed: %s\n", line.c_str());
+    print_error_line("threshold crossed: " + line);
   return crossed.empty() ? 0 : 3;
 }
 
@@ -248,7 +277,6 @@ Result<void> attach_scripts(Config& config) {
 }
 
 int run_and_report(const Config& config) {
-  raise_file_limit();
   StopSignal stop;
   Result<RunResult> result = make_error("not run");
   {
@@ -259,7 +287,7 @@ int run_and_report(const Config& config) {
     result = run(config, hooks);
   }
   if (!result) {
-    std::fprintf(stderr, "stampede: %s\n", result.error().message.c_str());
+    print_error_line(result.error().message);
     return 1;
   }
   if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(*result).dump());
@@ -298,7 +326,7 @@ int cli_main(int argc, char** argv) {
   const std::filesystem::path cwd = std::filesystem::current_path(ec);
   auto request = parse_command_line(argc, argv, ec ? std::filesystem::path(".") : cwd);
   if (!request) {
-    std::fprintf(stderr, "stampede: %s\n", request.error().message.c_str());
+    print_error_line(request.error().message);
     return 2;
   }
   switch (request->action) {
@@ -311,7 +339,12 @@ int cli_main(int argc, char** argv) {
     case CliRequest::Action::Run:
       break;
   }
-  return run_and_report(request->config);
+  if (auto fits = fit_file_limit(request->config); !fits) {
+    print_error_line(fits.error().message);
+    return 2;
+  }
+  // What escapes the run is a failed run (1), not bad input.
+  return exit_on_exception(1, [&] { return run_and_report(request->config); });
 }
 
 }  // namespace stampede::loadgen

@@ -1,12 +1,10 @@
 #include "loadgen/options.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 
+#include <fmt/format.h>
+
+#include "core/input_file.h"
 #include "core/units.h"
 #include "http/header.h"
 #include "loadgen/request.h"
@@ -20,37 +18,44 @@ Error option_error(const RawValue& value, const std::string& message) {
   return make_error(value.origin + ": " + message);
 }
 
-// A whole number >= minimum, at most `maximum` ("10k" is fine).
+// What a limit the user may leave out (-n, -t, -d) says when it is given as 0.
+constexpr const char* kLeaveOut = " (leave it out for no limit)";
+
+// A whole number >= minimum, at most `maximum` ("10k" is fine). `hint` follows the message for
+// a number below the minimum.
 Result<std::uint64_t> whole_number(const RawValue& value, std::uint64_t minimum,
-                                   std::uint64_t maximum) {
+                                   std::uint64_t maximum, const char* hint = "") {
   auto n = parse_count(value.text);
   if (!n) return option_error(value, n.error().message);
   if (*n < minimum) {
     return option_error(
-        value, "must be at least " + std::to_string(minimum) + ", got '" + value.text + "'");
+        value, "must be at least " + std::to_string(minimum) + ", got '" + value.text + "'" + hint);
   }
-  if (*n > maximum) return option_error(value, "too large: '" + value.text + "'");
+  if (*n > maximum) {
+    return option_error(
+        value, "too large: '" + value.text + "' (at most " + std::to_string(maximum) + ")");
+  }
   return *n;
 }
 
-Result<nanoseconds> duration(const RawValue& value, nanoseconds bare_unit) {
+// A duration of at most kMaxOptionDuration; more than 0 unless `zero_ok`.
+Result<nanoseconds> duration(const RawValue& value, nanoseconds bare_unit, bool zero_ok) {
   auto d = parse_duration(value.text, bare_unit);
   if (!d) return option_error(value, d.error().message);
+  if (*d > kMaxOptionDuration) {
+    return option_error(value, "too long: '" + value.text + "' (at most " +
+                                   std::to_string(kMaxOptionDuration.count()) + "h)");
+  }
+  // "0.1ns" is 0 too: a limit that rounds to nothing is no limit.
+  if (!zero_ok && d->count() <= 0) {
+    return option_error(value, "must be more than 0, got '" + value.text + "'" + kLeaveOut);
+  }
   return *d;
 }
 
 Result<std::string> read_body_file(const RawValue& value) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(value.text, ec)) {
-    return option_error(value, "cannot read body file '" + value.text + "': is a directory");
-  }
-  std::ifstream in(value.text, std::ios::binary);
-  if (!in) {
-    return option_error(value,
-                        "cannot read body file '" + value.text + "': " + std::strerror(errno));
-  }
-  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return option_error(value, "cannot read body file '" + value.text + "'");
+  auto contents = read_input_file(value.text, kMaxBodyFileBytes, "body file");
+  if (!contents) return option_error(value, contents.error().message);
   return contents;
 }
 
@@ -141,12 +146,13 @@ Result<void> resolve_body(const RawOptions& raw, Config& config) {
 
 Result<void> convert_numbers(const RawOptions& raw, Config& config) {
   if (raw.max_requests) {
-    auto n = whole_number(*raw.max_requests, 0, std::numeric_limits<std::uint64_t>::max());
+    auto n =
+        whole_number(*raw.max_requests, 1, std::numeric_limits<std::uint64_t>::max(), kLeaveOut);
     if (!n) return n.error();
     config.max_requests = *n;
   }
   if (raw.max_seconds) {
-    auto d = duration(*raw.max_seconds, std::chrono::seconds(1));
+    auto d = duration(*raw.max_seconds, std::chrono::seconds(1), false);
     if (!d) return d.error();
     config.max_duration = *d;
   }
@@ -161,7 +167,7 @@ Result<void> convert_numbers(const RawOptions& raw, Config& config) {
     config.cores = static_cast<std::uint32_t>(*n);
   }
   if (raw.timeout) {
-    auto d = duration(*raw.timeout, std::chrono::milliseconds(1));
+    auto d = duration(*raw.timeout, std::chrono::milliseconds(1), false);
     if (!d) return d.error();
     config.timeout = *d;
   }
@@ -172,13 +178,15 @@ Result<void> convert_numbers(const RawOptions& raw, Config& config) {
 Result<void> convert_rate(const RawOptions& raw, Config& config) {
   if (raw.rps) {
     auto r = parse_number(raw.rps->text);
-    if (!r || *r <= 0) {
-      return option_error(*raw.rps, "expected a positive number, got '" + raw.rps->text + "'");
+    if (!r || *r < kMinRps || *r > kMaxRps) {
+      return option_error(*raw.rps, fmt::format("expected a positive number of requests per "
+                                                "second from {} to {}, got '{}'",
+                                                kMinRps, kMaxRps, raw.rps->text));
     }
     config.rps = *r;
   }
   if (raw.ramp) {
-    auto d = duration(*raw.ramp, std::chrono::seconds(1));
+    auto d = duration(*raw.ramp, std::chrono::seconds(1), true);
     if (!d) return d.error();
     if (!raw.rps) return option_error(*raw.ramp, "needs --rps");
     config.ramp = *d;

@@ -2,6 +2,8 @@
 // any checking. to_config() is the one place that validates and converts them into a Config.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +13,15 @@
 #include "loadgen/config.h"
 
 namespace stampede::loadgen {
+
+// -p, -u, -a (and .loadtestrc "file"): the body file must be a regular file of at most this size.
+inline constexpr std::size_t kMaxBodyFileBytes = std::size_t{64} << 20;
+// -t, -d and --ramp: at most a year, so a deadline (now plus the duration) cannot overflow the
+// clock. -n, -t and -d must be more than 0: leaving them out is "no limit".
+inline constexpr std::chrono::hours kMaxOptionDuration{24 * 365};
+// --rps: the rates a run can mean (one request in 1000 s up to ten million a second).
+inline constexpr double kMinRps = 0.001;
+inline constexpr double kMaxRps = 10'000'000;
 
 // One value and where it came from ("-n", ".loadtestrc maxRequests"), for error messages.
 struct RawValue {

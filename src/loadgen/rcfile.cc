@@ -1,11 +1,12 @@
 #include "loadgen/rcfile.h"
 
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
+
+#include "core/input_file.h"
+#include "core/json_input.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -131,8 +132,9 @@ Result<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
 }  // namespace
 
 Result<RawOptions> parse_loadtestrc(std::string_view text) {
-  Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
-  if (doc.is_discarded()) return make_error(std::string(kRcFileName) + ": invalid JSON");
+  auto parsed = parse_json_input(text);
+  if (!parsed) return make_error(std::string(kRcFileName) + ": " + parsed.error().message);
+  const Json& doc = *parsed;
   if (!doc.is_object()) return make_error(std::string(kRcFileName) + ": expected a JSON object");
   RawOptions out;
   for (const auto& [key, value] : doc.items()) {
@@ -145,10 +147,9 @@ Result<RawOptions> read_loadtestrc(const std::filesystem::path& dir) {
   const std::filesystem::path path = dir / kRcFileName;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return RawOptions{};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot read " + path.string());
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_loadtestrc(text);
+  auto text = read_input_file(path.string(), kMaxRcFileBytes, "");
+  if (!text) return text.error();
+  return parse_loadtestrc(*text);
 }
 
 }  // namespace stampede::loadgen

@@ -2,6 +2,7 @@
 // fill the options the command line does not give (see merge() in options.h).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string_view>
 
@@ -11,6 +12,8 @@
 namespace stampede::loadgen {
 
 inline constexpr std::string_view kRcFileName = ".loadtestrc";
+// A larger file is refused (README), as is JSON nested deeper than kMaxJsonDepth (64) levels.
+inline constexpr std::size_t kMaxRcFileBytes = std::size_t{1} << 20;
 
 // Parses the text of a .loadtestrc. Keys are loadtest's (README): maxRequests, concurrency,
 // maxSeconds, timeout, method, contentType, body, file, cookies, headers, agentKeepAlive,
@@ -22,7 +25,8 @@ inline constexpr std::string_view kRcFileName = ".loadtestrc";
 Result<RawOptions> parse_loadtestrc(std::string_view text);
 
 // Reads `dir`/.loadtestrc: empty options when the file does not exist, an error when it cannot be
-// read or is invalid ("…/.loadtestrc: …").
+// read ("cannot read '…/.loadtestrc': is a directory": a regular file of at most 1 MiB) or is
+// invalid (".loadtestrc: …").
 Result<RawOptions> read_loadtestrc(const std::filesystem::path& dir);
 
 }  // namespace stampede::loadgen

@@ -77,9 +77,9 @@ std::vector<report::KeyValue> summary(const RunResult& r) {
   return s;
 }
 
-report::Table error_table(const RunResult& r) {
-  report::Table t{"Errors", {"code", "count"}, {}};
-  for (const auto& [code, n] : r.error_codes)
+report::Table error_table(const char* title, const std::map<std::string, std::uint64_t>& codes) {
+  report::Table t{title, {"code", "count"}, {}};
+  for (const auto& [code, n] : codes)
     t.rows.push_back({code, report::format_number(static_cast<double>(n))});
   return t;
 }
@@ -104,7 +104,11 @@ report::ReportData to_report_data(const RunResult& result,
     if (result.rate) d.latency.push_back(series("uncorrected", result.rate->uncorrected));
   }
   d.timeline = timeline(result);
-  if (!result.error_codes.empty()) d.tables.push_back(error_table(result));
+  if (!result.error_codes.empty()) d.tables.push_back(error_table("Errors", result.error_codes));
+  if (!result.local_errors.empty()) {
+    d.tables.push_back(
+        error_table("Local errors (this machine's limits, not the server's)", result.local_errors));
+  }
   d.findings = findings;
   if (result.rate && !result.target_held()) {
     d.findings.push_back(fmt::format(

@@ -99,6 +99,9 @@ Json to_json(const RunResult& r) {
   j["errorCodes"] = Json::object();
   for (const auto& [code, n] : r.error_codes)
     j["errorCodes"][code] = n;
+  j["localErrors"] = Json::object();
+  for (const auto& [code, n] : r.local_errors)
+    j["localErrors"][code] = n;
   // Ours.
   j["latencyStddevMs"] = ms(r.latency.stddev());
   j["statusCodes"] = Json::object();

@@ -104,6 +104,10 @@ void write_errors(const RunResult& r, std::ostream& out) {
     const std::size_t pad = code.size() < 4 ? 4 - code.size() : 1;
     fmt::print(out, " {}{}:   {} errors\n", std::string(pad, ' '), code, n);
   }
+  if (r.local_errors.empty()) return;
+  out << "\nLocal errors (this machine's limits, not the server's):\n";
+  for (const auto& [code, n] : r.local_errors)
+    fmt::print(out, "  {}:   {} errors\n", code, n);
 }
 
 void write_header_counts(const RunResult& r, std::ostream& out) {

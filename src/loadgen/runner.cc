@@ -178,7 +178,9 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
     result.error_codes[code] += n;
   for (int err = 1; err < WorkerStats::kMaxErrno; ++err) {
     const std::uint64_t n = total.failure_count(err);
-    if (n > 0) result.error_codes[failure_name(err)] += n;
+    if (n == 0) continue;
+    auto& codes = WorkerStats::is_local_failure(err) ? result.local_errors : result.error_codes;
+    codes[failure_name(err)] += n;
   }
   for (std::size_t h = 0; h < total.header_counts().size(); ++h) {
     auto& counts = result.header_counts[config.count_headers[h]];

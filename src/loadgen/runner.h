@@ -64,7 +64,10 @@ struct RunResult {
   // (corrected for coordinated omission).
   stats::Histogram latency;
   std::map<std::string, std::uint64_t> error_codes;  // "500", "ECONNREFUSED", "ETIMEDOUT"...
-  std::map<int, std::uint64_t> status_counts;        // every response by status
+  // The generator's own failures ("EMFILE", "EADDRNOTAVAIL": WorkerStats::is_local_failure), not
+  // the server's: in total_errors, never in error_codes.
+  std::map<std::string, std::uint64_t> local_errors;
+  std::map<int, std::uint64_t> status_counts;  // every response by status
   // Config::count_headers: header name -> value -> responses that had it.
   std::map<std::string, std::map<std::string, std::uint64_t>> header_counts;
   std::uint64_t bytes_read = 0;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -74,6 +75,12 @@ class WorkerStats {
   void merge(const WorkerStats& other);
 
   static bool is_error_status(int status) { return status < 200 || status >= 400; }
+  // A failure of this machine, not of the server: out of descriptors (EMFILE, ENFILE), of
+  // buffers or memory (ENOBUFS, ENOMEM), of local ports (EADDRNOTAVAIL).
+  static bool is_local_failure(int err) {
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM ||
+           err == EADDRNOTAVAIL;
+  }
 
   const stats::Histogram& latency() const { return latency_; }
   std::uint64_t requests() const { return requests_; }

@@ -260,13 +260,13 @@ int cli_main(int argc, char** argv) {
   auto server = Server::start(parsed->server);
   int code = 0;
   if (!server) {
-    fmt::print(stderr, "stampede: {}\n", server.error().message);
+    print_error_line(server.error().message);
     code = 1;
   } else if (auto ready = parsed->ready_file.empty()
                               ? Result<void>()
                               : write_ready_file(parsed->ready_file, (*server)->port());
              !ready) {
-    fmt::print(stderr, "stampede: {}\n", ready.error().message);
+    print_error_line(ready.error().message);
     code = 1;
   } else {
     if (!parsed->quiet) {

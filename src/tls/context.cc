@@ -4,10 +4,10 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
+#include <cstddef>
+#include <string>
+
+#include "core/input_file.h"
 
 namespace stampede::tls {
 namespace {
@@ -34,15 +34,11 @@ int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const 
   return SSL_TLSEXT_ERR_OK;
 }
 
+// Certificates and keys are a few kilobytes; a larger file is refused rather than read whole.
+constexpr std::size_t kMaxPemFileBytes = std::size_t{1} << 20;
+
 Result<std::string> read_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return make_error(std::string("cannot read ") + what + " file '" + path +
-                      "': " + std::strerror(errno));
-  }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return make_error(std::string("cannot read ") + what + " file '" + path + "'");
-  return text;
+  return read_input_file(path, kMaxPemFileBytes, std::string(what) + " file");
 }
 
 struct BioDeleter {

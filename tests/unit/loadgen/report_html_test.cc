@@ -52,6 +52,19 @@ TEST(HtmlReport, CorrectedAndUncorrectedSeries) {
   EXPECT_EQ(d.tables[0].rows[0][0], "503");
 }
 
+TEST(HtmlReport, LocalErrorsHaveATableOfTheirOwn) {
+  RunResult r = paced_run();
+  r.local_errors = {{"EMFILE", 3}};
+  const report::ReportData d = to_report_data(r);
+  ASSERT_EQ(d.tables.size(), 2u);
+  EXPECT_EQ(d.tables[0].rows.size(), 1u);
+  EXPECT_EQ(d.tables[0].rows[0][0], "503");
+  EXPECT_EQ(d.tables[1].title, "Local errors (this machine's limits, not the server's)");
+  ASSERT_EQ(d.tables[1].rows.size(), 1u);
+  EXPECT_EQ(d.tables[1].rows[0][0], "EMFILE");
+  EXPECT_EQ(d.tables[1].rows[0][1], "3");
+}
+
 TEST(HtmlReport, TimelineAsRatesWithGaps) {
   const report::ReportData d = to_report_data(paced_run());
   ASSERT_EQ(d.timeline.size(), 3u);

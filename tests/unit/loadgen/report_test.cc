@@ -153,5 +153,29 @@ TEST(JsonReport, WritesValidJsonEvenForOddHeaderValues) {
   EXPECT_EQ(parsed["headerCounts"]["x-odd"].size(), 1u);
 }
 
+// EMFILE and the like are this machine's failures: listed apart from the server's errors.
+TEST(TextReport, LocalErrorsApartFromTheServers) {
+  RunResult r = sample();
+  r.total_errors = 5;
+  r.local_errors = {{"EMFILE", 2}};
+  std::ostringstream out;
+  write_text_report(r, out);
+  EXPECT_NE(out.str().find("\n  500:   1 errors\n"
+                           "  ECONNREFUSED:   2 errors\n"
+                           "\nLocal errors (this machine's limits, not the server's):\n"
+                           "  EMFILE:   2 errors\n"),
+            std::string::npos)
+      << out.str();
+}
+
+TEST(JsonReport, LocalErrorsApartFromTheServers) {
+  RunResult r = sample();
+  EXPECT_EQ(to_json(r)["localErrors"], nlohmann::ordered_json::object());
+  r.local_errors = {{"EMFILE", 2}};
+  const nlohmann::ordered_json j = to_json(r);
+  EXPECT_EQ(j["localErrors"], nlohmann::ordered_json({{"EMFILE", 2}}));
+  EXPECT_EQ(j["errorCodes"], nlohmann::ordered_json({{"500", 1}, {"ECONNREFUSED", 2}}));
+}
+
 }  // namespace
 }  // namespace stampede::loadgen
