@@ -278,7 +278,16 @@ Step RequestParser::feed(const char* data, std::size_t len) {
   const bool head = in_head_;
   const bool chunked = chunked_;
   const Step step = execute(data, len);
-  if (step.event == Event::Error) return step;
+  if (step.event == Event::Error) {
+    // The checker's verdict on the head bytes before llhttp's error comes first, as it does when
+    // those bytes arrive in an earlier read: the status must not depend on where TCP cut them.
+    if (head) {
+      if (const std::optional<ParseError> error = checker_.scan(data, step.consumed)) {
+        return driver_.fail(*error, step.consumed);
+      }
+    }
+    return step;
+  }
   if (!head) return chunked ? check_body(data, step) : step;
   // Starting in the head, llhttp stops at its end (HeadComplete) or consumes everything.
   return check_head(data, step.consumed, step);
