@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "http/header.h"
+
 namespace stampede::http {
 namespace {
 
@@ -35,11 +37,8 @@ Error bad_byte(std::string_view text, std::size_t at, std::string_view expected)
 
 bool is_token(std::string_view text) {
   if (text.empty()) return false;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (!is_alnum(c) && std::string_view("!#$%&'*+-.^_`|~").find(ch) == std::string_view::npos) {
-      return false;
-    }
+  for (char c : text) {
+    if (!is_tchar(c)) return false;
   }
   return true;
 }

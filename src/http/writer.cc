@@ -7,22 +7,10 @@
 #include <fmt/format.h>
 
 #include "core/command_line.h"
+#include "http/tokens.h"
 
 namespace stampede::http {
 namespace {
-
-bool is_tchar(char c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool is_token(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!is_tchar(c)) return false;
-  }
-  return true;
-}
 
 bool is_ctl_or_space(char c) {
   const auto u = static_cast<unsigned char>(c);

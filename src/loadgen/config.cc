@@ -3,6 +3,7 @@
 #include <cmath>
 #include <thread>
 
+#include "http/tokens.h"
 #include "http/url.h"
 #include "http/writer.h"
 #include "loadgen/request.h"
@@ -26,7 +27,7 @@ Result<void> validate(const Config& config) {
   if (config.ramp.count() < 0) return make_error("ramp must not be negative");
   if (config.ramp.count() > 0 && config.rps == 0) return make_error("--ramp needs --rps");
   for (const auto& name : config.count_headers) {
-    if (!is_token(name)) return make_error("invalid header name to count '" + name + "'");
+    if (!http::is_token(name)) return make_error("invalid header name to count '" + name + "'");
   }
   return http::validate_request(make_request_spec(config, *url));
 }

@@ -7,6 +7,7 @@
 #include "core/input_file.h"
 #include "core/units.h"
 #include "http/header.h"
+#include "http/tokens.h"
 #include "loadgen/request.h"
 
 namespace stampede::loadgen {
@@ -83,7 +84,7 @@ Result<void> add_header(const RawValue& raw, Config& config) {
   }
   std::string name = lower(trim(std::string_view(raw.text).substr(0, colon)));
   std::string value = trim(std::string_view(raw.text).substr(colon + 1));
-  if (!is_token(name)) {
+  if (!http::is_token(name)) {
     return option_error(raw, "malformed header name in '" + raw.text + "'");
   }
   if (!is_field_value(value)) {
@@ -104,7 +105,7 @@ Result<void> add_header(const RawValue& raw, Config& config) {
 
 Result<void> add_cookie(const RawValue& raw, Config& config) {
   const std::size_t eq = raw.text.find('=');
-  if (eq == std::string::npos || eq == 0 || !is_token(raw.text.substr(0, eq)) ||
+  if (eq == std::string::npos || eq == 0 || !http::is_token(raw.text.substr(0, eq)) ||
       !is_field_value(raw.text) || raw.text.find(';') != std::string::npos) {
     return option_error(raw, "malformed cookie '" + raw.text + "' (expected name=value)");
   }
@@ -239,7 +240,7 @@ Result<void> check_index_with_scripts(const RawValue& index, const Config& confi
 Result<void> convert_request(const RawOptions& raw, Config& config) {
   if (raw.method) {
     config.method = upper_case(raw.method->text);
-    if (!is_token(config.method)) {
+    if (!http::is_token(config.method)) {
       return option_error(*raw.method, "invalid method '" + raw.method->text + "'");
     }
   }
@@ -263,7 +264,7 @@ Result<void> convert_request(const RawOptions& raw, Config& config) {
     if (auto r = add_cookie(c, config); !r) return r;
   }
   for (const RawValue& h : raw.count_headers) {
-    if (!is_token(h.text)) return option_error(h, "invalid header name '" + h.text + "'");
+    if (!http::is_token(h.text)) return option_error(h, "invalid header name '" + h.text + "'");
     config.count_headers.push_back(lower(h.text));
   }
   return {};

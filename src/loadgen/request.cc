@@ -34,17 +34,6 @@ std::string upper_case(std::string_view text) {
   return out;
 }
 
-bool is_token(std::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    if (!alnum && std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool is_field_value(std::string_view text) {
   return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
 }

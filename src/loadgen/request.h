@@ -20,8 +20,6 @@ std::string version();
 std::string user_agent();
 
 std::string upper_case(std::string_view text);
-// An HTTP token (RFC 9110 tchar+): method names, header and cookie names.
-bool is_token(std::string_view text);
 // No CR, LF or NUL: safe to send as (part of) a header value.
 bool is_field_value(std::string_view text);
 
