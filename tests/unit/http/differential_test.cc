@@ -1,7 +1,7 @@
-// Differential framing test: every vector of tests/vectors/http/{framing,requests}.json goes through our
-// parsers (whole, split at every byte, byte by byte) and through h11, a second, strict parser
-// (h11_verdicts.py). The file gives our expected verdict ("ok" or the error status) for each;
-// where h11's accept/reject verdict differs from ours, the vector says why ("differs"), and a
+// Differential framing test: every vector of tests/vectors/http/{framing,requests}.json goes
+// through our parsers (whole, split at every byte, byte by byte) and through h11, a second, strict
+// parser (h11_verdicts.py). The file gives our expected verdict ("ok" or the error status) for
+// each; where h11's accept/reject verdict differs from ours, the vector says why ("differs"), and a
 // listed difference that no longer holds fails too, so the list stays true.
 #include <gtest/gtest.h>
 
