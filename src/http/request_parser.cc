@@ -24,6 +24,8 @@ constexpr ParseError kTruncated{400, "HPE_INVALID_EOF_STATE",
 constexpr ParseError kBadTarget{400, "INVALID_TARGET",
                                 "request target with a tab, control or non-ASCII byte"};
 constexpr ParseError kBadHost{400, "INVALID_HOST", "Host is not uri-host [\":\" port]"};
+constexpr ParseError kBadCoding{400, "INVALID_TRANSFER_ENCODING",
+                                "Transfer-Encoding other than one field saying chunked"};
 constexpr ParseError kHeadEndCr{400, "BARE_CR", "head ended by a CR not followed by LF"};
 
 // RFC 9110 5.6.2 tchar. llhttp's non-strict build lets spaces into header names.
@@ -87,6 +89,16 @@ bool is_token(std::string_view s) {
     if (!kTokenChars[static_cast<unsigned char>(c)]) return false;
   }
   return true;
+}
+
+// Exactly one Transfer-Encoding field, whose value is "chunked" (any case).
+bool only_chunked(std::span<const Header> headers) {
+  int fields = 0;
+  for (const Header& h : headers) {
+    if (!iequals(h.name, "transfer-encoding")) continue;
+    if (++fields > 1 || !iequals(h.value, "chunked")) return false;
+  }
+  return fields == 1;
 }
 
 }  // namespace
@@ -279,6 +291,13 @@ int RequestParser::finish_head(llhttp_t* p) {
   for (const Field& f : fields_) {
     headers_.push_back(
         {buf.substr(f.name_offset, f.name_len), buf.substr(f.value_offset, f.value_len)});
+  }
+  // RFC 9112 6.1 lets a server refuse codings it does not apply; a proxy that passed on
+  // "identity, chunked", a second Transfer-Encoding field or an empty element would leave the
+  // framing to whichever field or element the next hop reads. HAProxy, nginx and h11 refuse them.
+  if (chunked_ && !only_chunked(headers_)) {
+    driver_.set_callback_error(kBadCoding);
+    return -1;
   }
   const std::optional<std::string_view> expect = header("expect");
   expect_continue_ = expect && iequals(*expect, "100-continue");
