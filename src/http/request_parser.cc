@@ -269,10 +269,16 @@ int RequestParser::finish_head(llhttp_t* p) {
     return -1;
   }
   if (host_fields_ == 1) {
-    const Field& host = fields_[host_field_];
-    if (!valid_host(std::string_view(buf_).substr(host.value_offset, host.value_len))) {
-      driver_.set_callback_error(kBadHost);
-      return -1;
+    const Field& field = fields_[host_field_];
+    const std::string_view host =
+        std::string_view(buf_).substr(field.value_offset, field.value_len);
+    // A keep-alive client sends the same Host every time: compare instead of checking again.
+    if (host != valid_host_) {
+      if (!valid_host(host)) {
+        driver_.set_callback_error(kBadHost);
+        return -1;
+      }
+      valid_host_.assign(host);
     }
   }
   has_content_length_ = (p->flags & F_CONTENT_LENGTH) != 0;

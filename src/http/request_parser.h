@@ -104,6 +104,7 @@ class RequestParser {
   std::uint64_t content_length_ = 0;
   int host_fields_ = 0;         // Host fields in the current head
   std::size_t host_field_ = 0;  // index in fields_ of the last Host field
+  std::string valid_host_;      // the last Host value found valid (it stays valid)
 
   Pause pause_ = Pause::None;
   bool closed_ = false;  // a request without keep-alive completed
