@@ -1,5 +1,6 @@
 #include "http/request_parser.h"
 
+#include <algorithm>
 #include <array>
 
 namespace stampede::http {
@@ -124,15 +125,18 @@ struct RequestParser::Callbacks {
 
   static int on_url(llhttp_t* p, const char* at, std::size_t len) {
     RequestParser& s = self(p);
-    if (s.target_len_ + len > s.limits_.max_uri_bytes) {
-      s.driver_.set_callback_error(kUriTooLong);
-      return -1;
-    }
-    for (std::size_t i = 0; i < len; ++i) {
+    // Bytes up to the limit are checked first, so that the status does not depend on where
+    // TCP cut the target: a bad byte within the limit is a 400, a target over it a 414.
+    const std::size_t within = std::min(len, s.limits_.max_uri_bytes - s.target_len_);
+    for (std::size_t i = 0; i < within; ++i) {
       if (!kTargetChars[static_cast<unsigned char>(at[i])]) {
         s.driver_.set_callback_error(kBadTarget);
         return -1;
       }
+    }
+    if (within < len) {
+      s.driver_.set_callback_error(kUriTooLong);
+      return -1;
     }
     s.buf_.append(at, len);
     s.target_len_ += len;
