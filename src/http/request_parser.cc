@@ -1,5 +1,6 @@
 #include "http/request_parser.h"
 
+#include <algorithm>
 #include <array>
 
 namespace stampede::http {
@@ -21,6 +22,12 @@ constexpr ParseError kAfterClose{400, "DATA_AFTER_CLOSE",
                                  "data after a request that closes the connection"};
 constexpr ParseError kTruncated{400, "HPE_INVALID_EOF_STATE",
                                 "connection closed in the middle of a request"};
+constexpr ParseError kBadTarget{400, "INVALID_TARGET",
+                                "request target with a tab, control or non-ASCII byte"};
+constexpr ParseError kBadHost{400, "INVALID_HOST", "Host is not uri-host [\":\" port]"};
+constexpr ParseError kBadCoding{400, "INVALID_TRANSFER_ENCODING",
+                                "Transfer-Encoding other than one field saying chunked"};
+constexpr ParseError kHeadEndCr{400, "BARE_CR", "head ended by a CR not followed by LF"};
 
 // RFC 9110 5.6.2 tchar. llhttp's non-strict build lets spaces into header names.
 constexpr std::array<bool, 256> make_token_table() {
@@ -31,12 +38,68 @@ constexpr std::array<bool, 256> make_token_table() {
 }
 constexpr std::array<bool, 256> kTokenChars = make_token_table();
 
+// RFC 9112 3.2 / RFC 3986: a request target is visible ASCII. llhttp 8.1 lets a tab and bytes
+// over 0x7f through, which a next hop may split or decode differently.
+constexpr std::array<bool, 256> make_target_table() {
+  std::array<bool, 256> t{};
+  for (int c = 0x21; c < 0x7f; ++c)
+    t[c] = true;
+  return t;
+}
+constexpr std::array<bool, 256> kTargetChars = make_target_table();
+
+// RFC 3986 3.2.2 reg-name bytes: unreserved, sub-delims and '%' (of pct-encoded).
+constexpr std::array<bool, 256> make_reg_name_table() {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const char ch = static_cast<char>(c);
+    t[c] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           std::string_view("-._~!$&'()*+,;=%").find(ch) != std::string_view::npos;
+  }
+  return t;
+}
+constexpr std::array<bool, 256> kRegNameChars = make_reg_name_table();
+
+// RFC 9110 7.2: Host = uri-host [ ":" port ], uri-host an IP literal in brackets or a reg-name
+// (an IPv4 address is one), port *DIGIT; empty is allowed (RFC 9112 3.2). Rejects userinfo
+// ('@'), a path, spaces, a list of hosts: RFC 9112 3.2 makes an invalid Host a 400.
+bool valid_host(std::string_view host) {
+  std::size_t i = 0;
+  if (!host.empty() && host[0] == '[') {
+    const std::size_t close = host.find(']');
+    if (close == std::string_view::npos || close == 1) return false;
+    for (i = 1; i < close; ++i) {
+      if (!kRegNameChars[static_cast<unsigned char>(host[i])] && host[i] != ':') return false;
+    }
+    ++i;
+  } else {
+    while (i < host.size() && kRegNameChars[static_cast<unsigned char>(host[i])])
+      ++i;
+  }
+  if (i == host.size()) return true;
+  if (host[i] != ':') return false;
+  for (++i; i < host.size(); ++i) {
+    if (host[i] < '0' || host[i] > '9') return false;
+  }
+  return true;
+}
+
 bool is_token(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     if (!kTokenChars[static_cast<unsigned char>(c)]) return false;
   }
   return true;
+}
+
+// Exactly one Transfer-Encoding field, whose value is "chunked" (any case).
+bool only_chunked(std::span<const Header> headers) {
+  int fields = 0;
+  for (const Header& h : headers) {
+    if (!iequals(h.name, "transfer-encoding")) continue;
+    if (++fields > 1 || !iequals(h.value, "chunked")) return false;
+  }
+  return fields == 1;
 }
 
 }  // namespace
@@ -62,7 +125,16 @@ struct RequestParser::Callbacks {
 
   static int on_url(llhttp_t* p, const char* at, std::size_t len) {
     RequestParser& s = self(p);
-    if (s.target_len_ + len > s.limits_.max_uri_bytes) {
+    // Bytes up to the limit are checked first, so that the status does not depend on where
+    // TCP cut the target: a bad byte within the limit is a 400, a target over it a 414.
+    const std::size_t within = std::min(len, s.limits_.max_uri_bytes - s.target_len_);
+    for (std::size_t i = 0; i < within; ++i) {
+      if (!kTargetChars[static_cast<unsigned char>(at[i])]) {
+        s.driver_.set_callback_error(kBadTarget);
+        return -1;
+      }
+    }
+    if (within < len) {
       s.driver_.set_callback_error(kUriTooLong);
       return -1;
     }
@@ -103,8 +175,10 @@ struct RequestParser::Callbacks {
       return -1;
     }
     f.value_offset = s.buf_.size();
-    if (f.name_len == 4 && iequals(std::string_view(s.buf_).substr(f.name_offset, 4), "host"))
+    if (f.name_len == 4 && iequals(std::string_view(s.buf_).substr(f.name_offset, 4), "host")) {
       ++s.host_fields_;
+      s.host_field_ = s.fields_.size() - 1;
+    }
     return 0;
   }
 
@@ -198,6 +272,19 @@ int RequestParser::finish_head(llhttp_t* p) {
     driver_.set_callback_error(host_fields_ > 1 ? kTwoHosts : kNoHost);
     return -1;
   }
+  if (host_fields_ == 1) {
+    const Field& field = fields_[host_field_];
+    const std::string_view host =
+        std::string_view(buf_).substr(field.value_offset, field.value_len);
+    // A keep-alive client sends the same Host every time: compare instead of checking again.
+    if (host != valid_host_) {
+      if (!valid_host(host)) {
+        driver_.set_callback_error(kBadHost);
+        return -1;
+      }
+      valid_host_.assign(host);
+    }
+  }
   has_content_length_ = (p->flags & F_CONTENT_LENGTH) != 0;
   content_length_ = p->content_length;
   if (has_content_length_ && content_length_ > limits_.max_body_bytes) {
@@ -214,6 +301,13 @@ int RequestParser::finish_head(llhttp_t* p) {
   for (const Field& f : fields_) {
     headers_.push_back(
         {buf.substr(f.name_offset, f.name_len), buf.substr(f.value_offset, f.value_len)});
+  }
+  // RFC 9112 6.1 lets a server refuse codings it does not apply; a proxy that passed on
+  // "identity, chunked", a second Transfer-Encoding field or an empty element would leave the
+  // framing to whichever field or element the next hop reads. HAProxy, nginx and h11 refuse them.
+  if (chunked_ && !only_chunked(headers_)) {
+    driver_.set_callback_error(kBadCoding);
+    return -1;
   }
   const std::optional<std::string_view> expect = header("expect");
   expect_continue_ = expect && iequals(*expect, "100-continue");
@@ -253,6 +347,10 @@ Step RequestParser::check_head(const char* data, std::size_t head_bytes, Step st
   if (head_bytes_ > limits_.max_header_bytes) return driver_.fail(kHeadTooLarge, head_bytes);
   if (const std::optional<ParseError> error = checker_.scan(data, head_bytes)) {
     return driver_.fail(*error, head_bytes);
+  }
+  // llhttp 8.1 ends a head at a CR followed by any byte; the checker sees no LF for that line.
+  if (step.event == Event::HeadComplete && head_bytes > 0 && data[head_bytes - 1] != '\n') {
+    return driver_.fail(kHeadEndCr, head_bytes);
   }
   if (step.event == Event::HeadComplete && chunked_) {
     const std::size_t limit = limits_.max_header_bytes;

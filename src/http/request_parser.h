@@ -24,7 +24,8 @@ namespace stampede::http {
 // each message, so a proxy learns the byte offsets of both and can forward the body raw,
 // chunk framing included. Strict: malformed heads, bare LF, bare CR, obs-fold, Content-Length
 // together with Transfer-Encoding, duplicate Content-Length, an HTTP/1.1 request without
-// exactly one Host (any request with two), and chunk framing other than RFC 9112 7.1's (see
+// exactly one Host (any request with two), a Host that is not uri-host [":" port], a target
+// with a byte outside visible ASCII, and chunk framing other than RFC 9112 7.1's (see
 // ChunkedChecker) are 400s; ParserLimits give 413/414/431 (trailers and chunk extensions count
 // against max_header_bytes); a well-formed HTTP version other than 1.0/1.1 is 505.
 // After a request that does not keep the connection alive (keep_alive() false), further
@@ -101,7 +102,9 @@ class RequestParser {
   std::size_t head_bytes_ = 0;    // bytes of the current head seen so far
   std::uint64_t body_bytes_ = 0;  // sum of chunk sizes so far
   std::uint64_t content_length_ = 0;
-  int host_fields_ = 0;  // Host fields in the current head
+  int host_fields_ = 0;         // Host fields in the current head
+  std::size_t host_field_ = 0;  // index in fields_ of the last Host field
+  std::string valid_host_;      // the last Host value found valid (it stays valid)
 
   Pause pause_ = Pause::None;
   bool closed_ = false;  // a request without keep-alive completed

@@ -42,6 +42,7 @@ class Client {
  public:
   explicit Client(std::uint16_t port, std::chrono::milliseconds timeout = 5000ms);
   bool connected() const { return fd_.valid(); }
+  int fd() const { return fd_.get(); }  // for socket options and shutdown(); the Client owns it
   bool send(std::string_view bytes);
   // Reads one response (HEAD: `head_request` true). nullopt on timeout, error or EOF first.
   std::optional<Response> read_response(bool head_request = false);

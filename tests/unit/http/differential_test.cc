@@ -1,7 +1,7 @@
-// Differential framing test: every vector of tests/vectors/http/framing.json goes through our
-// parsers (whole, split at every byte, byte by byte) and through h11, a second, strict parser
-// (h11_verdicts.py). The file gives our expected verdict ("ok" or the error status) for each;
-// where h11's accept/reject verdict differs from ours, the vector says why ("differs"), and a
+// Differential framing test: every vector of tests/vectors/http/{framing,requests}.json goes
+// through our parsers (whole, split at every byte, byte by byte) and through h11, a second, strict
+// parser (h11_verdicts.py). The file gives our expected verdict ("ok" or the error status) for
+// each; where h11's accept/reject verdict differs from ours, the vector says why ("differs"), and a
 // listed difference that no longer holds fails too, so the list stays true.
 #include <gtest/gtest.h>
 
@@ -22,7 +22,11 @@
 namespace stampede::http {
 namespace {
 
-const std::string kVectors = std::string(STAMPEDE_SOURCE_DIR) + "/tests/vectors/http/framing.json";
+const std::string kVectorDir = std::string(STAMPEDE_SOURCE_DIR) + "/tests/vectors/http/";
+// framing.json: request and response framing; requests.json: the request corpus that
+// tests/integration/balancer/vectors_test.cc also sends to serve and balance.
+const std::vector<std::string> kVectorFiles = {kVectorDir + "framing.json",
+                                               kVectorDir + "requests.json"};
 const std::string kH11Script =
     std::string(STAMPEDE_SOURCE_DIR) + "/tests/unit/http/h11_verdicts.py";
 
@@ -51,13 +55,15 @@ std::string latin1_bytes(const std::string& utf8) {
 }
 
 std::vector<Vector> load_vectors() {
-  const nlohmann::json doc = nlohmann::json::parse(stampede::testing::read_file(kVectors));
   std::vector<Vector> out;
-  for (const nlohmann::json& v : doc) {
-    const nlohmann::json& ours = v.at("ours");
-    out.push_back({v.at("name"), v.at("kind"), latin1_bytes(v.at("bytes")),
-                   ours.is_string() ? ours.get<std::string>() : std::to_string(ours.get<int>()),
-                   v.value("differs", "")});
+  for (const std::string& file : kVectorFiles) {
+    const nlohmann::json doc = nlohmann::json::parse(stampede::testing::read_file(file));
+    for (const nlohmann::json& v : doc) {
+      const nlohmann::json& ours = v.at("ours");
+      out.push_back({v.at("name"), v.at("kind"), latin1_bytes(v.at("bytes")),
+                     ours.is_string() ? ours.get<std::string>() : std::to_string(ours.get<int>()),
+                     v.value("differs", "")});
+    }
   }
   return out;
 }
@@ -93,8 +99,10 @@ std::string our_verdict(const Vector& v) {
 }
 
 std::map<std::string, std::string> h11_verdicts() {
-  const stampede::testing::RunResult r = stampede::testing::run_command(
-      {"/usr/bin/python3", kH11Script, kVectors}, std::chrono::seconds(60));
+  std::vector<std::string> argv = {"/usr/bin/python3", kH11Script};
+  argv.insert(argv.end(), kVectorFiles.begin(), kVectorFiles.end());
+  const stampede::testing::RunResult r =
+      stampede::testing::run_command(argv, std::chrono::seconds(60));
   EXPECT_EQ(r.status, 0) << "h11_verdicts.py failed (apt-get install python3-h11): " << r.err;
   std::map<std::string, std::string> out;
   std::istringstream lines(r.out);
@@ -106,7 +114,7 @@ std::map<std::string, std::string> h11_verdicts() {
 
 TEST(Differential, OurVerdictsAsListedAndH11AgreesUnlessListed) {
   const std::vector<Vector> vectors = load_vectors();
-  ASSERT_GE(vectors.size(), 100u);
+  ASSERT_GE(vectors.size(), 400u);
   const std::map<std::string, std::string> h11 = h11_verdicts();
   ASSERT_EQ(h11.size(), vectors.size());
   for (const Vector& v : vectors) {

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Second opinion for the differential framing test (differential_test.cc): runs every vector of
-a JSON file (tests/vectors/http/*.json) through h11, a strict HTTP/1.1 parser, and prints one line
+the JSON files given (tests/vectors/http/*.json) through h11, a strict HTTP/1.1 parser, and prints one line
 per vector: "NAME ok" when h11 parses one complete message from the bytes followed by the end of
 the stream, "NAME reject" otherwise. Vector strings are bytes, one character per byte (latin-1).
 Responses answer a GET. Exit status 2 when h11 is missing (apt-get install python3-h11)."""
@@ -38,10 +38,11 @@ def verdict(kind, data):
 
 
 def main():
-    with open(sys.argv[1], encoding="ascii") as f:
-        vectors = json.load(f)
-    for v in vectors:
-        print(v["name"], verdict(v["kind"], v["bytes"].encode("latin-1")))
+    for path in sys.argv[1:]:
+        with open(path, encoding="ascii") as f:
+            vectors = json.load(f)
+        for v in vectors:
+            print(v["name"], verdict(v["kind"], v["bytes"].encode("latin-1")))
 
 
 main()

@@ -224,5 +224,24 @@ TEST(RequestErrors, BodyLimit) {
             0);
 }
 
+// The parser remembers the last Host it found valid; another Host on the same connection is
+// still checked, after a valid one and after a connection reset().
+TEST(RequestErrors, InvalidHostAfterAValidOneOnTheSameConnection) {
+  const std::string ok = "GET / HTTP/1.1\r\nHost: a:80\r\n\r\n";
+  const std::string bad = "GET / HTTP/1.1\r\nHost: u@a:80\r\n\r\n";
+  EXPECT_EQ(whole_error(ok + ok + bad).name, "INVALID_HOST");
+  RequestParser p;
+  std::size_t pos = 0;
+  Step s;
+  do {
+    s = p.feed(ok.data() + pos, ok.size() - pos);
+    pos += s.consumed;
+  } while (s.event != Event::MessageComplete);
+  p.reset();
+  s = p.feed(bad);
+  EXPECT_EQ(s.event, Event::Error);
+  EXPECT_EQ(p.error().status, 400);
+}
+
 }  // namespace
 }  // namespace stampede::http
