@@ -14,6 +14,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -256,6 +258,56 @@ TEST(Floods, ServePastItsDescriptorLimitDoesNotSpinAndRecovers) {
   EXPECT_EQ(after->status, 200);
   ASSERT_TRUE(serve.signal(SIGTERM));
   EXPECT_EQ(serve.wait(10000ms), 0);
+  std::filesystem::remove_all(dir);
+}
+
+// The soft "Max open files" of `pid` from /proc/PID/limits (0 when unreadable).
+unsigned long soft_nofile(pid_t pid) {
+  std::istringstream in(testing::read_file("/proc/" + std::to_string(pid) + "/limits"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Max open files", 0) == 0) return std::stoul(line.substr(26));
+  }
+  return 0;
+}
+
+// A flood of 200 connections at a server started with a soft limit of 64 and a hard one of
+// 4096: it raises the soft limit at start (as balance does) and holds and answers all of them,
+// instead of leaving 140 unanswered in the listen queue.
+TEST(Floods, ServeRaisesItsSoftDescriptorLimitAndHoldsTheFlood) {
+  const std::string dir = testing::make_temp_dir();
+  testing::ChildProcess serve({"/usr/bin/prlimit", "--nofile=64:4096", STAMPEDE_BINARY, "serve",
+                               "--port", "0", "-q", "--cores", "1", "--ready-file",
+                               dir + "/ready"});
+  const int port = testing::wait_for_port_file(dir + "/ready", 10000ms);
+  ASSERT_GT(port, 0) << serve.stderr_text();
+  EXPECT_EQ(soft_nofile(serve.pid()), 4096u);
+  std::vector<int> fds;
+  for (int i = 0; i < 200; ++i) {
+    const int fd = connect_loopback(static_cast<std::uint16_t>(port));
+    ASSERT_GE(fd, 0);
+    fds.push_back(fd);
+  }
+  for (int fd : fds) {
+    const std::string request = get_request("/");
+    send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  }
+  // Every answer within 5 s in all (each read waits for what is left of them, at least 1 ms).
+  const auto until = Clock::now() + 5s;
+  int answered = 0;
+  for (int fd : fds) {
+    const auto left = std::max<long>(
+        1000, std::chrono::duration_cast<std::chrono::microseconds>(until - Clock::now()).count());
+    timeval wait{left / 1000000, left % 1000000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    char buf[512];
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    answered += n > 12 && std::string_view(buf, 12) == "HTTP/1.1 200";
+  }
+  EXPECT_EQ(answered, 200);
+  EXPECT_GE(fd_count(serve.pid()), 200u);
+  for (int fd : fds)
+    close(fd);
   std::filesystem::remove_all(dir);
 }
 
