@@ -29,6 +29,9 @@ void kill_mid_run(Millis health_interval) {
   options.event_at = 1000ms;
   options.event = [&c] { c.process().signal(SIGKILL); };
   LoadResult r = run_load(lb->port(), options);
+  std::cout << "killed mid-run (health checks " << health_interval.count() << " ms): " << r.requests
+            << " requests over 3 s, " << r.failed << " failed, " << r.by_backend["c"]
+            << " answered by c before the kill\n";
   EXPECT_GT(r.ok, 1000u);
   EXPECT_EQ(r.failed, 0u) << "health " << health_interval.count() << " ms: " << r.failed << " of "
                           << r.requests;
