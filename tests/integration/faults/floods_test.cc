@@ -183,7 +183,9 @@ TEST(Floods, BalanceBoundsAFloodOfInterimResponsesFromABackend) {
   Stampede balance({"balance", "--listen", "127.0.0.1:0", "--backend",
                     "a=127.0.0.1:" + std::to_string(backend.port()), "--backend-timeout", "5000"});
   ASSERT_NE(balance.port(), 0);
-  ASSERT_EQ(exchange(balance.port(), get_request("/warm"))->status, 502);
+  const auto warm = exchange(balance.port(), get_request("/warm"));
+  ASSERT_TRUE(warm);
+  ASSERT_EQ(warm->status, 502);
   reset_peak(balance.pid());
   const Memory before = memory(balance.pid());
   const auto t0 = Clock::now();
