@@ -37,6 +37,15 @@ constexpr std::size_t kFloodBytes = 512 * 1024;  // per connection: 32x the 16 K
 // kFlooders x kFloodBytes = 50 MiB.
 constexpr long kMaxGrowthKib = kFlooders * 64 + 8 * 1024;
 
+// Under AddressSanitizer the resident set holds shadow memory, redzones and the quarantine of
+// freed blocks (up to 256 MiB): it says nothing about the limits, so the bound is asserted in
+// the other builds only (the figures are printed in every build).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kResidentSetMeaningful = false;
+#else
+constexpr bool kResidentSetMeaningful = true;
+#endif
+
 // Resets the peak resident set (VmHWM) of `pid` to its current one (proc(5), clear_refs).
 void reset_peak(pid_t pid) {
   std::ofstream("/proc/" + std::to_string(pid) + "/clear_refs") << "5";
@@ -145,7 +154,7 @@ void floods_against(Stampede& target, const char* name) {
     std::cout << figures << "\n";
     ::testing::Test::RecordProperty(std::string(f.name) + "_figures", figures);
     EXPECT_EQ(by_status[f.status], kFlooders) << figures;
-    EXPECT_LT(growth, kMaxGrowthKib) << figures;
+    if (kResidentSetMeaningful) EXPECT_LT(growth, kMaxGrowthKib) << figures;
     // Every flooding connection let go (the lingering close lasts at most 2 s).
     const auto released_by = Clock::now() + 10s;
     while (fd_count(target.pid()) > fds_before && Clock::now() < released_by) {
@@ -181,7 +190,7 @@ TEST(Floods, BalanceBoundsAFloodOfInterimResponsesFromABackend) {
     return ScriptedReply{interim, true};
   });
   Stampede balance({"balance", "--listen", "127.0.0.1:0", "--backend",
-                    "a=127.0.0.1:" + std::to_string(backend.port()), "--backend-timeout", "5000"});
+                    "a=127.0.0.1:" + std::to_string(backend.port()), "--backend-timeout", "20000"});
   ASSERT_NE(balance.port(), 0);
   const auto warm = exchange(balance.port(), get_request("/warm"));
   ASSERT_TRUE(warm);
@@ -203,10 +212,10 @@ TEST(Floods, BalanceBoundsAFloodOfInterimResponsesFromABackend) {
   std::cout << figures << "\n";
   ::testing::Test::RecordProperty("figures", figures);
   EXPECT_EQ(bad_gateway, kFlooders) << figures;
-  EXPECT_LT(ms, 4000ms) << "waited for the backend timeout instead of the head limit";
+  EXPECT_LT(ms, 10000ms) << "waited for the backend timeout instead of the head limit";
   // The balancer holds a backend's head up to 64 KiB (kMaxResponseHeadBytes) in a buffer that
   // grows by doubling: up to 128 KiB plus a 16 KiB read chunk per connection.
-  EXPECT_LT(growth, kFlooders * 160 + 8 * 1024) << figures;
+  if (kResidentSetMeaningful) EXPECT_LT(growth, kFlooders * 160 + 8 * 1024) << figures;
   auto stats = exchange(balance.port(), get_request("/lb-stats"));
   ASSERT_TRUE(stats);
   EXPECT_NE(stats->body.find("\"bad_responses\":" + std::to_string(kFlooders + 1) + ","),
