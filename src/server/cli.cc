@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "core/command_line.h"
+#include "core/fd_limit.h"
 #include "core/ready_file.h"
 #include "core/units.h"
 #include "server/tls_transport.h"
@@ -257,6 +258,8 @@ int cli_main(int argc, char** argv) {
   if (const std::optional<int> code = exit_before_run(parsed)) return *code;
   sigset_t previous;
   const sigset_t signals = block_stop_signals(previous);
+  // Each client holds a descriptor: a soft limit of 1024 would cap a server that may hold more.
+  raise_fd_limit();
   auto server = Server::start(parsed->server);
   int code = 0;
   if (!server) {
