@@ -87,6 +87,26 @@ bool Session::reset(std::uint64_t mask_seed) {
   return true;
 }
 
+namespace {
+
+// A frame header's size from its second byte: 2, the extended length, the masking key.
+std::size_t header_size_of(std::uint8_t second) {
+  const std::uint8_t length7 = second & 0x7f;
+  return 2 + (length7 == 126 ? 2 : length7 == 127 ? 8 : 0) + ((second & 0x80) != 0 ? 4 : 0);
+}
+
+// The payload length of a whole header.
+std::uint64_t payload_length_of(const std::uint8_t* header) {
+  const std::uint8_t length7 = header[1] & 0x7f;
+  if (length7 < 126) return length7;
+  std::uint64_t length = 0;
+  for (std::size_t i = 2; i < (length7 == 126 ? 4u : 10u); ++i)
+    length = length << 8 | header[i];
+  return length;
+}
+
+}  // namespace
+
 // Hands wslay the stream frame by frame (see the header): the bytes of one frame go in one
 // call where they arrived together, and each frame's effects are written before the next.
 bool Session::feed(const char* data, std::size_t length) {
@@ -118,8 +138,18 @@ bool Session::feed(const char* data, std::size_t length) {
       if (f.payload_left == 0) run = p;
       continue;
     }
-    if (!take_header(p, end)) break;
-    const std::uint8_t opcode = f.header[0] & 0x0f;
+    // A header: read in place when it is here whole (the usual case), else gathered.
+    const auto* header = reinterpret_cast<const std::uint8_t*>(p);
+    if (f.header_length == 0 && end - p >= 2 &&
+        static_cast<std::size_t>(end - p) >= header_size_of(header[1])) {
+      p += header_size_of(header[1]);
+    } else if (gather_header(p, end)) {
+      header = f.header;
+    } else {
+      break;
+    }
+    f.payload_left = payload_length_of(header);
+    const std::uint8_t opcode = header[0] & 0x0f;
     if (opcode == WSLAY_CONNECTION_CLOSE && f.payload_left == 1) {
       // A close payload starts with a 2-byte code (RFC 6455 5.5.1); wslay takes 1 byte as none.
       refuse_frames(kCloseProtocolError);
@@ -143,45 +173,14 @@ bool Session::feed(const char* data, std::size_t length) {
   return !broken_;
 }
 
-namespace {
-
-// A frame header's size from its second byte: 2, the extended length, the masking key.
-std::size_t header_size_of(std::uint8_t second) {
-  const std::uint8_t length7 = second & 0x7f;
-  return 2 + (length7 == 126 ? 2 : length7 == 127 ? 8 : 0) + ((second & 0x80) != 0 ? 4 : 0);
-}
-
-// The payload length of a whole header.
-std::uint64_t payload_length_of(const std::uint8_t* header) {
-  const std::uint8_t length7 = header[1] & 0x7f;
-  if (length7 < 126) return length7;
-  std::uint64_t length = 0;
-  for (std::size_t i = 2; i < (length7 == 126 ? 4u : 10u); ++i)
-    length = length << 8 | header[i];
-  return length;
-}
-
-}  // namespace
-
-// Takes the header bytes of the peer's current frame from [p, end) and advances p past them;
-// true when the header is whole (then framing_.header holds it and payload_left the payload's
-// length).
-bool Session::take_header(const char*& p, const char* end) {
+// Gathers the header of the peer's current frame from [p, end) when it comes split across
+// reads, advancing p; true once it is whole in framing_.header.
+bool Session::gather_header(const char*& p, const char* end) {
   Framing& f = framing_;
-  if (f.header_length == 0 && end - p >= 2) {  // the usual case: the whole header is here
-    const std::size_t size = header_size_of(static_cast<std::uint8_t>(p[1]));
-    if (static_cast<std::size_t>(end - p) >= size) {
-      std::memcpy(f.header, p, size);
-      p += size;
-      f.payload_left = payload_length_of(f.header);
-      return true;
-    }
-  }
   while (p < end) {
     f.header[f.header_length++] = static_cast<std::uint8_t>(*p++);
     if (f.header_length == 2) f.header_size = header_size_of(f.header[1]);
     if (f.header_length < f.header_size) continue;
-    f.payload_left = payload_length_of(f.header);
     f.header_length = 0;
     f.header_size = 2;
     return true;

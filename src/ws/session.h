@@ -109,7 +109,7 @@ class Session {
     std::size_t held_length = 0;
     std::size_t held_size = 0;  // the held payload's size; 0: nothing held
   };
-  bool take_header(const char*& p, const char* end);
+  bool gather_header(const char*& p, const char* end);
   bool hand(const char* data, std::size_t length);
   void pump_output();
   void refuse_frames(std::uint16_t code);
