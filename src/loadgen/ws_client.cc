@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/clock.h"
 #include "core/random.h"
@@ -23,7 +24,7 @@ WsClient::WsClient(const ConnectionContext& context)
     : context_(context),
       plan_(*context.websocket),
       socket_(context, context.tls != nullptr || !context.connect_request.empty()),
-      parser_(std::vector<std::string>{"upgrade", "sec-websocket-accept"}),
+      parser_(std::vector<std::string>(std::begin(ws::kAnswerFields), std::end(ws::kAnswerFields))),
       session_(ws::Role::Client, *this),
       timer_([this] { on_timer(); }),
       seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {}
@@ -197,9 +198,11 @@ bool WsClient::read_handshake() {
         return false;
       }
       if (step.event != http::Event::MessageComplete) continue;
-      if (!ws::check_response(parser_.header("upgrade"), parser_.header("sec-websocket-accept"),
-                              key_) ||
-          !session_.reset(++seed_)) {
+      const ws::Answer answer{parser_.header("upgrade"), parser_.header("connection"),
+                              parser_.header("sec-websocket-accept"),
+                              parser_.header("sec-websocket-extensions"),
+                              parser_.header("sec-websocket-protocol")};
+      if (!ws::check_response(answer, key_) || !session_.reset(++seed_)) {
         fail_ws(WsFailure::Protocol, 0);
         return false;
       }

@@ -205,7 +205,10 @@ void Connection::on_message() {
     answer();
     return;
   }
-  if (parser_.upgrade() && !r.overrides.status && ws::wants_websocket(parser_)) {
+  // Upgrade: websocket is answered as a handshake, with 400 when Connection: upgrade is missing
+  // (RFC 6455 4.2.1), rather than as a plain GET the client would take for a refusal it
+  // cannot explain.
+  if (!r.overrides.status && ws::wants_websocket(parser_)) {
     accept_websocket();
     return;
   }
@@ -412,7 +415,10 @@ bool Connection::blocked() const {
 // A WebSocket upgrade request is complete: queue the 101 (the switch happens once parsing has
 // stopped, in advance()), or refuse a bad handshake with its status and close.
 void Connection::accept_websocket() {
-  const ws::Verdict verdict = ws::check_request(parser_);
+  ws::Verdict verdict = ws::check_request(parser_);
+  if (verdict.status == 0 && !parser_.upgrade()) {  // llhttp did not stop for the switch
+    verdict = {400, "a WebSocket upgrade needs Connection: Upgrade", {}};
+  }
   if (verdict.status != 0 || draining_) {
     WorkerCounters::add(worker_.counters().bad_requests, std::uint64_t{1});
     ws::append_refusal(out(),

@@ -60,6 +60,13 @@ bool header_has_token(const http::RequestParser& request, std::string_view name,
   return false;
 }
 
+std::size_t count_headers(const http::RequestParser& request, std::string_view name) {
+  std::size_t n = 0;
+  for (const http::Header& h : request.headers())
+    n += http::iequals(h.name, name) ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 std::string accept_for(std::string_view key) {
@@ -106,6 +113,16 @@ Verdict check_request(const http::RequestParser& request) {
   if (!header_has_token(request, "connection", "upgrade")) {
     return {400, "a WebSocket upgrade needs Connection: Upgrade", {}};
   }
+  // A body would stand between the head and the first frame: where the frames begin would
+  // depend on who reads the framing (RFC 6455 4.1 sends none).
+  if (request.chunked() || request.content_length().value_or(0) > 0) {
+    return {400, "a WebSocket upgrade carries no body", {}};
+  }
+  // RFC 6455 11.3.1 and 11.3.5: each appears once in a request.
+  if (count_headers(request, "sec-websocket-key") > 1 ||
+      count_headers(request, "sec-websocket-version") > 1) {
+    return {400, "Sec-WebSocket-Key and Sec-WebSocket-Version may appear only once", {}};
+  }
   const auto version = request.header("sec-websocket-version");
   if (!version || *version != "13") return {426, "only Sec-WebSocket-Version 13 is supported", {}};
   const auto key = request.header("sec-websocket-key");
@@ -131,13 +148,17 @@ void append_refusal(std::string& out, const Verdict& verdict) {
                  verdict.status, name, extra, verdict.reason.size() + 1, verdict.reason);
 }
 
-Result<void> check_response(std::optional<std::string_view> upgrade,
-                            std::optional<std::string_view> accept, std::string_view key) {
-  if (!upgrade || !has_token(*upgrade, "websocket")) {
+Result<void> check_response(const Answer& answer, std::string_view key) {
+  if (!answer.upgrade || !has_token(*answer.upgrade, "websocket")) {
     return make_error("101 answer without Upgrade: websocket");
   }
-  if (!accept) return make_error("101 answer without Sec-WebSocket-Accept");
-  if (*accept != accept_for(key)) return make_error("wrong Sec-WebSocket-Accept");
+  if (!answer.connection || !has_token(*answer.connection, "upgrade")) {
+    return make_error("101 answer without Connection: Upgrade");
+  }
+  if (!answer.accept) return make_error("101 answer without Sec-WebSocket-Accept");
+  if (*answer.accept != accept_for(key)) return make_error("wrong Sec-WebSocket-Accept");
+  if (answer.extensions) return make_error("101 answer selects an extension we did not offer");
+  if (answer.protocol) return make_error("101 answer selects a subprotocol we did not offer");
   return {};
 }
 

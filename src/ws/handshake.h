@@ -44,8 +44,9 @@ struct Verdict {
 };
 // Whether the request asks for a WebSocket (an Upgrade header naming "websocket").
 bool wants_websocket(const http::RequestParser& request);
-// Checks method GET, HTTP/1.1, Connection: upgrade, Sec-WebSocket-Version 13 (else 426 with
-// the supported version) and a key of 16 bytes in base64.
+// Checks method GET, HTTP/1.1, Connection: upgrade, no body, Sec-WebSocket-Key and -Version
+// once each, Sec-WebSocket-Version 13 (else 426 with the supported version) and a key of 16
+// bytes in base64; every other failure is 400.
 Verdict check_request(const http::RequestParser& request);
 // "HTTP/1.1 101 Switching Protocols" with Upgrade, Connection and Sec-WebSocket-Accept.
 void append_accept(std::string& out, std::string_view key);
@@ -53,9 +54,21 @@ void append_accept(std::string& out, std::string_view key);
 // reason as a text body, "Connection: close".
 void append_refusal(std::string& out, const Verdict& verdict);
 
-// The client's check of the server's 101 answer: the Upgrade header says websocket and the
-// accept value matches `key`. The error message says what was wrong.
-Result<void> check_response(std::optional<std::string_view> upgrade,
-                            std::optional<std::string_view> accept, std::string_view key);
+// The header fields of a server's 101 answer that the client checks (nullopt: absent).
+struct Answer {
+  std::optional<std::string_view> upgrade;
+  std::optional<std::string_view> connection;
+  std::optional<std::string_view> accept;      // Sec-WebSocket-Accept
+  std::optional<std::string_view> extensions;  // Sec-WebSocket-Extensions
+  std::optional<std::string_view> protocol;    // Sec-WebSocket-Protocol
+};
+// The header names of Answer, lower case, for a parser's captures.
+inline constexpr std::string_view kAnswerFields[] = {
+    "upgrade", "connection", "sec-websocket-accept", "sec-websocket-extensions",
+    "sec-websocket-protocol"};
+// The client's check of the server's 101 answer (RFC 6455 4.1, each a MUST): Upgrade names
+// websocket, Connection names upgrade, the accept value matches `key`, and the answer selects
+// no extension and no subprotocol (our client asks for none). The error says what was wrong.
+Result<void> check_response(const Answer& answer, std::string_view key);
 
 }  // namespace stampede::ws

@@ -5,9 +5,16 @@
 // handler (wslay assembles fragments); pings are answered and a peer's close is echoed by
 // wslay. The peer's bad input closes the session with the RFC's code:
 //   unmasked frame from a client (or masked from a server), reserved opcode or RSV bits, bad
-//   fragmentation, control frame over 125 bytes, bad close code  -> 1002
-//   text message that is not UTF-8 (checked by wslay as fragments arrive) -> 1007
+//   fragmentation, control frame over 125 bytes, a length not in its shortest form or with
+//   the top bit set, bad close code, close payload of 1 byte      -> 1002
+//   text message or close reason that is not UTF-8 (text checked as fragments arrive) -> 1007
 //   message over SessionLimits::max_message_bytes                 -> 1009
+// The outcome does not depend on how the bytes were cut into feed() calls: feed() hands wslay
+// one frame at a time and writes what each frame produced (a pong, the handler's replies)
+// before the next frame is read, so a reply or a pong is never dropped by a close or a refused
+// frame behind it in the same read. A control frame's payload is held back until it is whole
+// (at most 125 bytes): wslay 1.1.1 checks a close reason's UTF-8 chunk by chunk, skipping two
+// bytes of every chunk, so a close split across reads would be judged from the wrong offset.
 //
 // Thread: one (the owning connection's). Not copyable or movable (wslay keeps a pointer to it).
 #pragma once
@@ -92,6 +99,18 @@ class Session {
 
  private:
   struct Callbacks;
+  // Where the peer's byte stream stands in its current frame (see feed()).
+  struct Framing {
+    std::uint8_t header[14] = {};    // the frame header's bytes so far
+    std::size_t header_length = 0;   // how many of them arrived
+    std::size_t header_size = 2;     // the header's size, once its second byte is known
+    std::uint64_t payload_left = 0;  // payload bytes of the frame not yet handed to wslay
+    char held[125] = {};             // a control frame's payload, held back until whole
+    std::size_t held_length = 0;
+    std::size_t held_size = 0;  // the held payload's size; 0: nothing held
+  };
+  bool gather_header(const char*& p, const char* end);
+  bool hand(const char* data, std::size_t length);
   void pump_output();
   void refuse_frames(std::uint16_t code);
 
@@ -102,6 +121,7 @@ class Session {
   wslay_event_context* ctx_ = nullptr;
   const char* in_ = nullptr;  // the bytes feed() is handing to wslay
   std::size_t in_left_ = 0;
+  Framing framing_;
   std::string out_;
   std::size_t out_sent_ = 0;
   std::uint16_t failure_ = 0;

@@ -27,6 +27,8 @@ class RawWs {
   bool connected() const { return fd_.valid(); }
 
   bool send(std::string_view bytes);
+  // Each send() goes out at once (TCP_NODELAY), for a test that sends a byte at a time.
+  void send_at_once();
   // Sends a valid upgrade request for `target` (with `extra` header lines, each ending in \r\n)
   // and reads the answer's head; returns it ("" on timeout or EOF).
   std::string upgrade(std::string_view target = "/", std::string_view extra = "");

@@ -68,6 +68,18 @@ TEST(Handshake, BadRequestsAreRefused) {
                        "Sec-WebSocket-Version: 13\r\n\r\n")
                 .status,
             400);
+  // RFC 6455 11.3.1, 11.3.5: the key and the version appear once; and no body.
+  const std::string key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+  const std::string head =
+      "GET / HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n"
+      "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n";
+  EXPECT_EQ(verdict_of(head + key + key + "\r\n").status, 400);
+  EXPECT_EQ(verdict_of(head + key + "Sec-WebSocket-Key: AQIDBAUGBwgJCgsMDQ4PEA==\r\n\r\n").status,
+            400);
+  EXPECT_EQ(verdict_of(head + "Sec-WebSocket-Version: 8\r\n" + key + "\r\n").status, 400);
+  EXPECT_EQ(verdict_of(head + key + "Content-Length: 5\r\n\r\n").status, 400);
+  EXPECT_EQ(verdict_of(head + key + "Transfer-Encoding: chunked\r\n\r\n").status, 400);
+  EXPECT_EQ(verdict_of(head + key + "Content-Length: 0\r\n\r\n").status, 0);
   std::string refusal;
   append_refusal(refusal, Verdict{426, "only 13", {}});
   EXPECT_EQ(refusal.rfind("HTTP/1.1 426 Upgrade Required\r\n", 0), 0u);
@@ -76,11 +88,36 @@ TEST(Handshake, BadRequestsAreRefused) {
 
 TEST(Handshake, ClientChecksTheAnswer) {
   const std::string_view key = "dGhlIHNhbXBsZSBub25jZQ==";
-  EXPECT_TRUE(check_response("websocket", "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", key));
-  EXPECT_TRUE(check_response("WebSocket", "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", key));
-  EXPECT_FALSE(check_response("websocket", "AAAAAAAAAAAAAAAAAAAAAAAAAAA=", key));
-  EXPECT_FALSE(check_response(std::nullopt, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=", key));
-  EXPECT_FALSE(check_response("websocket", std::nullopt, key));
+  const std::string_view right = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=";
+  const Answer good{"websocket", "Upgrade", right, std::nullopt, std::nullopt};
+  EXPECT_TRUE(check_response(good, key));
+  Answer a = good;
+  a.upgrade = "WebSocket";
+  a.connection = "keep-alive, upgrade";
+  EXPECT_TRUE(check_response(a, key));
+  a = good;
+  a.accept = "AAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+  EXPECT_FALSE(check_response(a, key));
+  a = good;
+  a.upgrade = std::nullopt;
+  EXPECT_FALSE(check_response(a, key));
+  a = good;
+  a.accept = std::nullopt;
+  EXPECT_FALSE(check_response(a, key));
+  // RFC 6455 4.1: a missing Connection: Upgrade, or an extension or subprotocol the client did
+  // not ask for, fails the connection.
+  a = good;
+  a.connection = std::nullopt;
+  EXPECT_FALSE(check_response(a, key));
+  a = good;
+  a.connection = "keep-alive";
+  EXPECT_FALSE(check_response(a, key));
+  a = good;
+  a.extensions = "permessage-deflate";
+  EXPECT_FALSE(check_response(a, key));
+  a = good;
+  a.protocol = "chat";
+  EXPECT_FALSE(check_response(a, key));
 }
 
 }  // namespace

@@ -79,6 +79,8 @@ TEST_P(SessionTest, BadFramesCloseWithTheirCode) {
       {"surrogate", frame(0x1, "\xed\xa0\x80", true), kCloseInvalidData},
       {"invalid utf-8, first fragment", frame(0x1, "ok \xc3\x28", true, false), kCloseInvalidData},
       {"too big", frame(0x2, std::string(2000, 'x'), true), kCloseTooBig},
+      // wslay 1.1.1 takes a 1-byte close payload for a close without a code.
+      {"close with a 1-byte payload", frame(0x8, "\x03", true), kCloseProtocolError},
   };
   for (const BadInput& c : cases) {
     SCOPED_TRACE(c.name);
@@ -149,6 +151,122 @@ TEST(Session, ResetStartsAfresh) {
   ASSERT_TRUE(server.feed(good.data(), good.size()));
   ASSERT_EQ(got.messages.size(), 1u);
   EXPECT_EQ(got.messages[0].second, "again");
+}
+
+// A handler that echoes every message (as `stampede serve` does) or closes on the first one.
+struct Replier : SessionHandler {
+  Session* session = nullptr;
+  bool close_on_message = false;
+  std::vector<std::string> messages;
+  void on_message(const Message& m) override {
+    messages.emplace_back(m.payload);
+    if (close_on_message) {
+      session->close(kCloseInternalError, "ERROR");
+    } else {
+      session->send(m);
+    }
+  }
+};
+
+// The frames a session wrote, as "opcode:payload" (unmasked), for every way of cutting `input`:
+// whole, at every byte into two reads, and byte by byte; each must write the same.
+std::vector<std::string> written_for_every_split(Role role, const std::string& input,
+                                                 bool close_on_message = false) {
+  std::vector<std::vector<std::size_t>> cuttings = {{}};
+  for (std::size_t i = 1; i < input.size(); ++i)
+    cuttings.push_back({i});
+  std::vector<std::size_t> every;
+  for (std::size_t i = 1; i < input.size(); ++i)
+    every.push_back(i);
+  cuttings.push_back(every);
+  std::vector<std::string> first;
+  for (const auto& cuts : cuttings) {
+    Replier replier;
+    replier.close_on_message = close_on_message;
+    Session session(role, replier);
+    replier.session = &session;
+    EXPECT_TRUE(session.reset(3));
+    std::size_t start = 0;
+    std::vector<std::size_t> ends = cuts;
+    ends.push_back(input.size());
+    std::string output;
+    for (std::size_t end : ends) {
+      EXPECT_TRUE(session.feed(input.data() + start, end - start));
+      output += session.output();
+      session.consume_output(session.output().size());
+      start = end;
+    }
+    std::vector<std::string> written;
+    for (const auto& f : stampede::testing::ws_parse_frames(output))
+      written.push_back(std::to_string(f.opcode) + ":" + f.payload);
+    written.push_back("failure=" + std::to_string(session.failure()));
+    if (cuts.size() == 0) {
+      first = written;
+    } else {
+      EXPECT_EQ(written, first) << "cut at " << cuts.front() << " of " << cuts.size();
+    }
+  }
+  return first;
+}
+
+// Fuzz finding split-valid-close-reason-rejected: wslay checked a close reason split across
+// reads from the wrong offset and refused a valid one with 1007.
+TEST(SessionSplits, ValidCloseReasonSplitAcrossReadsIsEchoed) {
+  const std::string payload =
+      "\x03\xe8"
+      "a\xc3\xa9\xe2\x82\xac";  // 1000, "aé€"
+  const std::string input = frame(0x8, payload, true);
+  const std::vector<std::string> expected = {"8:" + payload, "failure=0"};
+  EXPECT_EQ(written_for_every_split(Role::Server, input), expected);
+  Collector got;
+  Session server(Role::Server, got);
+  ASSERT_TRUE(server.reset());
+  ASSERT_TRUE(server.feed(input.data(), 8));  // the header and the code
+  ASSERT_TRUE(server.feed(input.data() + 8, input.size() - 8));
+  EXPECT_EQ(server.failure(), 0);
+  EXPECT_TRUE(server.close_received());
+  EXPECT_EQ(server.received_code(), kCloseNormal);
+}
+
+// Fuzz finding split-close-reason-utf8-check-skipped: fed byte by byte, wslay skipped every
+// byte of the reason and accepted an invalid one.
+TEST(SessionSplits, InvalidCloseReasonFedByteByByteIsRefused) {
+  const std::string input = frame(0x8, "\x03\xe8\xc0\xaf", true);  // 1000, overlong '/'
+  EXPECT_EQ(written_for_every_split(Role::Server, input),
+            (std::vector<std::string>{"8:\x03\xef", "failure=1007"}));
+}
+
+// Fuzz finding split-pong-lost-when-close-in-same-read: RFC 6455 5.5.2, the ping before the
+// close is answered.
+TEST(SessionSplits, PingBeforeCloseInOneReadIsAnswered) {
+  const std::string input = frame(0x9, "pi", true) + frame(0x8, "\x03\xe8", true);
+  EXPECT_EQ(written_for_every_split(Role::Server, input),
+            (std::vector<std::string>{"10:pi", "8:\x03\xe8", "failure=0"}));
+}
+
+// The same for a handler's reply to a message followed by the close in the same read.
+TEST(SessionSplits, ReplyBeforeCloseInOneReadIsWritten) {
+  const std::string input = frame(0x1, "hi", true) + frame(0x8, "\x03\xe8", true);
+  EXPECT_EQ(written_for_every_split(Role::Server, input),
+            (std::vector<std::string>{"1:hi", "8:\x03\xe8", "failure=0"}));
+}
+
+// Fuzz finding split-reply-lost-before-refused-frame: the handler's reply to a message was
+// dropped when a refused frame (a 128-byte ping) followed it in the same read.
+TEST(SessionSplits, ReplyBeforeARefusedFrameIsWritten) {
+  const std::string input = frame(0x2, "z", false) + frame(0x9, std::string(128, 'p'), false);
+  EXPECT_EQ(written_for_every_split(Role::Client, input),
+            (std::vector<std::string>{"2:z", "8:\x03\xea", "failure=1002"}));
+}
+
+// After our own close (the handler's), a refused frame from the peer stops reading but adds no
+// second close frame.
+TEST(SessionSplits, RefusedFrameAfterOurCloseWritesNoSecondClose) {
+  const std::string input = frame(0x1, "hi", true) + frame(0x9, std::string(128, 'p'), true);
+  EXPECT_EQ(written_for_every_split(Role::Server, input, true),
+            (std::vector<std::string>{"8:\x03\xf3"
+                                      "ERROR",
+                                      "failure=0"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(WholeAndByteByByte, SessionTest, ::testing::Values(false, true));
