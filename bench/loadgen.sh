@@ -8,14 +8,9 @@ cd "$(dirname "$0")/.."
 source bench/lib/common.sh
 ROUNDS=${1:-5}
 SECS=${2:-5}
-STAMPEDE=${STAMPEDE:-build/stampede}
 PEERS=bench/peers/node_modules/.bin
 [ -x "$PEERS/loadtest" ] || (cd bench/peers && npm install --silent --no-audit --no-fund >/dev/null)
-port=$(free_port)
-start_nginx 1 "$port"
-url="http://127.0.0.1:$port/"
-out="$BENCH_TMP/results"
-: > "$out"
+nginx_target 1
 
 # run NAME CONNS CMD...: runs CMD pinned to core 0 under /usr/bin/time; records rps and CPU/req.
 run() {

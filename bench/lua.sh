@@ -8,12 +8,7 @@ cd "$(dirname "$0")/.."
 source bench/lib/common.sh
 ROUNDS=${1:-5}
 SECS=${2:-5}
-STAMPEDE=${STAMPEDE:-build/stampede}
-port=$(free_port)
-start_nginx 1 "$port"
-url="http://127.0.0.1:$port/"
-out="$BENCH_TMP/results"
-: > "$out"
+nginx_target 1
 
 # run NAME CMD...: pinned to core 0; records requests/s.
 run() {

@@ -20,19 +20,14 @@ source bench/lib/common.sh
 ROUNDS=${1:-5}
 SECS=${2:-5}
 CONNS=${3:-10}
-STAMPEDE=${STAMPEDE:-build/stampede}
 PRIO=()
 if [[ ${RT:-0} == 1 ]]; then PRIO=(chrt -f 10); fi
-port=$(free_port)
-start_nginx 1 "$port"
+nginx_target 1
 if [[ ${RT:-0} == 1 ]]; then  # the master, then its worker
   nginx_pid=${BENCH_PIDS[-1]}
   chrt -f -p 10 "$nginx_pid"
   for w in $(pgrep -P "$nginx_pid"); do chrt -f -p 10 "$w"; done
 fi
-url="http://127.0.0.1:$port/"
-out="$BENCH_TMP/results"
-: > "$out"
 WRK_SECS=$(awk -v s="$SECS" 'BEGIN { printf "%d", s < 1 ? 1 : s }')  # wrk takes whole seconds
 
 # timed CMD...: runs CMD pinned to core 0 under /usr/bin/time; output in $BENCH_TMP/log, CPU

@@ -10,19 +10,11 @@ cd "$(dirname "$0")/.."
 source bench/lib/common.sh
 ROUNDS=${1:-3}
 SECS=${2:-5}
-if [ -z "${STAMPEDE:-}" ]; then
-  for candidate in build/stampede; do
-    [ -x "$candidate" ] && STAMPEDE=$candidate && break
-  done
-fi
-[ -x "${STAMPEDE:-}" ] || { echo "no stampede binary: build first or set STAMPEDE" >&2; exit 1; }
 TESTSERVER=bench/peers/node_modules/loadtest/bin/testserver.js
 [ -f "$TESTSERVER" ] || (cd bench/peers && npm install --silent --no-audit --no-fund >/dev/null)
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # 10 000 connections on each side
 # BENCH_NICE=-10 (as root) gives the measured processes priority on a machine others also use.
 NICE="nice -n ${BENCH_NICE:-0}"
-out="$BENCH_TMP/results"
-: > "$out"
 
 
 # start_server NAME PORT: starts one server pinned to core 1; sets SERVER_PID.
@@ -39,15 +31,6 @@ start_server() {
   SERVER_PID=$!
   BENCH_PIDS+=("$SERVER_PID")
   wait_port "$2"
-}
-
-# server_cpu PID: CPU seconds used so far by a server and its children (nginx's worker).
-server_cpu() {
-  local total=0 p
-  for p in "$1" $(pgrep -P "$1" || true); do
-    total=$(awk -v t="$total" -v c="$(cpu_seconds "$p")" 'BEGIN { print t + c }')
-  done
-  echo "$total"
 }
 
 # wrk_rps CONNS URL: requests per second of one wrk run pinned to core 0.

@@ -16,13 +16,8 @@ cd "$(dirname "$0")/.."
 source bench/lib/common.sh
 ROUNDS=${1:-5}
 SECS=${2:-5}
-STAMPEDE=${STAMPEDE:-build/stampede}
 
-port=$(free_port)
-start_nginx 1 "$port" tls
-url="https://127.0.0.1:$port/"
-out="$BENCH_TMP/results"
-: > "$out"
+nginx_target 1 tls
 
 nginx_worker=$(pgrep -P "${BENCH_PIDS[-1]}" | head -1)
 ratios="$BENCH_TMP/ratios"

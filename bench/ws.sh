@@ -11,17 +11,9 @@ source bench/lib/common.sh
 ROUNDS=${1:-3}
 SECS=${2:-5}
 CLIENTS=${3:-50}
-if [ -z "${STAMPEDE:-}" ]; then
-  for candidate in build/stampede; do
-    [ -x "$candidate" ] && STAMPEDE=$candidate && break
-  done
-fi
-[ -x "${STAMPEDE:-}" ] || { echo "no stampede binary: build first or set STAMPEDE" >&2; exit 1; }
 ECHO=tests/peers/ws_echo_server.mjs
 [ -d tests/peers/node_modules/ws ] || (cd tests/peers && npm ci --silent --no-audit --no-fund >/dev/null)
 NICE="nice -n ${BENCH_NICE:-0}"
-out="$BENCH_TMP/results"
-: > "$out"
 
 
 # start_server NAME: one server pinned to core 1 on a port it picks; sets SERVER_PID and PORT.
@@ -50,14 +42,6 @@ usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 result = json.loads(run.stdout)
 print(result["effectiveRps"], usage.ru_utime + usage.ru_stime, result["totalErrors"])
 PY
-}
-
-server_cpu() {
-  local total=0 p
-  for p in "$1" $(pgrep -P "$1" || true); do
-    total=$(awk -v t="$total" -v c="$(cpu_seconds "$p")" 'BEGIN { print t + c }')
-  done
-  echo "$total"
 }
 
 for round in $(seq 1 "$ROUNDS"); do

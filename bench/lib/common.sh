@@ -1,5 +1,8 @@
 # Shared helpers for the benchmark scripts: a throwaway nginx, pinning, medians, CPU time.
-# Source it; every function is bounded and every process started is stopped by bench_cleanup.
+# Source it from the repository's root; every function is bounded and every process started is
+# stopped by bench_cleanup. It also sets what every script starts with: STAMPEDE (the binary to
+# measure: $STAMPEDE, or build/stampede; the script exits 1 when it is not built) and `out`, an
+# empty results file the script appends its rounds to.
 
 BENCH_TMP=$(mktemp -d /tmp/stampede-bench.XXXXXX)
 BENCH_PIDS=()
@@ -9,6 +12,11 @@ bench_cleanup() {
   rm -rf "$BENCH_TMP"
 }
 trap bench_cleanup EXIT INT TERM
+
+STAMPEDE=${STAMPEDE:-build/stampede}
+[ -x "$STAMPEDE" ] || { echo "no stampede binary: build first or set STAMPEDE" >&2; exit 1; }
+out="$BENCH_TMP/results"
+: > "$out"
 
 # A free loopback TCP port.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -54,6 +62,16 @@ CONF
   wait_port "$port"
 }
 
+# nginx_target CORE [tls]: start_nginx on a free port; sets `port` and `url` (http:// or, with
+# "tls", https://127.0.0.1:PORT/).
+nginx_target() {
+  port=$(free_port)
+  start_nginx "$1" "$port" "${2:-}"
+  local scheme=http
+  [[ ${2:-} == tls ]] && scheme=https
+  url="$scheme://127.0.0.1:$port/"
+}
+
 # stop_pid PID: stops one process this script started, reaps it and forgets it (so that the
 # cleanup on exit does not try to stop it again).
 stop_pid() {
@@ -77,6 +95,15 @@ print_medians() {
 # cpu_seconds PID: user+system CPU seconds the process (and its reaped children) used so far.
 cpu_seconds() {
   awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15 + $16 + $17) / hz }' "/proc/$1/stat"
+}
+
+# server_cpu PID: CPU seconds used so far by a server and its children (nginx's worker).
+server_cpu() {
+  local total=0 p
+  for p in "$1" $(pgrep -P "$1" || true); do
+    total=$(awk -v t="$total" -v c="$(cpu_seconds "$p")" 'BEGIN { print t + c }')
+  done
+  echo "$total"
 }
 
 # median: reads numbers, one per line, prints the median.

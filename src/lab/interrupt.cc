@@ -46,6 +46,10 @@ Result<std::unique_ptr<SignalWatcher>> SignalWatcher::start(Interrupt& interrupt
   sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, &previous);
   std::unique_ptr<SignalWatcher> watcher(new SignalWatcher(interrupt, previous));
+  // A write to a closed pipe fails (EPIPE) instead of killing the lab before it unwinds.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &watcher->previous_pipe_);
   watcher->signal_fd_.reset(signalfd(-1, &set, SFD_CLOEXEC));
   watcher->wake_fd_.reset(eventfd(0, EFD_CLOEXEC));
   if (!watcher->signal_fd_ || !watcher->wake_fd_) {
@@ -65,6 +69,7 @@ SignalWatcher::~SignalWatcher() {
     [[maybe_unused]] ssize_t n = write(wake_fd_.get(), &one, sizeof one);
     thread_.join();
   }
+  sigaction(SIGPIPE, &previous_pipe_, nullptr);
   pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
 }
 

@@ -1,6 +1,8 @@
 // Ctrl-C for the lab: SIGINT, SIGTERM and SIGHUP become a request to stop, seen by the load
 // runs in progress (through loadgen::StopSignal) and by every wait of the lab, which then
-// unwinds normally so that the owners of the child processes stop them.
+// unwinds normally so that the owners of the child processes stop them and the scratch
+// directory is removed. SIGPIPE is ignored meanwhile: a reader of the lab's output that goes
+// away (`stampede lab | head`) makes the writes fail instead of killing the lab on the spot.
 #pragma once
 
 #include <signal.h>
@@ -32,8 +34,9 @@ class Interrupt {
 
 // Blocks SIGINT, SIGTERM and SIGHUP in the constructing thread (and so in every thread it
 // starts afterwards: construct it before any other) and watches them on a thread of its own,
-// through a signalfd; each one triggers `interrupt`. The destructor stops the watcher and
-// restores the signal mask. Children get an empty mask (process.h).
+// through a signalfd; each one triggers `interrupt`. Ignores SIGPIPE in the whole process. The
+// destructor stops the watcher and restores the signal mask and SIGPIPE's action. Children get
+// an empty mask and the default SIGPIPE (process.h).
 class SignalWatcher {
  public:
   static Result<std::unique_ptr<SignalWatcher>> start(Interrupt& interrupt);
@@ -49,6 +52,7 @@ class SignalWatcher {
 
   Interrupt& interrupt_;
   sigset_t previous_;
+  struct sigaction previous_pipe_ {};
   net::Fd signal_fd_;
   net::Fd wake_fd_;  // eventfd: written by the destructor to end the watcher
   std::thread thread_;

@@ -1,5 +1,5 @@
-// The generator and the test server in the test's own process: must_run and start_server, shared
-// by the loadgen and rate integration tests.
+// The generator and the test server in the test's own process: must_run here, start_server from
+// test_server.h, shared by the loadgen, rate, ws and tls integration tests.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "loadgen/runner.h"
-#include "server/server.h"
+#include "support/test_server.h"
 
 namespace stampede::testing {
 
@@ -19,16 +19,6 @@ inline loadgen::RunResult must_run(const loadgen::Config& config,
   auto r = loadgen::run(config, hooks);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? std::move(r).value() : loadgen::RunResult{};
-}
-
-// Starts the test server on a free loopback port (one worker unless `options` says otherwise);
-// null, with a test failure recorded, when it cannot start. The caller stops it.
-inline std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
-  options.port = 0;
-  if (options.cores == 0) options.cores = 1;
-  auto s = server::Server::start(options);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? std::move(s).value() : nullptr;
 }
 
 }  // namespace stampede::testing

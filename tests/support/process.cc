@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,16 +28,8 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-std::string make_temp_dir() {
-  std::string tmpl = "/tmp/stampede-test-XXXXXX";
-  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-  return tmpl;
-}
-
-ChildProcess::ChildProcess(std::vector<std::string> argv) {
-  std::string dir = make_temp_dir();
-  out_path_ = dir + "/stdout";
-  err_path_ = dir + "/stderr";
+ChildProcess::ChildProcess(std::vector<std::string> argv)
+    : out_path_(dir_.file("stdout")), err_path_(dir_.file("stderr")) {
   std::vector<char*> args;
   for (auto& a : argv)
     args.push_back(a.data());

@@ -1,18 +1,23 @@
 // Child processes for integration tests: spawn the stampede binary, learn its port from a
-// ready-file without sleeping, and always stop it (the destructor kills and reaps).
+// ready-file without sleeping, and always stop it (the destructor kills and reaps, then removes
+// the temporary directory that held its output).
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "support/temp_dir.h"
 
 namespace stampede::testing {
 
 class ChildProcess {
  public:
-  // Starts `argv` (argv[0] is the program path) with stdout/stderr sent to files in a temp dir.
+  // Starts `argv` (argv[0] is the program path) with stdout/stderr sent to files in a TempDir
+  // of its own, removed by the destructor.
   explicit ChildProcess(std::vector<std::string> argv);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
@@ -31,11 +36,9 @@ class ChildProcess {
  private:
   pid_t pid_ = -1;
   int status_ = -1000;
+  TempDir dir_;
   std::string out_path_, err_path_;
 };
-
-// A fresh, empty temporary directory path (created); removed by the caller if wanted.
-std::string make_temp_dir();
 
 // The whole content of the file at `path`; empty when it cannot be read.
 std::string read_file(const std::string& path);
@@ -50,5 +53,14 @@ struct RunResult {
   std::string out, err;
 };
 RunResult run_command(std::vector<std::string> argv, std::chrono::milliseconds timeout);
+
+#ifdef STAMPEDE_BINARY  // defined for every test binary (tests/CMakeLists.txt), not this library
+// Runs the stampede binary under test with `args` (no program name), bounded by `timeout`.
+inline RunResult run_stampede(std::vector<std::string> args,
+                              std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  args.insert(args.begin(), STAMPEDE_BINARY);
+  return run_command(std::move(args), timeout);
+}
+#endif
 
 }  // namespace stampede::testing

@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/loopback.h"
+
 namespace stampede::testing {
 namespace {
 
@@ -33,6 +35,7 @@ std::size_t content_length(const std::string& head) {
   return static_cast<std::size_t>(std::strtoull(h.c_str() + at + 17, nullptr, 10));
 }
 
+// A socket bound to 127.0.0.1, port 0, that does not listen: connections to it are refused.
 int bind_loopback(std::uint16_t& port) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) throw std::runtime_error("socket failed");
@@ -75,8 +78,9 @@ struct ScriptedServer::Client {
 };
 
 ScriptedServer::ScriptedServer(Script script) : script_(std::move(script)) {
-  listen_fd_ = bind_loopback(port_);
-  if (::listen(listen_fd_, 1024) != 0) throw std::runtime_error("listen failed");
+  LoopbackListener listener = listen_loopback(1024, SOCK_NONBLOCK);
+  port_ = listener.port;
+  listen_fd_ = listener.fd.release();
   if (::pipe2(wake_, O_NONBLOCK | O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   thread_ = std::thread([this] { serve(); });
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "lb_support.h"
+#include "support/temp_dir.h"
 
 namespace stampede::balancer::testing {
 namespace {
@@ -41,7 +42,8 @@ TEST(BalanceCli, PortInUseIsExitStatus2) {
 TEST(BalanceCli, RunsFromAConfigFileAndStopsOnSigterm) {
   EchoBackend echo("e");
   ASSERT_TRUE(echo.start());
-  std::string dir = stampede::testing::make_temp_dir();
+  const stampede::testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   std::ofstream(dir + "/lb.json") << R"({"listen": "127.0.0.1:0", "strategy": "least",
     "backend": ["e=127.0.0.1:)" << echo.port()
                                   << R"("]})";
@@ -63,7 +65,8 @@ TEST(BalanceCli, RunsFromAConfigFileAndStopsOnSigterm) {
 TEST(BalanceCli, AnUnwritableReadyFileIsOneLineAndExitStatus1) {
   EchoBackend echo("e");
   ASSERT_TRUE(echo.start());
-  const std::string dir = stampede::testing::make_temp_dir();
+  const stampede::testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   auto r = run_command(
       {STAMPEDE_BINARY, "balance", "--listen", "127.0.0.1:0", "--backend",
        "e=127.0.0.1:" + std::to_string(echo.port()), "--ready-file", dir + "/no-such-dir/ready"},
@@ -71,7 +74,6 @@ TEST(BalanceCli, AnUnwritableReadyFileIsOneLineAndExitStatus1) {
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("stampede: --ready-file: cannot write"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no-such-dir"), std::string::npos) << r.err;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 #include "lb_support.h"
+#include "support/loopback.h"
+#include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +20,9 @@
 namespace stampede::balancer::testing {
 namespace {
 
+using stampede::testing::connect_loopback;
+using stampede::testing::send_all;
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -28,30 +33,6 @@ void set_timeout(int fd, std::chrono::milliseconds timeout) {
              static_cast<suseconds_t>((timeout.count() % 1000) * 1000)};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
-
-int connect_loopback(std::uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
-
-bool send_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 // Header lines of the final response in a raw head (interim 1xx heads are skipped).
@@ -290,7 +271,8 @@ void EchoBackend::serve(int fd) {
 }
 
 ServeProcess::ServeProcess(const std::string& id, const std::vector<std::string>& extra) {
-  std::string dir = stampede::testing::make_temp_dir();
+  const stampede::testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   std::string ready = dir + "/ready";
   std::vector<std::string> argv = {STAMPEDE_BINARY, "serve", "--id", id,   "--port", "0",
                                    "--ready-file",  ready,   "-q",   "-c", "1"};

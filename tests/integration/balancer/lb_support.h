@@ -20,10 +20,12 @@
 #include "balancer/balancer.h"
 #include "net/fd.h"
 #include "support/process.h"
+#include "support/wait.h"
 
 namespace stampede::balancer::testing {
 
 using namespace std::chrono_literals;
+using stampede::testing::eventually;
 
 struct Response {
   int status = 0;

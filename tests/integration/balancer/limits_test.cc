@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "lb_support.h"
+#include "support/loopback.h"
+#include "support/temp_dir.h"
 
 namespace stampede::balancer::testing {
 namespace {
@@ -80,16 +82,8 @@ long cpu_ticks(pid_t pid) {
 }
 
 int connect_nonblocking(std::uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return -1;
-  }
-  fcntl(fd, F_SETFL, O_NONBLOCK);
+  const int fd = stampede::testing::connect_loopback(port).release();
+  if (fd >= 0) fcntl(fd, F_SETFL, O_NONBLOCK);
   return fd;
 }
 
@@ -125,7 +119,8 @@ std::vector<int> collect_statuses(const std::vector<int>& fds, std::chrono::mill
 TEST(Descriptors, ExhaustionIsLocalNeverABackendFailureAndDoesNotSpin) {
   EchoBackend backend("e");
   ASSERT_TRUE(backend.start());
-  const std::string dir = stampede::testing::make_temp_dir();
+  const stampede::testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   // soft = hard = 40: the balancer cannot raise it, and a burst of 60 clients exhausts it.
   ChildProcess lb({"/usr/bin/prlimit", "--nofile=40:40", STAMPEDE_BINARY, "balance", "--listen",
                    "127.0.0.1:0", "--backend", "e=127.0.0.1:" + std::to_string(backend.port()),
@@ -185,10 +180,7 @@ TEST(Descriptors, ExhaustionIsLocalNeverABackendFailureAndDoesNotSpin) {
     close(fd);
 
   // Descriptors come back; then it serves normally and blamed nothing on the backend.
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (fd_count(lb.pid()) > baseline && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::yield();
-  }
+  eventually([&] { return fd_count(lb.pid()) <= baseline; }, 10s);
   EXPECT_LE(fd_count(lb.pid()), baseline);
   std::cout << "balance past ulimit -n 40: 60 connections; " << ok << " got 200, " << local
             << " got 503 (local), " << unanswered << " queued; CPU " << cpu_ms
@@ -212,7 +204,6 @@ TEST(Descriptors, ExhaustionIsLocalNeverABackendFailureAndDoesNotSpin) {
   EXPECT_EQ(json["replies"]["502"], 0) << stats->body;
   ASSERT_TRUE(lb.signal(SIGTERM));
   EXPECT_EQ(lb.wait(10000ms), 0);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Raw bytes the balancer must refuse without forwarding anything: request smuggling shapes,
-// bad chunk sizes, bare LF line ends, oversized heads. Each gets its status and a closed
+// bad chunk sizes or chunk data without its CRLF, bare LF line ends, a bare CR, no Host or two,
+// HTTP/1.2, oversized heads. Each gets its status and a closed
 // connection, and the backend sees no request at all.
 #include <gtest/gtest.h>
 
@@ -56,7 +57,15 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"BareLfInHeaders", "GET / HTTP/1.1\r\nHost: x\nX-A: 1\r\n\r\n", 400},
         Case{"HeadOver16KiB",
              "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(17 * 1024, 'a') + "\r\n\r\n",
-             431}),
+             431},
+        Case{"ChunkDataWithoutCrlf",
+             "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+             "5\r\nhelloXX0\r\n\r\n",
+             400},
+        Case{"NoHost", "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400},
+        Case{"TwoHosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
+        Case{"Http12", "GET / HTTP/1.2\r\nHost: x\r\n\r\n", 505},
+        Case{"BareCrInHead", "GET / HTTP/1.1\r\nHost: x\rX-A: 1\r\n\r\n", 400}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 TEST(MalformedBody, BadChunkAfterTheHeadWasForwardedCutsTheRequest) {

@@ -8,6 +8,7 @@
 
 #include "support/process.h"
 #include "support/refusal.h"
+#include "support/temp_dir.h"
 
 namespace stampede::balancer::testing {
 namespace {
@@ -97,7 +98,8 @@ TEST(BalanceOptions, BackendPortsAndWeightsAreChecked) {
 }
 
 TEST(BalanceOptions, AConfigFileIsCheckedTheSameWay) {
-  const std::string dir = stampede::testing::make_temp_dir();
+  const stampede::testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   const std::string path = dir + "/lb.json";
   auto with_file = [&](const std::string& json, const std::string& needle) {
     std::ofstream(path) << json;
@@ -117,7 +119,6 @@ TEST(BalanceOptions, AConfigFileIsCheckedTheSameWay) {
   EXPECT_TRUE(with_file(
       R"({"listen": "127.0.0.1:0", "backend": [{"name": "a", "address": "127.0.0.1:0"}]})",
       "backend a"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

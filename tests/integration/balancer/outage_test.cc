@@ -194,10 +194,8 @@ TEST(Outage, HealthChecksBringABackendBack) {
   for (int k = 0; k < 60; ++k)
     before.push_back(route(k));
   c.stop();
-  auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (lb->backend_live("c") && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(10ms);  // polling a state with a bound, not synchronising
-  }
+  // Polling a state with a bound, not synchronising.
+  eventually([&] { return !lb->backend_live("c"); }, 5s, 10ms);
   ASSERT_FALSE(lb->backend_live("c"));
   int moved = 0;
   for (int k = 0; k < 60; ++k) {
@@ -210,10 +208,7 @@ TEST(Outage, HealthChecksBringABackendBack) {
   }
   EXPECT_GT(moved, 0);
   ASSERT_TRUE(c.start());  // same port
-  deadline = std::chrono::steady_clock::now() + 5s;
-  while (!lb->backend_live("c") && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(10ms);
-  }
+  eventually([&] { return lb->backend_live("c"); }, 5s, 10ms);
   ASSERT_TRUE(lb->backend_live("c"));
   for (int k = 0; k < 60; ++k)
     EXPECT_EQ(route(k), before[k]) << "session k" << k;

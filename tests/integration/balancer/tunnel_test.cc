@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lb_support.h"
+#include "support/loopback.h"
 
 namespace stampede::balancer::testing {
 namespace {
@@ -16,28 +17,20 @@ namespace {
 class UpgradeEchoBackend {
  public:
   UpgradeEchoBackend() {
-    listener_.reset(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    listen(listener_.get(), 8);
-    getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this] { serve(); });
   }
   ~UpgradeEchoBackend() {
-    shutdown(listener_.get(), SHUT_RDWR);
+    shutdown(listener_.fd.get(), SHUT_RDWR);
     thread_.join();
   }
-  std::uint16_t port() const { return port_; }
+  std::uint16_t port() const { return listener_.port; }
   std::string head() const { return head_; }
 
  private:
   void serve() {
-    int fd = accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) return;
+    const net::Fd accepted = stampede::testing::accept_within(listener_.fd.get(), 30s);
+    if (!accepted) return;
+    const int fd = accepted.get();
     timeval tv{5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     std::string buf;
@@ -59,11 +52,9 @@ class UpgradeEchoBackend {
       if (n <= 0) break;
       send(fd, chunk, static_cast<std::size_t>(n), MSG_NOSIGNAL);
     }
-    close(fd);
   }
 
-  net::Fd listener_;
-  std::uint16_t port_ = 0;
+  stampede::testing::LoopbackListener listener_ = stampede::testing::listen_loopback();
   std::string head_;
   std::thread thread_;
 };

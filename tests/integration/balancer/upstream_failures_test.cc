@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lb_support.h"
+#include "support/loopback.h"
 #include "support/scripted_server.h"
 
 namespace stampede::balancer::testing {
@@ -80,22 +81,13 @@ class RawClient {
 class SinkBackend {
  public:
   SinkBackend() {
-    listener_.reset(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    listen(listener_.get(), 8);
-    getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this] { serve(); });
   }
   ~SinkBackend() {
-    shutdown(listener_.get(), SHUT_RDWR);
+    shutdown(listener_.fd.get(), SHUT_RDWR);
     if (thread_.joinable()) thread_.join();
   }
-  std::uint16_t port() const { return port_; }
+  std::uint16_t port() const { return listener_.port; }
   // Waits (at most 5 s) until the bytes received so far contain `marker`.
   bool wait_received(const std::string& marker) {
     std::unique_lock lock(mutex_);
@@ -109,9 +101,7 @@ class SinkBackend {
 
  private:
   void serve() {
-    pollfd p{listener_.get(), POLLIN, 0};
-    if (poll(&p, 1, 5000) <= 0) return;
-    net::Fd fd(accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    const net::Fd fd = stampede::testing::accept_within(listener_.fd.get(), 5s);
     if (!fd) return;
     const auto until = Clock::now() + 5s;
     while (Clock::now() < until) {
@@ -129,8 +119,7 @@ class SinkBackend {
     }
   }
 
-  net::Fd listener_;
-  std::uint16_t port_ = 0;
+  stampede::testing::LoopbackListener listener_ = stampede::testing::listen_loopback();
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable changed_;

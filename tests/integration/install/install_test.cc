@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::testing {
 namespace {
@@ -22,14 +23,12 @@ std::string describe(const RunResult& r) {
 class Installed : public ::testing::Test {
  protected:
   void SetUp() override {
-    prefix_ = make_temp_dir();
     const RunResult r = run_command(
         {STAMPEDE_CMAKE, "--install", STAMPEDE_BUILD_DIR, "--prefix", prefix_}, seconds(60));
     ASSERT_EQ(r.status, 0) << describe(r);
   }
-  void TearDown() override { std::filesystem::remove_all(prefix_); }
-
-  std::string prefix_;
+  TempDir temp_dir_;
+  std::string prefix_ = temp_dir_.path();
 };
 
 TEST_F(Installed, OnlyPublicHeadersAndTheLibrary) {

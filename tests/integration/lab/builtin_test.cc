@@ -1,5 +1,6 @@
 // `stampede lab` against its own balancer: what it reports is what the balancer does, every
-// process it starts is gone when it exits (also after Ctrl-C), failures name what failed.
+// process it starts is gone when it exits (also after Ctrl-C, SIGTERM or a closed output pipe, and
+// its scratch directory with them), failures name what failed.
 #include <signal.h>
 #include <sys/socket.h>
 
@@ -13,6 +14,7 @@
 #include "lab_support.h"
 #include "net/socket.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::lab::testing {
 namespace {
@@ -108,7 +110,8 @@ TEST(LabBuiltIn, OutageKillsTheInstanceForReal) {
 }
 
 TEST(LabBuiltIn, TextAndHtmlReports) {
-  const std::string dir = stampede::testing::make_temp_dir();
+  const stampede::testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   const std::string html = dir + "/lab.html";
   auto r = stampede::testing::run_command({STAMPEDE_BINARY, "lab", "-q", "-t", "0.5", "--scenarios",
                                            "even", "--strategies", "rr", "--html", html},
@@ -120,10 +123,12 @@ TEST(LabBuiltIn, TextAndHtmlReports) {
   const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(page.find("stampede lab"), std::string::npos);
   EXPECT_NE(page.find("even share"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
-TEST(LabBuiltIn, CtrlCStopsEveryProcessItStarted) {
+// Stops a running lab with `sig`: it says so, and every process it started is gone when it
+// exits, and so is its scratch directory (looked for in a TMPDIR of the test's own).
+void expect_stopped_by(int sig) {
+  const stampede::testing::FreshTmpdir tmp;
   stampede::testing::ChildProcess lab({STAMPEDE_BINARY, "lab", "-t", "20"});
   // The progress line that names the instances, once they run (a bounded wait for an event).
   std::smatch m;
@@ -141,13 +146,40 @@ TEST(LabBuiltIn, CtrlCStopsEveryProcessItStarted) {
     ports.push_back(static_cast<std::uint16_t>(std::stoi(m[i])));
   for (std::uint16_t p : ports)
     EXPECT_TRUE(listening(p));
-  ASSERT_TRUE(lab.signal(SIGINT));
+  EXPECT_EQ(tmp.entries("stampede-lab-").size(), 1u) << "the scratch directory, while it runs";
+  ASSERT_TRUE(lab.signal(sig));
   EXPECT_EQ(lab.wait(30000ms), 1);
   EXPECT_NE(lab.stderr_text().find("interrupted; every process it started is stopped"),
             std::string::npos)
       << lab.stderr_text();
   for (std::uint16_t p : ports)
     EXPECT_FALSE(listening(p)) << "port " << p;
+  const std::vector<std::string> left = tmp.entries("stampede-lab-");
+  EXPECT_TRUE(left.empty()) << (left.empty() ? "" : left.front());
+}
+
+TEST(LabBuiltIn, CtrlCStopsEveryProcessItStarted) {
+  expect_stopped_by(SIGINT);
+}
+
+TEST(LabBuiltIn, SigtermStopsEveryProcessItStartedToo) {
+  expect_stopped_by(SIGTERM);
+}
+
+// A reader of its output that goes away (`stampede lab 2>&1 | head -c 1`): the lab is not
+// killed by SIGPIPE at its next line; it ends as usual and removes its scratch directory.
+TEST(LabBuiltIn, AReaderThatGoesAwayLeavesNoScratchDirectory) {
+  const stampede::testing::FreshTmpdir tmp;
+  const auto r = stampede::testing::run_command(
+      {"/bin/bash", "-c",
+       "\"$0\" lab -t 0.5 --scenarios even --strategies rr 2>&1 | head -c 1 >/dev/null; "
+       "exit ${PIPESTATUS[0]}",
+       STAMPEDE_BINARY},
+      180s);
+  EXPECT_NE(r.status, 128 + SIGPIPE) << "killed by SIGPIPE";
+  EXPECT_TRUE(r.status == 0 || r.status == 1) << r.status << r.err;
+  const std::vector<std::string> left = tmp.entries("stampede-lab-");
+  EXPECT_TRUE(left.empty()) << (left.empty() ? "" : left.front());
 }
 
 TEST(LabBuiltIn, StartFailuresNameWhatFailed) {

@@ -7,9 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "lab_support.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::lab::testing {
 namespace {
@@ -46,10 +48,11 @@ std::string find_haproxy() {
 class LabHaproxy : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = stampede::testing::make_temp_dir();
+    temp_dir_ = std::make_unique<stampede::testing::TempDir>();
+    dir_ = temp_dir_->path();
     std::ofstream(dir_ + "/haproxy.sh") << kScript;
   }
-  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+  static void TearDownTestSuite() { temp_dir_.reset(); }
 
   void SetUp() override {
     ASSERT_FALSE(find_haproxy().empty())
@@ -62,9 +65,11 @@ class LabHaproxy : public ::testing::Test {
            "/haproxy.sh {dir} {port} {health} '{strategy}' a={addr:a} b={addr:b} c={addr:c}";
   }
 
+  static std::unique_ptr<stampede::testing::TempDir> temp_dir_;
   static std::string dir_;
 };
 
+std::unique_ptr<stampede::testing::TempDir> LabHaproxy::temp_dir_;
 std::string LabHaproxy::dir_;
 
 void expect_round_robin_within_one_request(const nlohmann::json& doc) {

@@ -12,6 +12,7 @@
 
 #include "loadgen/runner.h"
 #include "support/counting_new.h"
+#include "support/loopback.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -21,28 +22,18 @@ namespace {
 class FixedServer {
  public:
   explicit FixedServer(bool close_each) : close_each_(close_each) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    EXPECT_EQ(::listen(fd_, 16), 0);
-    socklen_t len = sizeof addr;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this] { serve(); });
   }
   ~FixedServer() {
-    ::shutdown(fd_, SHUT_RDWR);  // wakes accept()
+    ::shutdown(listener_.fd.get(), SHUT_RDWR);  // wakes accept()
     thread_.join();
-    ::close(fd_);
   }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(listener_.port) + "/"; }
 
  private:
   void serve() {
     for (;;) {
-      const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      const int c = ::accept4(listener_.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
       if (c < 0) return;
       answer(c);
       ::close(c);
@@ -72,8 +63,7 @@ class FixedServer {
   }
 
   bool close_each_;
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
+  testing::LoopbackListener listener_ = testing::listen_loopback(16);
   std::thread thread_;
 };
 

@@ -16,6 +16,8 @@
 
 #include "support/process.h"
 #include "support/scripted_server.h"
+#include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace stampede::testing {
 namespace {
@@ -23,11 +25,6 @@ namespace {
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-RunResult stampede(std::vector<std::string> args, milliseconds timeout = milliseconds(20000)) {
-  args.insert(args.begin(), STAMPEDE_BINARY);
-  return run_command(std::move(args), timeout);
-}
 
 ScriptedServer::Script ok() {
   return [](std::uint64_t, const std::string& request) { return ok_reply(request); };
@@ -67,7 +64,7 @@ TEST(Binary, BadInputExitsWithTwoAndOneLine) {
       {{url, "-n"}, "option -n needs a value"},
   };
   for (const auto& [args, message] : cases) {
-    const RunResult r = stampede(args);
+    const RunResult r = run_stampede(args);
     const std::string shown = ::testing::PrintToString(args);
     EXPECT_EQ(r.status, 2) << shown;
     EXPECT_THAT(r.err, StartsWith("stampede: ")) << shown;
@@ -78,21 +75,21 @@ TEST(Binary, BadInputExitsWithTwoAndOneLine) {
 }
 
 TEST(Binary, InvalidLoadtestrcInTheWorkingFolder) {
-  const std::string dir = make_temp_dir();
+  const TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   std::ofstream(dir + "/.loadtestrc") << "{\"concurrency\": \"lots\"}";
   const RunResult r = run_command(
       {"/bin/sh", "-c", "cd '" + dir + "' && exec '" STAMPEDE_BINARY "' http://127.0.0.1:9/"},
       milliseconds(20000));
-  std::filesystem::remove_all(dir);
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "stampede: .loadtestrc concurrency: not a number: 'lots'\n");
 }
 
 TEST(Binary, VersionAndHelp) {
-  const RunResult v = stampede({"-V"});
+  const RunResult v = run_stampede({"-V"});
   EXPECT_EQ(v.status, 0);
   EXPECT_THAT(v.out, ::testing::MatchesRegex("stampede [0-9]+\\.[0-9]+\\.[0-9]+\n"));
-  const RunResult h = stampede({"--help"});
+  const RunResult h = run_stampede({"--help"});
   EXPECT_EQ(h.status, 0);
   EXPECT_THAT(h.out, HasSubstr("--keepalive"));
   EXPECT_THAT(h.out, HasSubstr("--json"));
@@ -100,7 +97,7 @@ TEST(Binary, VersionAndHelp) {
 
 TEST(Binary, TextReport) {
   ScriptedServer server(ok());
-  const RunResult r = stampede({"-n", "300", "-c", "3", "-k", server.url(), "--cores", "1"});
+  const RunResult r = run_stampede({"-n", "300", "-c", "3", "-k", server.url(), "--cores", "1"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(server.requests(), 300u);
   EXPECT_THAT(r.out, HasSubstr("\nTarget URL:          " + server.url() + "\n"));
@@ -115,7 +112,7 @@ TEST(Binary, TextReport) {
 
 TEST(Binary, JsonReport) {
   ScriptedServer server(ok());
-  const RunResult r = stampede({server.url(), "--json", "-n", "120", "-c", "4", "-k"});
+  const RunResult r = run_stampede({server.url(), "--json", "-n", "120", "-c", "4", "-k"});
   EXPECT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
@@ -135,7 +132,7 @@ TEST(Binary, RefusedTargetEndsOnTimeWithExitZero) {
   RefusedPort refused;
   const auto begin = std::chrono::steady_clock::now();
   const RunResult r =
-      stampede({"http://127.0.0.1:" + std::to_string(refused.port()) + "/", "-t", "1"});
+      run_stampede({"http://127.0.0.1:" + std::to_string(refused.port()) + "/", "-t", "1"});
   const auto wall = std::chrono::steady_clock::now() - begin;
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_LT(wall, std::chrono::seconds(3));
@@ -146,9 +143,7 @@ TEST(Binary, CtrlCStopsAndStillReports) {
   ScriptedServer server(ok());
   ChildProcess child({STAMPEDE_BINARY, server.url(), "-k", "-c", "2", "-t", "60"});
   // Bounded wait for the run to be under way (a counter, not a sleep to order events).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (server.requests() < 100 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(milliseconds(5));
+  eventually([&] { return server.requests() >= 100; }, milliseconds(10000), milliseconds(5));
   ASSERT_GE(server.requests(), 100u);
   ASSERT_TRUE(child.signal(SIGINT));
   EXPECT_EQ(child.wait(milliseconds(5000)), 0);

@@ -18,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "support/in_process.h"
+#include "support/loopback.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::testing {
 namespace {
@@ -28,51 +30,24 @@ using std::chrono::milliseconds;
 // A loopback port that listens and never accepts: connected() says whether anyone connected.
 class SilentListener {
  public:
-  SilentListener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) == 0 && ::listen(fd_, 64) == 0 &&
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      port_ = ntohs(addr.sin_port);
-    }
-  }
-  ~SilentListener() { ::close(fd_); }
-  SilentListener(const SilentListener&) = delete;
-  SilentListener& operator=(const SilentListener&) = delete;
-
   std::string url(const std::string& scheme = "http") const {
-    return scheme + "://127.0.0.1:" + std::to_string(port_) + "/";
+    return scheme + "://127.0.0.1:" + std::to_string(listener_.port) + "/";
   }
   bool connected() const {
-    const int conn = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);  // never waits
-    if (conn < 0) return false;
-    ::close(conn);
-    return true;
+    const net::Fd conn(::accept4(listener_.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));  // no wait
+    return conn.valid();
   }
 
  private:
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
+  LoopbackListener listener_ = listen_loopback(64, SOCK_NONBLOCK);
 };
 
 // The working folder of a case (where .loadtestrc is read), removed by the destructor.
-class CaseDir {
+class CaseDir : public TempDir {
  public:
-  CaseDir() : path_(make_temp_dir()) {}
-  ~CaseDir() { std::filesystem::remove_all(path_); }
-  CaseDir(const CaseDir&) = delete;
-  CaseDir& operator=(const CaseDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
   void write(const std::string& name, const std::string& text) const {
     std::ofstream(file(name), std::ios::binary) << text;
   }
-
- private:
-  std::string path_;
 };
 
 // Runs the binary with `args` in `dir` (bounded: a hang is killed and fails the case).

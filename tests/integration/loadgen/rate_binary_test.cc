@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -17,8 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 using testing::ChildProcess;
 using ::testing::HasSubstr;
-using testing::make_temp_dir;
-using testing::run_command;
+using testing::TempDir;
 using testing::wait_for_port_file;
 
 class RateBinary : public ::testing::Test {
@@ -29,17 +29,14 @@ class RateBinary : public ::testing::Test {
     port_ = wait_for_port_file(dir_ + "/port", 10s);
     ASSERT_GT(port_, 0) << serve_->stderr_text();
   }
-  void TearDown() override {
-    serve_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { serve_.reset(); }
   testing::RunResult stampede(std::vector<std::string> args, std::string path = "/") {
-    args.insert(args.begin(), STAMPEDE_BINARY);
     args.push_back("http://127.0.0.1:" + std::to_string(port_) + path);
-    return run_command(args, 20s);
+    return testing::run_stampede(std::move(args), 20s);
   }
 
-  std::string dir_ = make_temp_dir();
+  TempDir temp_dir_;
+  std::string dir_ = temp_dir_.path();
   std::unique_ptr<ChildProcess> serve_;
   int port_ = 0;
 };

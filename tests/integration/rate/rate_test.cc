@@ -15,6 +15,7 @@
 #include "server/server.h"
 #include "support/in_process.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -23,7 +24,7 @@ using testing::must_run;
 using testing::start_server;
 using namespace std::chrono_literals;
 using testing::ChildProcess;
-using testing::make_temp_dir;
+using testing::TempDir;
 using testing::wait_for_port_file;
 
 constexpr double kMs = 1e6;
@@ -155,7 +156,8 @@ TEST(Rate, ClosedLoopTimelineOnRequest) {
 // the corrected p99 is several hundred ms, the uncorrected one stays near the baseline (only
 // the 10 requests in flight saw the stall).
 TEST(Rate, CoordinatedOmissionIsCorrected) {
-  const std::string dir = make_temp_dir();
+  const TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   ChildProcess serve({STAMPEDE_BINARY, "serve", "--port", "0", "--ready-file", dir + "/port",
                       "--cores", "1", "--quiet"});
   const int port = wait_for_port_file(dir + "/port", 10s);
@@ -190,7 +192,6 @@ TEST(Rate, CoordinatedOmissionIsCorrected) {
       << r.late_cause();
   EXPECT_TRUE(serve.signal(SIGTERM));
   EXPECT_EQ(serve.wait(10s), 0);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "server/server.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::testing {
 
@@ -23,7 +24,6 @@ using std::chrono::seconds;
 class Script : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = make_temp_dir();
     server::ServerOptions options;
     options.port = 0;
     options.cores = 1;
@@ -31,8 +31,6 @@ class Script : public ::testing::Test {
     ASSERT_TRUE(started.ok());
     server_ = std::move(started).value();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path) << text;
@@ -46,7 +44,8 @@ class Script : public ::testing::Test {
     return run_command(args, seconds(30));
   }
 
-  std::string dir_;
+  TempDir temp_dir_;
+  std::string dir_ = temp_dir_.path();
   std::unique_ptr<server::Server> server_;
 };
 

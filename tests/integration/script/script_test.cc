@@ -16,6 +16,7 @@
 
 #include "script_fixture.h"
 #include "support/scripted_server.h"
+#include "support/temp_dir.h"
 
 namespace stampede::testing {
 namespace {
@@ -196,13 +197,13 @@ TEST(ScriptBody, BodyScriptGivesEachBody) {
     requests.push_back(request);
     return ok_reply(request);
   });
-  const std::string dir = make_temp_dir();
+  const TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   const std::string lua = dir + "/b.lua";
   std::ofstream(lua) << "function body(id) return '{\"n\":' .. id .. '}' end\n";
   const RunResult r = run_command({STAMPEDE_BINARY, "--quiet", "-n", "10", "-c", "2", "-k", "-u",
                                    lua, "-T", "application/json", server.url()},
                                   seconds(30));
-  std::filesystem::remove_all(dir);
   ASSERT_EQ(r.status, 0) << r.err;
   std::set<std::string> bodies;
   std::lock_guard lock(mutex);

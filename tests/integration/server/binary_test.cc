@@ -9,13 +9,14 @@
 
 #include "fixture.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::server::testing {
 namespace {
 
 using stampede::testing::ChildProcess;
-using stampede::testing::make_temp_dir;
 using stampede::testing::run_command;
+using stampede::testing::TempDir;
 using stampede::testing::wait_for_port_file;
 using namespace std::chrono_literals;
 
@@ -27,7 +28,8 @@ std::size_t count_lines(const std::string& text) {
 }
 
 struct Serve {
-  std::string dir = make_temp_dir();
+  const TempDir temp_dir;
+  const std::string dir = temp_dir.path();
   std::string ready = dir + "/port";
 };
 

@@ -8,6 +8,7 @@
 
 #include "fixture.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::server::testing {
 namespace {
@@ -319,7 +320,8 @@ TEST(ServerProtocol, LargeAnswersSurviveASlowReader) {
 }
 
 TEST(ServerProtocol, BodyFromFile) {
-  const std::string dir = stampede::testing::make_temp_dir();
+  const stampede::testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   const std::string path = dir + "/body.json";
   std::ofstream(path) << R"({"hello":"world"})";
   ServerOptions o;
@@ -331,8 +333,6 @@ TEST(ServerProtocol, BodyFromFile) {
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->body, R"({"hello":"world"})");
   EXPECT_EQ(reply->content_type, "application/json");
-  std::remove(path.c_str());
-  std::remove(dir.c_str());
 }
 
 TEST(ServerProtocol, StopFinishesInFlightRequests) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/process.h"
+#include "support/temp_dir.h"
 #include "tls/self_signed.h"
 
 namespace stampede::testing {
@@ -20,32 +21,27 @@ using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-RunResult stampede(std::vector<std::string> args, milliseconds timeout = milliseconds(20000)) {
-  args.insert(args.begin(), STAMPEDE_BINARY);
-  return run_command(std::move(args), timeout);
-}
-
 // `stampede serve --tls-self-signed` on a free port; stopped by the destructor.
 struct TlsServe {
-  std::string dir = make_temp_dir();
+  const TempDir temp_dir;
+  const std::string dir = temp_dir.path();
   ChildProcess child{{STAMPEDE_BINARY, "serve", "--tls-self-signed", "--port", "0", "--cores", "1",
                       "-q", "--ready-file", dir + "/port"}};
   int port = wait_for_port_file(dir + "/port", milliseconds(10000));
-  ~TlsServe() { std::filesystem::remove_all(dir); }
   std::string url() const { return "https://127.0.0.1:" + std::to_string(port) + "/"; }
 };
 
 TEST(TlsBinary, TextAndJsonReportsSayHowManySessionsResumed) {
   TlsServe serve;
   ASSERT_GT(serve.port, 0);
-  RunResult r = stampede(
+  RunResult r = run_stampede(
       {"-k", "-n", "100", "-c", "5", "--cores", "1", "--quiet", "--insecure", serve.url()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Completed requests:  100\n"));
   EXPECT_THAT(r.out, HasSubstr("Total errors:        0\n"));
   EXPECT_THAT(r.out, HasSubstr("TLS sessions resumed: 0 of 5 handshakes\n"));
 
-  r = stampede({"-n", "20", "-c", "2", "--cores", "1", "--json", "--insecure", serve.url()});
+  r = run_stampede({"-n", "20", "-c", "2", "--cores", "1", "--json", "--insecure", serve.url()});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["totalRequests"], 20);
@@ -57,14 +53,15 @@ TEST(TlsBinary, TextAndJsonReportsSayHowManySessionsResumed) {
 TEST(TlsBinary, VerificationFailureIsReportedByName) {
   TlsServe serve;
   ASSERT_GT(serve.port, 0);
-  const RunResult r = stampede({"-n", "4", "-c", "2", "--cores", "1", "--quiet", serve.url()});
+  const RunResult r = run_stampede({"-n", "4", "-c", "2", "--cores", "1", "--quiet", serve.url()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Total errors:        4\n"));
   EXPECT_THAT(r.out, HasSubstr(" CERT_VERIFY_FAILED:   4 errors\n"));
 }
 
 TEST(TlsBinary, ServeRefusesBadCertificateFilesWithOneLine) {
-  const std::string dir = make_temp_dir();
+  const TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   const auto a = tls::make_self_signed().value();
   const auto b = tls::make_self_signed().value();
   std::ofstream(dir + "/cert.pem") << a.cert_pem;
@@ -82,14 +79,13 @@ TEST(TlsBinary, ServeRefusesBadCertificateFilesWithOneLine) {
   for (const auto& [args, message] : cases) {
     std::vector<std::string> argv = {"serve", "--port", "0"};
     argv.insert(argv.end(), args.begin(), args.end());
-    const RunResult r = stampede(argv, milliseconds(10000));
+    const RunResult r = run_stampede(argv, milliseconds(10000));
     const std::string shown = ::testing::PrintToString(args);
     EXPECT_EQ(r.status, 2) << shown;
     EXPECT_THAT(r.err, StartsWith("stampede: ")) << shown;
     EXPECT_THAT(r.err, HasSubstr(message)) << shown << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << shown << r.err;
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

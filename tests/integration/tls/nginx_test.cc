@@ -15,6 +15,7 @@
 
 #include "loadgen/runner.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 #include "tls/self_signed.h"
 #include "tls_support.h"
 
@@ -53,7 +54,7 @@ std::string nginx_config(const std::string& dir, int port) {
 // nginx in the foreground, one process. It writes its pid file once it listens.
 class Nginx {
  public:
-  Nginx() : dir_(testing::make_temp_dir()), port_(free_port()) {
+  Nginx() : dir_(temp_dir_.path()), port_(free_port()) {
     const auto credentials = tls::make_self_signed().value();
     std::ofstream(dir_ + "/cert.pem") << credentials.cert_pem;
     std::ofstream(dir_ + "/key.pem") << credentials.key_pem;
@@ -67,7 +68,6 @@ class Nginx {
     child_->signal(SIGQUIT);
     child_->wait(milliseconds(5000));
     child_.reset();
-    std::filesystem::remove_all(dir_);
   }
   bool ready() const { return ready_; }
   std::string url() const { return "https://127.0.0.1:" + std::to_string(port_) + "/"; }
@@ -77,6 +77,7 @@ class Nginx {
   }
 
  private:
+  testing::TempDir temp_dir_;
   std::string dir_;
   int port_;
   std::unique_ptr<testing::ChildProcess> child_;

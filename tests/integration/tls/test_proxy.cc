@@ -9,6 +9,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+
+#include "support/loopback.h"
 
 namespace stampede::testing {
 namespace {
@@ -26,16 +29,6 @@ int connect_to(const std::string& host, int port) {
   return fd;
 }
 
-bool send_all(int fd, const char* data, std::size_t length) {
-  while (length > 0) {
-    const ssize_t n = ::send(fd, data, length, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    data += n;
-    length -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // Copies bytes both ways until either side closes (or the proxy stops: sockets shut down).
 void relay(int a, int b) {
   char buffer[16384];
@@ -45,7 +38,7 @@ void relay(int a, int b) {
     for (int i = 0; i < 2; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n <= 0 || !send_all(fds[1 - i].fd, buffer, static_cast<std::size_t>(n))) return;
+      if (n <= 0 || !send_all(fds[1 - i].fd, {buffer, static_cast<std::size_t>(n)})) return;
     }
   }
 }
@@ -62,18 +55,10 @@ bool split_authority(const std::string& authority, std::string& host, int& port)
 }  // namespace
 
 TestProxy::TestProxy(bool refuse_connect) : refuse_connect_(refuse_connect) {
-  listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(listener_, 128) != 0 ||
-      ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
-      ::pipe2(stop_pipe_, O_CLOEXEC) != 0) {
-    std::abort();
-  }
-  port_ = ntohs(address.sin_port);
+  LoopbackListener listener = listen_loopback(128);
+  port_ = listener.port;
+  listener_ = listener.fd.release();
+  if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) std::abort();
   acceptor_ = std::thread([this] { accept_loop(); });
 }
 
@@ -146,7 +131,7 @@ void TestProxy::serve(int client) {
   if (!split_authority(authority, host, port)) return;
   if (method == "CONNECT" && refuse_connect_) {
     const std::string refused = "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n";
-    send_all(client, refused.data(), refused.size());
+    send_all(client, refused);
     return;
   }
   const int upstream = connect_to(host, port);
@@ -154,10 +139,10 @@ void TestProxy::serve(int client) {
   track(upstream);
   if (method == "CONNECT") {
     const std::string ok = "HTTP/1.1 200 Connection established\r\n\r\n";
-    if (!send_all(client, ok.data(), ok.size())) return;
+    if (!send_all(client, ok)) return;
     const std::size_t end = head.find("\r\n\r\n") + 4;
-    if (end < head.size() && !send_all(upstream, head.data() + end, head.size() - end)) return;
-  } else if (!send_all(upstream, rest.data(), rest.size())) {
+    if (end < head.size() && !send_all(upstream, std::string_view(head).substr(end))) return;
+  } else if (!send_all(upstream, rest)) {
     return;
   }
   relay(client, upstream);

@@ -14,6 +14,7 @@
 #include "loadgen/runner.h"
 #include "server/server.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 #include "test_proxy.h"
 #include "tls_support.h"
 
@@ -110,7 +111,8 @@ TEST(Proxy, WsGoesThroughConnect) {
 // The binaries as a user runs them: `stampede serve --tls-self-signed` answers upgrades over
 // TLS, and the reports say how many sessions were resumed.
 TEST(WssBinary, TextAndJsonReports) {
-  const std::string dir = testing::make_temp_dir();
+  const testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   testing::ChildProcess serve({STAMPEDE_BINARY, "serve", "--tls-self-signed", "--port", "0",
                                "--cores", "1", "-q", "--ready-file", dir + "/port"});
   const int port = testing::wait_for_port_file(dir + "/port", milliseconds(10000));
@@ -140,7 +142,6 @@ TEST(WssBinary, TextAndJsonReports) {
                            milliseconds(20000));
   EXPECT_THAT(r.out, HasSubstr("CERT_VERIFY_FAILED"));
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("Sanitizer")));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

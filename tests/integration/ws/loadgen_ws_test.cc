@@ -17,6 +17,7 @@
 #include "net/fd.h"
 #include "server/server.h"
 #include "support/in_process.h"
+#include "support/loopback.h"
 #include "support/scripted_server.h"
 #include "support/ws_frames.h"
 #include "ws/handshake.h"
@@ -135,28 +136,17 @@ TEST(LoadgenWs, ClosesByTheServerAreCountedByCode) {
 class MaskingServer {
  public:
   MaskingServer() {
-    fd_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof addr;
-    if (::bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(fd_.get(), 4) != 0 ||
-        ::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
-      return;
-    }
-    port_ = ntohs(addr.sin_port);
     thread_ = std::thread([this] { serve_one(); });
   }
   ~MaskingServer() {
-    ::shutdown(fd_.get(), SHUT_RDWR);
+    ::shutdown(listener_.fd.get(), SHUT_RDWR);
     if (thread_.joinable()) thread_.join();
   }
-  std::uint16_t port() const { return port_; }
+  std::uint16_t port() const { return listener_.port; }
 
  private:
   void serve_one() {
-    net::Fd client(::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    net::Fd client(::accept4(listener_.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
     if (!client) return;
     timeval tv{5, 0};
     ::setsockopt(client.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -177,8 +167,7 @@ class MaskingServer {
     }
   }
 
-  net::Fd fd_;
-  std::uint16_t port_ = 0;
+  testing::LoopbackListener listener_ = testing::listen_loopback(4);
   std::thread thread_;
 };
 

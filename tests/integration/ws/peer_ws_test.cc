@@ -12,6 +12,7 @@
 #include "server/server.h"
 #include "support/in_process.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 #include "tls/self_signed.h"
 
 namespace stampede::loadgen {
@@ -67,7 +68,8 @@ void expect_all_echoed(const RunResult& r) {
 
 TEST(PeerWs, GeneratorAgainstTheWsEchoServer) {
   REQUIRE_PEER(node);
-  const std::string dir = testing::make_temp_dir();
+  const testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   const std::string ready = dir + "/port";
   const std::string message = "interop \xc3\xa9t\xc3\xa9";
   testing::ChildProcess peer({node, (kPeers / "ws_echo_server.mjs").string(), ready, message});
@@ -78,13 +80,13 @@ TEST(PeerWs, GeneratorAgainstTheWsEchoServer) {
   ASSERT_TRUE(r) << r.error().message;
   expect_all_echoed(*r);
   EXPECT_TRUE(peer.running());
-  fs::remove_all(dir);
 }
 
 // wss://: the same echo server behind node's https server, with a throwaway certificate.
 TEST(PeerWs, GeneratorAgainstTheWsEchoServerOverTls) {
   REQUIRE_PEER(node);
-  const std::string dir = testing::make_temp_dir();
+  const testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   auto credentials = tls::make_self_signed();
   ASSERT_TRUE(credentials.ok()) << credentials.error().message;
   std::ofstream(dir + "/cert.pem") << credentials->cert_pem;
@@ -109,7 +111,6 @@ TEST(PeerWs, GeneratorAgainstTheWsEchoServerOverTls) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->error_codes, (std::map<std::string, std::uint64_t>{{"CERT_VERIFY_FAILED", 4}}));
   EXPECT_TRUE(peer.running());
-  fs::remove_all(dir);
 }
 
 TEST(PeerWs, WsClientAgainstStampedeServe) {

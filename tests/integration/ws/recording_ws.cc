@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "support/loopback.h"
 #include "ws/handshake.h"
 #include "ws/session.h"
 
@@ -28,15 +29,6 @@ class RecordingEcho final : public ws::SessionHandler {
   ws::Session* session_ = nullptr;
 };
 
-bool send_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
 // Writes what the session queued; false when the socket failed.
 bool flush(int fd, ws::Session& session) {
   const std::string_view out = session.output();
@@ -49,18 +41,9 @@ bool flush(int fd, ws::Session& session) {
 }  // namespace
 
 RecordingWsServer::RecordingWsServer() {
-  net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof addr;
-  if (!fd || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(fd.get(), 64) != 0 ||
-      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
-    return;
-  }
-  listen_ = std::move(fd);
-  port_ = ntohs(addr.sin_port);
+  LoopbackListener listener = listen_loopback(64);
+  listen_ = std::move(listener.fd);
+  port_ = listener.port;
   acceptor_ = std::thread([this] { accept_loop(); });
 }
 

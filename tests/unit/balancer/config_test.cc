@@ -4,6 +4,7 @@
 
 #include "balancer/config.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::balancer {
 namespace {
@@ -100,7 +101,8 @@ TEST(ConfigFile, SameContentAsTheCommandLine) {
 }
 
 TEST(ConfigFile, CommandLineOverridesTheFile) {
-  std::string dir = testing::make_temp_dir();
+  const testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   std::string path = dir + "/lb.json";
   std::ofstream(path) << R"({"strategy": "least", "backend": ["a=127.0.0.1:1"], "cores": 2})";
   auto cl = parse({"--config", path, "--strategy", "p2c"});

@@ -14,26 +14,10 @@
 #include "core/command_line.h"
 #include "core/input_file.h"
 #include "core/json_input.h"
+#include "support/temp_dir.h"
 
 namespace stampede {
 namespace {
-
-// A fresh directory under the system's temporary folder, removed by the destructor.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "stampede-input-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
 
 std::string nested(int levels) {
   return std::string(static_cast<std::size_t>(levels), '[') +
@@ -41,7 +25,7 @@ std::string nested(int levels) {
 }
 
 TEST(InputFile, ReadsARegularFileWithinItsLimit) {
-  ScratchDir dir;
+  const testing::TempDir dir;
   std::ofstream(dir.file("body")) << "hello";
   auto text = read_input_file(dir.file("body"), 5, "body file");
   ASSERT_TRUE(text.ok()) << text.error().message;
@@ -49,7 +33,7 @@ TEST(InputFile, ReadsARegularFileWithinItsLimit) {
 }
 
 TEST(InputFile, RefusesWhatIsNotAFileOfBoundedSize) {
-  ScratchDir dir;
+  const testing::TempDir dir;
   std::ofstream(dir.file("big")) << "123456";
   ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
   const std::string missing = dir.file("missing");

@@ -86,4 +86,18 @@ Trace grind(std::string_view input, const std::function<Parser()>& make,
   return whole;
 }
 
+// Feeds `input` whole to `parser` (the rest fed again after each event, at most 100 steps) and
+// returns the error of the first Error step; a default ParseError (status 0) when there is none.
+template <class Parser>
+ParseError first_error(Parser&& parser, std::string_view input) {
+  std::size_t pos = 0;
+  for (int i = 0; i < 100; ++i) {
+    const Step s = parser.feed(input.data() + pos, input.size() - pos);
+    pos += s.consumed;
+    if (s.event == Event::Error) return parser.error();
+    if (s.event == Event::NeedMore) break;
+  }
+  return ParseError{};
+}
+
 }  // namespace stampede::http::testing

@@ -25,15 +25,7 @@ Trace grind_brief(std::string_view input, ParserLimits limits = {}, std::size_t 
 
 // The error a whole-input parse ends with.
 ParseError whole_error(std::string_view input, ParserLimits limits = {}) {
-  RequestParser p(limits);
-  std::size_t pos = 0;
-  for (int i = 0; i < 100; ++i) {
-    const Step s = p.feed(input.data() + pos, input.size() - pos);
-    pos += s.consumed;
-    if (s.event == Event::Error) return p.error();
-    if (s.event == Event::NeedMore) break;
-  }
-  return ParseError{};
+  return testing::first_error(RequestParser(limits), input);
 }
 
 struct BadCase {

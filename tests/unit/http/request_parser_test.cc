@@ -31,15 +31,7 @@ Trace grind_request(std::string_view input, ParserLimits limits = {}, bool eof =
 
 // Parses `input` whole and returns the error of the first Error step (status 0 if none).
 ParseError first_error(std::string_view input, ParserLimits limits = {}) {
-  RequestParser p(limits);
-  std::size_t pos = 0;
-  for (int i = 0; i < 100; ++i) {
-    const Step s = p.feed(input.data() + pos, input.size() - pos);
-    pos += s.consumed;
-    if (s.event == Event::Error) return p.error();
-    if (s.event == Event::NeedMore) break;
-  }
-  return ParseError{};
+  return testing::first_error(RequestParser(limits), input);
 }
 
 TEST(RequestParser, SimpleGet) {

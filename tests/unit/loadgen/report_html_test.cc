@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -97,7 +98,8 @@ TEST(HtmlReport, NotHeldIsAFinding) {
 }
 
 TEST(HtmlReport, WritesTheFile) {
-  const std::string dir = testing::make_temp_dir();
+  const testing::TempDir temp_dir;
+  const std::string& dir = temp_dir.path();
   const std::string path = dir + "/report.html";
   ASSERT_TRUE(write_html_report(paced_run(), path).ok());
   std::ifstream in(path);
@@ -106,7 +108,6 @@ TEST(HtmlReport, WritesTheFile) {
   EXPECT_EQ(text.str().rfind("<!doctype html>", 0), 0u);
   EXPECT_NE(text.str().find("corrected"), std::string::npos);
   EXPECT_FALSE(write_html_report(paced_run(), dir + "/missing/report.html").ok());
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli_fixture.h"
 #include "loadgen/cli.h"
 #include "loadgen/runner.h"
-#include "support/process.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -57,18 +57,9 @@ TEST(Thresholds, SeveralInOrderAndAnEmptyRun) {
   EXPECT_THAT(crossed_thresholds(RunResult{}, {1.0, 0.0, 1.0}), ElementsAre("rps 0 < 1"));
 }
 
-class ThresholdOptions : public ::testing::Test {
+class ThresholdOptions : public CliFixture {
  protected:
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  Result<CliRequest> parse(std::vector<std::string> args) {
-    args.insert(args.begin(), "stampede");
-    args.push_back("http://127.0.0.1:8080/");
-    std::vector<const char*> argv;
-    for (const auto& a : args)
-      argv.push_back(a.c_str());
-    return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir_);
-  }
-  std::string dir_ = testing::make_temp_dir();
+  ThresholdOptions() : CliFixture("http://127.0.0.1:8080/") {}
 };
 
 TEST_F(ThresholdOptions, CommandLine) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "net/fd.h"
+#include "support/temp_dir.h"
 #include "tls/context.h"
 #include "tls/errors.h"
 #include "tls/self_signed.h"
@@ -34,11 +35,9 @@ const Credentials& credentials() {
   return c;
 }
 
-std::string write_temp(const std::string& text) {
-  char path[] = "/tmp/stampede-tls-XXXXXX";
-  const int fd = ::mkstemp(path);
-  EXPECT_GE(fd, 0);
-  ::close(fd);
+// Writes `text` to a file in `dir`; returns its path.
+std::string write_temp(const stampede::testing::TempDir& dir, const std::string& text) {
+  const std::string path = dir.file("ca.pem");
   std::ofstream(path) << text;
   return path;
 }
@@ -159,7 +158,8 @@ TEST(Stream, HandshakeRunsInsideReadAndWrite) {
 
 TEST(Stream, VerifiesAgainstTrustedCertificateAndHostName) {
   auto server_ctx = server_context();
-  const std::string ca = write_temp(credentials().cert_pem);
+  const stampede::testing::TempDir dir;
+  const std::string ca = write_temp(dir, credentials().cert_pem);
   auto client_ctx = client_context(options(false, "", ca));
   {
     Connected ok(client_ctx.get(), server_ctx.get(), "localhost");
@@ -174,7 +174,6 @@ TEST(Stream, VerifiesAgainstTrustedCertificateAndHostName) {
     ASSERT_EQ(wrong_host.client_status, IoStatus::Error);
     EXPECT_EQ(wrong_host.client->error(), kCertVerifyFailed);
   }
-  std::remove(ca.c_str());
 }
 
 TEST(Stream, UntrustedCertificateFailsByName) {

@@ -1,0 +1,25 @@
+// The test server in the test's own process, on a free loopback port: start_server, shared by
+// the server, loadgen, rate, ws and tls integration tests (through in_process.h or directly).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <utility>
+
+#include "server/server.h"
+
+namespace stampede::testing {
+
+// Starts the test server on 127.0.0.1, port 0 (one worker unless `options` says otherwise);
+// null, with a test failure recorded (the error's message), when it cannot start. The caller
+// stops it (or lets the unique_ptr do so).
+inline std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
+  options.port = 0;
+  if (options.cores == 0) options.cores = 1;
+  auto s = server::Server::start(options);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+}  // namespace stampede::testing
