@@ -25,6 +25,7 @@
 
 #include "http/request_parser.h"
 #include "lb_support.h"
+#include "support/temp_dir.h"
 
 namespace stampede::balancer::testing {
 namespace {
@@ -328,7 +329,7 @@ std::string nginx_proxy_config(const std::string& dir, int port, std::uint16_t b
 class PeerProxy {
  public:
   enum class Kind { Haproxy, Nginx };
-  explicit PeerProxy(Kind kind) : dir_(stampede::testing::make_temp_dir()), port_(unused_port()) {
+  explicit PeerProxy(Kind kind) : port_(unused_port()) {
     if (!echo_.start()) return;
     if (kind == Kind::Haproxy) {
       std::ofstream(dir_ + "/haproxy.cfg") << haproxy_config(port_, echo_.port());
@@ -348,7 +349,6 @@ class PeerProxy {
     }
     child_.reset();
     echo_.stop();
-    std::filesystem::remove_all(dir_);
   }
   bool ready() const { return ready_; }
   std::string log() const { return child_ ? child_->stderr_text() : ""; }
@@ -375,7 +375,8 @@ class PeerProxy {
   }
 
  private:
-  std::string dir_;
+  stampede::testing::TempDir tmp_;
+  const std::string dir_ = tmp_.path();
   int port_;
   EchoBackend echo_{"echo"};
   std::unique_ptr<stampede::testing::ChildProcess> child_;

@@ -51,18 +51,16 @@ Memory memory(pid_t pid) {
   return m;
 }
 
-Stampede::Stampede(std::vector<std::string> args) : dir_(testing::make_temp_dir()) {
+Stampede::Stampede(std::vector<std::string> args) {
   std::vector<std::string> argv{STAMPEDE_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  argv.insert(argv.end(), {"--ready-file", dir_ + "/ready"});
+  argv.insert(argv.end(), {"--ready-file", dir_.file("ready")});
   process_ = std::make_unique<testing::ChildProcess>(argv);
-  port_ = static_cast<std::uint16_t>(testing::wait_for_port_file(dir_ + "/ready", 10000ms));
+  port_ = static_cast<std::uint16_t>(testing::wait_for_port_file(dir_.file("ready"), 10000ms));
 }
 
 Stampede::~Stampede() {
   process_.reset();
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
 }
 
 std::string Stampede::url(const std::string& path) const {

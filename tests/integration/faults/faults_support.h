@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace stampede::faults {
 
@@ -43,7 +44,7 @@ class Stampede {
   std::string url(const std::string& path = "/") const;
 
  private:
-  std::string dir_;
+  testing::TempDir dir_;
   std::unique_ptr<testing::ChildProcess> process_;
   std::uint16_t port_ = 0;
 };

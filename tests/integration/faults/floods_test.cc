@@ -22,6 +22,7 @@
 
 #include "faults_support.h"
 #include "support/scripted_server.h"
+#include "support/temp_dir.h"
 
 namespace stampede::faults {
 namespace {
@@ -227,7 +228,8 @@ TEST(Floods, BalanceBoundsAFloodOfInterimResponsesFromABackend) {
 // it cannot accept wait in the listen queue, it does not spin on accept() meanwhile, and its
 // descriptors come back to where they were.
 TEST(Floods, ServePastItsDescriptorLimitDoesNotSpinAndRecovers) {
-  const std::string dir = testing::make_temp_dir();
+  const testing::TempDir tmp;
+  const std::string& dir = tmp.path();
   testing::ChildProcess serve({"/usr/bin/prlimit", "--nofile=40:40", STAMPEDE_BINARY, "serve",
                                "--port", "0", "-q", "--cores", "1", "--ready-file",
                                dir + "/ready"});
@@ -269,7 +271,6 @@ TEST(Floods, ServePastItsDescriptorLimitDoesNotSpinAndRecovers) {
   EXPECT_EQ(after->status, 200);
   ASSERT_TRUE(serve.signal(SIGTERM));
   EXPECT_EQ(serve.wait(10000ms), 0);
-  std::filesystem::remove_all(dir);
 }
 
 // The soft "Max open files" of `pid` from /proc/PID/limits (0 when unreadable).
@@ -286,7 +287,8 @@ unsigned long soft_nofile(pid_t pid) {
 // 4096: it raises the soft limit at start (as balance does) and holds and answers all of them,
 // instead of leaving 140 unanswered in the listen queue.
 TEST(Floods, ServeRaisesItsSoftDescriptorLimitAndHoldsTheFlood) {
-  const std::string dir = testing::make_temp_dir();
+  const testing::TempDir tmp;
+  const std::string& dir = tmp.path();
   testing::ChildProcess serve({"/usr/bin/prlimit", "--nofile=64:4096", STAMPEDE_BINARY, "serve",
                                "--port", "0", "-q", "--cores", "1", "--ready-file",
                                dir + "/ready"});
@@ -319,7 +321,6 @@ TEST(Floods, ServeRaisesItsSoftDescriptorLimitAndHoldsTheFlood) {
   EXPECT_GE(fd_count(serve.pid()), 200u);
   for (int fd : fds)
     close(fd);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
