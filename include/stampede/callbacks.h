@@ -24,7 +24,9 @@ struct RequestResult {
   std::uint64_t request_index = 0;   // unique across instances, from 1
   std::uint32_t instance_index = 0;  // the worker thread (0..cores-1)
   int status_code = 0;               // 0: no response (see the callback's error)
-  double request_elapsed_ms = 0;     // from the first byte sent to the last byte received
+  // From the request's start (the start of its connect when it opened its connection, else its
+  // first byte sent; with rps, its intended send time) to the last byte received.
+  double request_elapsed_ms = 0;
   // The response body: only when LoadTestOptions::collect_body (a copy per response: costs
   // memory bandwidth; leave it off for throughput tests). Valid during the callback only.
   std::string_view body;

@@ -5,6 +5,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "core/clock.h"
 #include "loadgen/connection.h"
 
 namespace stampede::loadgen {
@@ -19,7 +20,8 @@ ClientSocket::ClientSocket(const ConnectionContext& context, bool secure) : cont
 }
 
 // net::connect_tcp is not used because the errno of a failed connect is the error code reported.
-int ClientSocket::open(net::IoHandler& handler, bool& connected) {
+int ClientSocket::open(net::IoHandler& handler, std::int64_t start_ns, bool& connected) {
+  start_ns_ = start_ns;
   const net::Address& address = context_.address;
   fd_.reset(::socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd_) return errno;
@@ -30,14 +32,19 @@ int ClientSocket::open(net::IoHandler& handler, bool& connected) {
   if (rc != 0 && errno != EINPROGRESS) return errno;
   if (!context_.loop->add(fd_.get(), kSocketEvents, &handler)) return errno;
   connected = rc == 0;
-  if (connected) context_.stats->add_connection();
+  if (connected) established();
   return 0;
 }
 
 int ClientSocket::connect_result() {
   const int err = net::connect_result(fd_.get());
-  if (err == 0) context_.stats->add_connection();
+  if (err == 0) established();
   return err;
+}
+
+void ClientSocket::established() {
+  connected_ns_ = mono_ns();
+  context_.stats->add_connection(connected_ns_ - start_ns_);
 }
 
 }  // namespace stampede::loadgen

@@ -51,14 +51,19 @@ class ClientSocket {
 
   // Opens a socket to context.address (TCP_NODELAY), starts a non-blocking connect and
   // registers the socket once with the loop for `handler` (IN|OUT|RDHUP, edge-triggered) for
-  // its whole life. Returns 0, with `connected` true when the connect completed at once; else
+  // its whole life. start_ns: the client's mono_ns() just before the call, where the connect
+  // time counts from. Returns 0, with `connected` true when the connect completed at once; else
   // the errno (ENOMEM when the channel could not be set up), the socket then being left for
-  // close(). A connection is counted in the worker's stats once it is established (here, or
-  // by connect_result()), so a refused one is an error and not a connection.
-  int open(net::IoHandler& handler, bool& connected);
+  // close(). A connection is counted in the worker's stats, with its connect time, once it is
+  // established (here, or by connect_result()), so a refused one is an error and not a
+  // connection.
+  int open(net::IoHandler& handler, std::int64_t start_ns, bool& connected);
   // After the socket of a connect in progress became writable: 0 (the connection is counted),
   // or the connect's error. Call once per connect.
   int connect_result();
+  // When the current socket's TCP connection was established (mono_ns()); where its TLS
+  // handshake time counts from.
+  std::int64_t connected_ns() const { return connected_ns_; }
   // Closes the socket, which also removes it from epoll. `clean`: the channel keeps the
   // socket's TLS session for the next socket (see SecureChannel::close).
   void close(bool clean) {
@@ -82,8 +87,13 @@ class ClientSocket {
   int error() const { return channel_ ? channel_->error() : errno; }
 
  private:
+  // The connect is established: counts the connection and its connect time.
+  void established();
+
   const ConnectionContext& context_;
   net::Fd fd_;
+  std::int64_t start_ns_ = 0;      // the current socket's connect started
+  std::int64_t connected_ns_ = 0;  // ...and was established
   std::unique_ptr<SecureChannel> channel_;
 };
 

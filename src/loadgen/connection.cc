@@ -93,11 +93,7 @@ void Connection::send_pending() {
 
 void Connection::begin(const SendPermit& permit) {
   intended_ns_ = permit.at_ns;
-  if (RateStats* rate = context_.stats->rate()) {
-    // The lag needs a fresh reading; the closed loop's timeline makes do with the loop's.
-    rate->on_sent(permit.at_ns, context_.paced ? mono_ns() : context_.loop->now_ns(),
-                  permit.waited_for_connection);
-  }
+  waited_for_connection_ = permit.waited_for_connection;
   index_ = permit.index;
   if (context_.hook_set) {
     if (!generate(permit)) return;
@@ -117,11 +113,21 @@ void Connection::begin(const SendPermit& permit) {
   write_request();
 }
 
+// The request begins at now_ns (its connect's start, or its first byte on a reused connection):
+// its uncorrected latency counts from here and its send lag ends here, one reading for both, so
+// that corrected - uncorrected = lag exactly.
+void Connection::mark_begin(std::int64_t now_ns) {
+  begin_ns_ = now_ns;
+  if (RateStats* rate = context_.stats->rate()) {
+    rate->on_sent(intended_ns_, now_ns, waited_for_connection_);
+  }
+}
+
 // A non-blocking connect; the socket is registered once, for its whole life.
 void Connection::open_socket() {
-  begin_ns_ = mono_ns();
+  mark_begin(mono_ns());
   bool at_once = false;  // the connect completed in the call
-  if (const int err = socket_.open(*this, at_once); err != 0) {
+  if (const int err = socket_.open(*this, begin_ns_, at_once); err != 0) {
     fail(err);
     return;
   }
@@ -176,12 +182,12 @@ void Connection::on_connect_event() {
   write_request();
 }
 
-// The request's clock starts after the handshake, as it starts after the TCP connect.
+// The handshake is inside the latency of the request that opened the connection.
 bool Connection::secure_handshake() {
   SecureChannel& tls = *socket_.channel();
   switch (tls.handshake()) {
     case net::IoStatus::Done:
-      context_.stats->add_tls_handshake(tls.resumed());
+      context_.stats->add_tls_handshake(tls.resumed(), mono_ns() - socket_.connected_ns());
       return true;
     case net::IoStatus::Error:
       fail(tls.error());
@@ -196,8 +202,9 @@ void Connection::write_request() {
   if (socket_.channel() && !socket_.channel()->ready() && !secure_handshake()) return;
   if (written_ == 0) {
     start_ns_ = mono_ns();
+    first_byte_ns_ = 0;
     if (begin_ns_ == 0) {  // a reused connection: the request begins with its first byte
-      begin_ns_ = start_ns_;
+      mark_begin(start_ns_);
       arm_timeout(begin_ns_);
     }
   }
@@ -242,6 +249,8 @@ void Connection::read_response(std::uint32_t events) {
       return;
     }
     context_.stats->add_bytes(n, 0);
+    // The wake-up that brought the response's first bytes (free: the loop's cached time).
+    if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
     if (consume(buffer, n)) return;
     // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
     // EOF still has to be read.
@@ -285,17 +294,20 @@ void Connection::on_eof() {
 void Connection::complete() {
   const std::int64_t end = mono_ns();
   WorkerStats& stats = *context_.stats;
-  const std::int64_t from = context_.paced ? intended_ns_ : start_ns_;
-  const std::string_view verdict =
-      context_.hook_set ? notify_hook(parser_.status(), 0, end - from) : std::string_view();
+  const std::int64_t from = context_.paced ? intended_ns_ : begin_ns_;
+  const std::int64_t uncorrected = end - begin_ns_;
+  const std::string_view verdict = context_.hook_set
+                                       ? notify_hook(parser_.status(), 0, end - from, uncorrected)
+                                       : std::string_view();
   if (verdict.empty()) {
     stats.record_response(parser_.status(), from, end);
   } else {
     stats.record_custom_error(verdict, parser_.status(), from, end);
   }
+  // A response read with the write (the server answered early) has no later wake-up: 0.
+  stats.record_first_byte(first_byte_ns_ - start_ns_);
   if (RateStats* rate = stats.rate()) {
-    rate->on_completed(end - from, end - start_ns_, end,
-                       RateStats::class_of_status(parser_.status()));
+    rate->on_completed(end - from, uncorrected, end, RateStats::class_of_status(parser_.status()));
   }
   for (std::size_t i = 0; i < context_.count_headers.size(); ++i) {
     if (auto value = parser_.captured(i)) stats.count_header_value(i, *value);
@@ -328,7 +340,7 @@ void Connection::fail(int err) {
   if (RateStats* rate = context_.stats->rate()) {
     rate->on_completed(end - from, end - begun, end, stats::ErrorClass::Transport);
   }
-  if (context_.hook_set) notify_hook(0, err, end - from);
+  if (context_.hook_set) notify_hook(0, err, end - from, end - begun);
   const bool fresh = !responded_;
   close_socket();
   if (!fresh) {

@@ -123,6 +123,7 @@ class Connection final : public net::IoHandler {
   // waited for it (SendPermit::waited_for_connection); false for the connection's first.
   void request_next(bool after_busy = true);
   void begin(const SendPermit& permit);
+  void mark_begin(std::int64_t now_ns);
   void open_socket();
   void on_connect_event();
   void write_request();
@@ -141,7 +142,9 @@ class Connection final : public net::IoHandler {
   bool secure_handshake();
   // connection_hooks.cc: the RequestHook calls, made only when context_.hook_set is set.
   bool generate(const SendPermit& permit);
-  std::string_view notify_hook(int status, int err, std::int64_t latency_ns);
+  // The latencies are those just recorded in the stats (RequestOutcome).
+  std::string_view notify_hook(int status, int err, std::int64_t latency_ns,
+                               std::int64_t uncorrected_ns);
   void backoff();
 
   const ConnectionContext& context_;
@@ -153,11 +156,13 @@ class Connection final : public net::IoHandler {
   std::string rendered_;      // the request, when it varies per request (--index)
   std::string_view request_;  // the bytes being sent
   std::size_t written_ = 0;
-  std::int64_t begin_ns_ = 0;     // the request began: connect started, or first byte on reuse;
-                                  // timeouts and failures count from here
-  std::int64_t start_ns_ = 0;     // first byte written: response latency counts from here
-  std::int64_t intended_ns_ = 0;  // the permit's time: with --rps latency counts from here
-  SendPermit pending_;            // a permit waiting for its time (held by the owner)
+  std::int64_t begin_ns_ = 0;       // the request began: connect started, or first byte on reuse;
+                                    // latency (uncorrected), timeouts and failures count from here
+  std::int64_t start_ns_ = 0;       // first byte written: time to first byte counts from here
+  std::int64_t first_byte_ns_ = 0;  // the loop's time when the response's first bytes were read
+  std::int64_t intended_ns_ = 0;    // the permit's time: with --rps latency counts from here
+  bool waited_for_connection_ = false;  // the permit's (SendPermit::waited_for_connection)
+  SendPermit pending_;                  // a permit waiting for its time (held by the owner)
   bool has_pending_ = false;
   bool readable_ = false;       // data arrived while not reading (edge-triggered: remember it)
   bool peer_closed_ = false;    // EOF or RDHUP seen on this socket

@@ -20,6 +20,10 @@ bool Connection::generate(const SendPermit& permit) {
   const Generated generated = context_.hook->generate(permit.index, rendered_);
   if (!generated.ok) {
     const std::int64_t now = mono_ns();
+    // Not sent, but begun: it has its send lag like any other.
+    if (RateStats* rate = context_.stats->rate()) {
+      rate->on_sent(permit.at_ns, now, permit.waited_for_connection);
+    }
     context_.stats->record_custom_error(generated.error, 0, now, now);
     if (context_.hook->halted()) context_.owner->stop_run();
     backoff();
@@ -30,13 +34,16 @@ bool Connection::generate(const SendPermit& permit) {
   return true;
 }
 
-std::string_view Connection::notify_hook(int status, int err, std::int64_t latency_ns) {
+std::string_view Connection::notify_hook(int status, int err, std::int64_t latency_ns,
+                                         std::int64_t uncorrected_ns) {
   RequestOutcome outcome;
   outcome.index = index_;
   outcome.worker = context_.worker;
   outcome.status = status;
   outcome.err = err;
   outcome.latency_ns = latency_ns;
+  outcome.uncorrected_ns = uncorrected_ns;
+  outcome.send_lag_ns = context_.paced ? begin_ns_ - intended_ns_ : 0;  // as mark_begin() gave it
   outcome.body = body_;
   outcome.response = status != 0 ? &parser_ : nullptr;
   const std::string_view verdict = context_.hook->on_outcome(outcome);

@@ -21,7 +21,14 @@ struct RequestOutcome {
   std::uint32_t worker = 0;  // the worker (instance) that sent it
   int status = 0;            // the response's status; 0 when it failed without one
   int err = 0;               // errno of a transport failure (ECONNREFUSED...); 0 with a response
+  // As recorded in the run's latency: from the request's begin (the start of its connect when
+  // it opened its connection, else its first byte written); with --rps from its intended time.
   std::int64_t latency_ns = 0;
+  // From the request's begin, with or without --rps (RateStats' uncorrected latency).
+  std::int64_t uncorrected_ns = 0;
+  // --rps: how far behind its intended time the request began (RateStats' send lag); else 0.
+  // With --rps, latency_ns - uncorrected_ns == send_lag_ns.
+  std::int64_t send_lag_ns = 0;
   std::string_view body;                           // when HookSet::capture_body, else empty
   const http::ResponseParser* response = nullptr;  // captured headers; null without a response
 };

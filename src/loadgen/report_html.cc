@@ -77,6 +77,24 @@ std::vector<report::KeyValue> summary(const RunResult& r) {
   return s;
 }
 
+// ab's Connection Times: the phases that were measured, one row each.
+report::Table phase_table(const RunResult& r) {
+  report::Table t{
+      "Request phases (ms)", {"phase", "count", "min", "mean", "p50", "p99", "max"}, {}};
+  const auto row = [&t](const char* name, const stats::Histogram& h) {
+    if (h.count() == 0) return;
+    t.rows.push_back({name, report::format_number(static_cast<double>(h.count())),
+                      report::format_number(to_ms(h.min())), report::format_number(h.mean() / 1e6),
+                      report::format_number(to_ms(h.percentile(50))),
+                      report::format_number(to_ms(h.percentile(99))),
+                      report::format_number(to_ms(h.max()))});
+  };
+  row("connect", r.connect);
+  row("TLS handshake", r.tls_handshake);
+  row("first byte", r.first_byte);
+  return t;
+}
+
 report::Table error_table(const char* title, const std::map<std::string, std::uint64_t>& codes) {
   report::Table t{title, {"code", "count"}, {}};
   for (const auto& [code, n] : codes)
@@ -108,6 +126,9 @@ report::ReportData to_report_data(const RunResult& result,
   if (!result.local_errors.empty()) {
     d.tables.push_back(
         error_table("Local errors (this machine's limits, not the server's)", result.local_errors));
+  }
+  if (report::Table phases = phase_table(result); !phases.rows.empty()) {
+    d.tables.push_back(std::move(phases));
   }
   d.findings = findings;
   if (result.rate && !result.target_held()) {

@@ -45,6 +45,19 @@ Json timeline(const RunResult& r) {
   return rows;
 }
 
+// One phase's distribution in ms with its count; null when nothing was measured.
+Json phase(const stats::Histogram& h) {
+  if (h.count() == 0) return nullptr;
+  Json j;
+  j["count"] = h.count();
+  j["min"] = ms(static_cast<double>(h.min()));
+  j["mean"] = ms(h.mean());
+  j["50"] = ms(static_cast<double>(h.percentile(50)));
+  j["99"] = ms(static_cast<double>(h.percentile(99)));
+  j["max"] = ms(static_cast<double>(h.max()));
+  return j;
+}
+
 // --rps fields: null without it.
 void add_rate(const RunResult& r, Json& j) {
   const RateResult* rate = r.rate ? &*r.rate : nullptr;
@@ -119,6 +132,9 @@ Json to_json(const RunResult& r) {
   j["connectionsOpened"] = r.connections_opened;
   j["tlsHandshakes"] = r.tls_handshakes;
   j["tlsSessionsResumed"] = r.tls_resumed;
+  j["connectMs"] = phase(r.connect);
+  j["tlsHandshakeMs"] = phase(r.tls_handshake);
+  j["firstByteMs"] = phase(r.first_byte);
   j["interrupted"] = r.interrupted;
   add_rate(r, j);
   j["timeline"] = timeline(r);

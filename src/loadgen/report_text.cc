@@ -55,8 +55,26 @@ void write_latency(const RunResult& r, std::ostream& out) {
   fmt::print(out, "Percentage of requests served within a certain time\n");
   write_percentiles(r.latency, out);
   if (!r.rate) return;
-  fmt::print(out, "\nUncorrected latency (from each request's first byte written):\n");
+  fmt::print(out, "\nUncorrected latency (from each request's connect or first byte written):\n");
   write_percentiles(r.rate->uncorrected, out);
+}
+
+// ab's Connection Times: one line per phase that was measured, in ms (count in connections for
+// connect and TLS, in responses for the first byte).
+void write_phases(const RunResult& r, std::ostream& out) {
+  if (r.connect.count() == 0 && r.first_byte.count() == 0) return;
+  fmt::print(out, "\n{:<20}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}\n", "Request phases (ms)", "count", "min",
+             "mean", "p50", "p99", "max");
+  const auto line = [&out](const char* name, const stats::Histogram& h) {
+    if (h.count() == 0) return;
+    fmt::print(out, "  {:<18}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}\n", name, h.count(),
+               ms(static_cast<double>(h.min())), ms(h.mean()),
+               ms(static_cast<double>(h.percentile(50))), ms(static_cast<double>(h.percentile(99))),
+               ms(static_cast<double>(h.max())));
+  };
+  line("connect", r.connect);
+  line("TLS handshake", r.tls_handshake);
+  line("first byte", r.first_byte);
 }
 
 // --rps: the rate achieved against the target, the send lag, and a plain sentence when the
@@ -123,6 +141,7 @@ void write_header_counts(const RunResult& r, std::ostream& out) {
 void write_text_report(const RunResult& result, std::ostream& out) {
   write_settings(result, out);
   write_latency(result, out);
+  write_phases(result, out);
   write_rate(result, out);
   write_errors(result, out);
   if (result.websocket) write_ws_text(result.ws, result.connections_opened, out);

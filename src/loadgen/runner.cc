@@ -164,6 +164,9 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
   result.total_requests = total.requests();
   result.total_errors = total.errors();
   result.latency = total.latency();
+  result.connect = total.connect();
+  result.tls_handshake = total.tls_handshake();
+  result.first_byte = total.first_byte();
   for (int status = 0; status < WorkerStats::kMaxStatus; ++status) {
     const std::uint64_t n = total.status_count(status);
     if (n == 0) continue;

@@ -30,9 +30,11 @@ struct RateResult {
   std::uint64_t scheduled = 0;
   std::uint64_t sent = 0;           // requests begun (every one has a lag)
   std::int64_t send_window_ns = 0;  // how long the run was sending: -t, the interrupt, or -n's run
-  stats::Histogram uncorrected;     // ns, from the actual first byte written (service time)
-  stats::Histogram lag;             // ns, how far behind its intended time each request began
-  std::uint64_t late = 0;           // requests that began more than 1 ms behind the schedule
+  // ns, from each request's actual begin: the start of its connect when it opened its
+  // connection, else its first byte written (what the client felt, without the lag).
+  stats::Histogram uncorrected;
+  stats::Histogram lag;    // ns, how far behind its intended time each request began
+  std::uint64_t late = 0;  // requests that began more than 1 ms behind the schedule
   // Of those, the ones that waited for a free connection: every one of -c was still waiting for
   // a response at their time (the server was slow for the pool); the others were late because
   // the generator was (its loop woke late, or its CPU was the limit).
@@ -60,9 +62,16 @@ struct RunResult {
   std::uint64_t total_requests = 0;
   std::uint64_t total_errors = 0;  // non-2xx/3xx responses plus transport failures
   std::int64_t elapsed_ns = 0;     // start to the last response (or the stop)
-  // ns, every request: from its first byte written; with --rps from its intended send time
-  // (corrected for coordinated omission).
+  // ns, every request: from the start of its connect (TCP, proxy CONNECT, TLS handshake all
+  // inside) when it opened its connection, from its first byte written on a reused one; with
+  // --rps from its intended send time (corrected for coordinated omission).
   stats::Histogram latency;
+  // The phases, ns: TCP connect per connection opened; TLS handshake per handshake (from the TCP
+  // connection, a proxy's CONNECT exchange included); time to first byte per response (first
+  // byte written to the loop's wake-up that read the response's first bytes).
+  stats::Histogram connect;
+  stats::Histogram tls_handshake;
+  stats::Histogram first_byte;
   std::map<std::string, std::uint64_t> error_codes;  // "500", "ECONNREFUSED", "ETIMEDOUT"...
   // The generator's own failures ("EMFILE", "EADDRNOTAVAIL": WorkerStats::is_local_failure), not
   // the server's: in total_errors, never in error_codes.

@@ -52,6 +52,9 @@ void WorkerStats::count_header_value(std::size_t index, std::string_view value) 
 
 void WorkerStats::merge(const WorkerStats& other) {
   latency_.merge(other.latency_);
+  connect_.merge(other.connect_);
+  tls_handshake_.merge(other.tls_handshake_);
+  first_byte_.merge(other.first_byte_);
   requests_ += other.requests_;
   errors_ += other.errors_;
   for (std::size_t i = 0; i < statuses_.size(); ++i)

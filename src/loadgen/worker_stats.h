@@ -53,12 +53,21 @@ class WorkerStats {
     bytes_read_ += read;
     bytes_written_ += written;
   }
-  void add_connection() { ++connections_; }
-  // A TLS handshake completed; `resumed`: it resumed an earlier session.
-  void add_tls_handshake(bool resumed) {
+  // A connection was established, connect_ns after its connect started (TCP only: to the
+  // target, or to the --proxy).
+  void add_connection(std::int64_t connect_ns) {
+    ++connections_;
+    connect_.record(connect_ns);
+  }
+  // A TLS handshake completed, handshake_ns after the TCP connection was established (a --proxy
+  // tunnel's CONNECT exchange included); `resumed`: it resumed an earlier session.
+  void add_tls_handshake(bool resumed, std::int64_t handshake_ns) {
     ++tls_handshakes_;
     if (resumed) ++tls_resumed_;
+    tls_handshake_.record(handshake_ns);
   }
+  // A response began to arrive first_byte_ns after the request's first byte was written.
+  void record_first_byte(std::int64_t first_byte_ns) { first_byte_.record(first_byte_ns); }
   // WebSocket runs: one message answered (latency end - start), or one that failed.
   void record_message(std::int64_t start_ns, std::int64_t end_ns) {
     ++ws_.messages;
@@ -83,6 +92,10 @@ class WorkerStats {
   }
 
   const stats::Histogram& latency() const { return latency_; }
+  // The phases (ns): connect per connection, TLS handshake per handshake, first byte per response.
+  const stats::Histogram& connect() const { return connect_; }
+  const stats::Histogram& tls_handshake() const { return tls_handshake_; }
+  const stats::Histogram& first_byte() const { return first_byte_; }
   std::uint64_t requests() const { return requests_; }
   std::uint64_t errors() const { return errors_; }
   std::uint64_t status_count(int status) const;
@@ -113,6 +126,9 @@ class WorkerStats {
   void publish(std::int64_t start_ns, std::int64_t end_ns);
 
   stats::Histogram latency_;
+  stats::Histogram connect_;
+  stats::Histogram tls_handshake_;
+  stats::Histogram first_byte_;
   std::uint64_t requests_ = 0;
   std::uint64_t errors_ = 0;
   std::array<std::uint64_t, kMaxStatus> statuses_{};

@@ -79,7 +79,7 @@ void WsClient::open_socket() {
   close_socket();
   begin_ns_ = mono_ns();
   bool at_once = false;  // the connect completed in the call
-  if (const int err = socket_.open(*this, at_once); err != 0) {
+  if (const int err = socket_.open(*this, begin_ns_, at_once); err != 0) {
     fail(err);
     return;
   }
@@ -146,7 +146,9 @@ void WsClient::secure_handshake() {
   SecureChannel& tls = *socket_.channel();
   switch (tls.handshake()) {
     case net::IoStatus::Done:
-      if (context_.tls != nullptr) context_.stats->add_tls_handshake(tls.resumed());
+      if (context_.tls != nullptr) {
+        context_.stats->add_tls_handshake(tls.resumed(), mono_ns() - socket_.connected_ns());
+      }
       send_handshake();
       break;
     case net::IoStatus::Error:

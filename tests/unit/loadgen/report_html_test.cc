@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "report/axis.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -95,6 +98,26 @@ TEST(HtmlReport, NotHeldIsAFinding) {
   const report::ReportData d = to_report_data(r);
   ASSERT_EQ(d.findings.size(), 1u);
   EXPECT_EQ(d.findings[0].rfind("The target rate was not held", 0), 0u) << d.findings[0];
+}
+
+TEST(HtmlReport, PhasesTableAfterTheErrors) {
+  RunResult r = paced_run();
+  r.connect.record_n(50'000, 4);
+  r.first_byte.record_n(2'000'000, 100);
+  const report::ReportData d = to_report_data(r);
+  ASSERT_EQ(d.tables.size(), 2u);
+  EXPECT_EQ(d.tables[0].title, "Errors");
+  const report::Table& t = d.tables[1];
+  EXPECT_EQ(t.title, "Request phases (ms)");
+  EXPECT_EQ(t.header,
+            (std::vector<std::string>{"phase", "count", "min", "mean", "p50", "p99", "max"}));
+  ASSERT_EQ(t.rows.size(), 2u);  // no TLS handshake on http
+  EXPECT_EQ(t.rows[0][0], "connect");
+  EXPECT_EQ(t.rows[0][1], "4");
+  EXPECT_EQ(t.rows[1][0], "first byte");
+  EXPECT_EQ(t.rows[1][1], "100");
+  EXPECT_EQ(t.rows[1][4], report::format_number(2.0));
+  EXPECT_EQ(to_report_data(paced_run()).tables.size(), 1u);  // nothing measured: no table
 }
 
 TEST(HtmlReport, WritesTheFile) {

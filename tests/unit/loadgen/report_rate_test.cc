@@ -63,8 +63,9 @@ TEST(RateReport, TextLabelsBothLatencySets) {
   EXPECT_THAT(text, HasSubstr("\nCorrected latency (from each request's intended send time):\n"
                               "Percentage of requests served within a certain time\n"
                               "  50%      500.171 ms\n"));
-  EXPECT_THAT(text, HasSubstr("\nUncorrected latency (from each request's first byte written):\n"
-                              "  50%      1.000 ms\n"));
+  EXPECT_THAT(
+      text, HasSubstr("\nUncorrected latency (from each request's connect or first byte written):\n"
+                      "  50%      1.000 ms\n"));
   EXPECT_THAT(text,
               HasSubstr("\nTarget rate:         250 rps\n"
                         "Achieved rate:       250.0 rps (1000 of 1000 scheduled requests sent)\n"

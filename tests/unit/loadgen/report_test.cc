@@ -177,5 +177,60 @@ TEST(JsonReport, LocalErrorsApartFromTheServers) {
   EXPECT_EQ(j["errorCodes"], nlohmann::ordered_json({{"500", 1}, {"ECONNREFUSED", 2}}));
 }
 
+// The sample with its phases: 12 connects (10 of 50 us, 2 of 200 us), 12 TLS handshakes of 1 ms and
+// 97 first bytes of 80 us.
+RunResult with_phases() {
+  RunResult r = sample();
+  r.connect.record_n(50'000, 10);
+  r.connect.record_n(200'000, 2);
+  r.tls_handshake.record_n(1'000'000, 12);
+  r.first_byte.record_n(80'000, 97);
+  return r;
+}
+
+// ab's Connection Times: a block after the percentiles, only when phases were measured (the
+// sample without them prints exactly as before: LoadtestsFormatWithFinerPercentiles).
+TEST(TextReport, PhasesBlockAfterThePercentiles) {
+  std::ostringstream out;
+  write_text_report(with_phases(), out);
+  EXPECT_NE(
+      out.str().find(" 100%      5.000 ms (longest request)\n"
+                     "\n"
+                     "Request phases (ms)     count      min     mean      p50      p99      max\n"
+                     "  connect                  12    0.050    0.075    0.050    0.200    0.200\n"
+                     "  TLS handshake            12    1.000    1.000    1.000    1.000    1.000\n"
+                     "  first byte               97    0.080    0.080    0.080    0.080    0.080\n"
+                     "\n"
+                     "  500:   1 errors\n"),
+      std::string::npos)
+      << out.str();
+  // http: no handshake line.
+  RunResult plain = with_phases();
+  plain.tls_handshake = stats::Histogram();
+  std::ostringstream plain_out;
+  write_text_report(plain, plain_out);
+  EXPECT_EQ(plain_out.str().find("TLS handshake"), std::string::npos);
+  EXPECT_NE(plain_out.str().find("\n  connect "), std::string::npos);
+}
+
+TEST(JsonReport, PhasesAsObjectsOrNull) {
+  const nlohmann::ordered_json none = to_json(sample());
+  for (const char* key : {"connectMs", "tlsHandshakeMs", "firstByteMs"}) {
+    ASSERT_TRUE(none.contains(key)) << key;
+    EXPECT_TRUE(none[key].is_null()) << key;
+  }
+  const nlohmann::ordered_json j = to_json(with_phases());
+  EXPECT_EQ(j["connectMs"]["count"], 12);
+  EXPECT_DOUBLE_EQ(j["connectMs"]["min"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(j["connectMs"]["mean"].get<double>(), 0.075);
+  EXPECT_DOUBLE_EQ(j["connectMs"]["50"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(j["connectMs"]["99"].get<double>(), 0.2);
+  EXPECT_DOUBLE_EQ(j["connectMs"]["max"].get<double>(), 0.2);
+  EXPECT_EQ(j["tlsHandshakeMs"]["count"], 12);
+  EXPECT_DOUBLE_EQ(j["tlsHandshakeMs"]["mean"].get<double>(), 1.0);
+  EXPECT_EQ(j["firstByteMs"]["count"], 97);
+  EXPECT_DOUBLE_EQ(j["firstByteMs"]["99"].get<double>(), 0.08);
+}
+
 }  // namespace
 }  // namespace stampede::loadgen
