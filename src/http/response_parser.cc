@@ -129,12 +129,18 @@ struct ResponseParser::Callbacks {
     return 0;
   }
 
-  // Installed always: a Transfer-Encoding value is read for its codings (on_coding_value until
-  // the value ends), every other field costs this call and one comparison.
+  // Without captures: a Transfer-Encoding value is read for its codings (on_coding_value until
+  // the value ends); every other field costs this call and one comparison.
+  static int on_field_complete_codings(llhttp_t* p) {
+    if (p->header_state == kLlhttpTransferEncoding) self(p).read_codings(true);
+    return 0;
+  }
+
+  // With captures: the same, and the field's capture found.
   static int on_header_field_complete(llhttp_t* p) {
     ResponseParser& s = self(p);
     if (p->header_state == kLlhttpTransferEncoding) s.read_codings(true);
-    if (s.capture_names_.empty() || !s.in_head_) return 0;
+    if (!s.in_head_) return 0;
     s.in_field_ = false;
     s.current_capture_ = s.capture_index(s.field_);
     if (s.current_capture_ < 0) return 0;
@@ -191,11 +197,12 @@ ResponseParser::ResponseParser(std::vector<std::string> capture_headers)
   settings.on_headers_complete = &Callbacks::on_headers_complete;
   settings.on_message_complete = &Callbacks::on_message_complete;
   settings.on_version_complete = &Callbacks::on_version_complete;
-  settings.on_header_field_complete = &Callbacks::on_header_field_complete;
+  settings.on_header_field_complete = &Callbacks::on_field_complete_codings;
   settings.on_status = &Callbacks::on_status;
   if (!capture_names_.empty()) {
     settings.on_message_begin = &Callbacks::on_message_begin;
     settings.on_header_field = &Callbacks::on_header_field;
+    settings.on_header_field_complete = &Callbacks::on_header_field_complete;
   }
   read_codings(false);
   driver_.reset(this);
