@@ -8,6 +8,7 @@ namespace {
 constexpr ParseError kBareLf{400, "BARE_LF", "line ending without CR (bare LF)"};
 constexpr ParseError kBareCr{400, "BARE_CR", "CR not followed by LF"};
 constexpr ParseError kObsFold{400, "OBS_FOLD", "obsolete header line folding"};
+constexpr ParseError kEmptyName{400, "INVALID_HEADER_TOKEN", "header line with an empty name"};
 constexpr ParseError kDoubleSpace{400, "REQUEST_LINE_SPACES", "repeated space in request line"};
 constexpr ParseError kBadStatus{502, "INVALID_STATUS",
                                 "status code is not three digits 100-599 followed by SP"};
@@ -116,7 +117,14 @@ const ParseError* HeadChecker::scan_lines(const char* p, std::size_t n) {
       if (p == nullptr) return error;
       continue;
     }
-    if (prev_ == '\n' && (*p == ' ' || *p == '\t')) return &kObsFold;
+    // A CR that ended the previous piece must be followed by LF. llhttp refuses a bare CR within
+    // a header line, not at the start of one: "\r\r\n" or "\rX" there end its head.
+    if (prev_ == '\r' && *p != '\n') return &kBareCr;
+    if (prev_ == '\n') {
+      if (*p == ' ' || *p == '\t') return &kObsFold;
+      if (*p == '\r' && p + 1 < end && p[1] != '\n') return &kBareCr;
+      if (*p == ':') return &kEmptyName;  // llhttp 8.1 takes an empty name
+    }
     const void* found = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
     if (found == nullptr) {
       line_bytes_ += static_cast<std::size_t>(end - p);

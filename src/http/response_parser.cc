@@ -21,6 +21,13 @@ constexpr ParseError kUpgraded{502, "UPGRADED",
                                "bytes after 101 Switching Protocols belong to another protocol"};
 constexpr ParseError kTruncated{502, "HPE_INVALID_EOF_STATE",
                                 "connection closed before the response was complete"};
+constexpr ParseError kBadReason{502, "INVALID_REASON", "control byte in the reason phrase"};
+constexpr ParseError kChunkedTwice{502, "CHUNKED_TWICE",
+                                   "Transfer-Encoding names chunked more than once"};
+
+// llhttp's header_state once a field name is complete: the name was Transfer-Encoding
+// (HEADER_STATE_TRANSFER_ENCODING in llhttp 8.1's generated llhttp.c; it has no public name).
+constexpr std::uint8_t kLlhttpTransferEncoding = 3;
 
 bool is_ows(char c) {
   return c == ' ' || c == '\t';
@@ -47,13 +54,24 @@ struct ResponseParser::Callbacks {
 
   static int on_headers_complete(llhttp_t* p) {
     ResponseParser& s = self(p);
+    // RFC 9112 6.1: chunked is never applied twice; llhttp 8.1 would de-chunk such a body once.
+    const bool chunked_twice = s.codings_.chunked > 1;
+    s.codings_ = {};
+    if (chunked_twice) {
+      s.driver_.set_callback_error(kChunkedTwice);
+      return -1;
+    }
     s.status_ = p->status_code;
     s.http_minor_ = p->http_minor;
     s.in_head_ = false;
     if (s.status_ / 100 == 1 && s.status_ != 101) {
-      s.interim_ = true;  // 100 Continue, 103 Early Hints...: wait for the final response
+      // 100 Continue, 103 Early Hints...: wait for the final response. A 1xx ends with its head
+      // (RFC 9110 15.2) whatever its headers say; llhttp 8.1 would read a Content-Length body.
+      s.interim_ = true;
+      p->flags |= F_SKIPBODY;
       return 0;
     }
+    s.after_interim_ = false;
     // Responses to HEAD, and 204 and 304, have no body whatever their headers say (RFC 9112
     // 6.3); llhttp leaves that to its caller. Setting F_SKIPBODY is what returning 1 would do.
     if (s.no_body_next_ || s.status_ == 204 || s.status_ == 304) p->flags |= F_SKIPBODY;
@@ -68,14 +86,29 @@ struct ResponseParser::Callbacks {
 
   static int on_message_complete(llhttp_t* p) {
     ResponseParser& s = self(p);
+    s.codings_ = {};  // Transfer-Encoding trailers are not the next head's
     if (s.interim_) {
       s.interim_ = false;
+      s.after_interim_ = true;
       return 0;
     }
     s.keep_alive_ = llhttp_should_keep_alive(p) != 0 && s.status_ != 101;
     s.no_body_next_ = false;
     s.pause_ = Pause::Message;
     return HPE_PAUSED;
+  }
+
+  // The reason phrase (RFC 9112 4: HTAB, SP, VCHAR, obs-text); llhttp 8.1 takes any byte but CR
+  // and LF, and a client or proxy must not take a NUL or another control byte for text.
+  static int on_status(llhttp_t* p, const char* at, std::size_t len) {
+    for (const char* end = at + len; at < end; ++at) {
+      const auto c = static_cast<unsigned char>(*at);
+      if ((c < 0x20 && c != '\t') || c == 0x7f) {
+        self(p).driver_.set_callback_error(kBadReason);
+        return -1;
+      }
+    }
+    return 0;
   }
 
   static int on_body(llhttp_t* p, const char* at, std::size_t len) {
@@ -96,8 +129,17 @@ struct ResponseParser::Callbacks {
     return 0;
   }
 
+  // Without captures: a Transfer-Encoding value is read for its codings (on_coding_value until
+  // the value ends); every other field costs this call and one comparison.
+  static int on_field_complete_codings(llhttp_t* p) {
+    if (p->header_state == kLlhttpTransferEncoding) self(p).read_codings(true);
+    return 0;
+  }
+
+  // With captures: the same, and the field's capture found.
   static int on_header_field_complete(llhttp_t* p) {
     ResponseParser& s = self(p);
+    if (p->header_state == kLlhttpTransferEncoding) s.read_codings(true);
     if (!s.in_head_) return 0;
     s.in_field_ = false;
     s.current_capture_ = s.capture_index(s.field_);
@@ -107,6 +149,19 @@ struct ResponseParser::Callbacks {
     s.capture_present_[i] = true;
     s.value_start_ = s.capture_values_[i].size();
     return 0;
+  }
+
+  static int on_coding_value(llhttp_t* p, const char* at, std::size_t len) {
+    ResponseParser& s = self(p);
+    s.codings_.feed(std::string_view(at, len));
+    return s.capture_names_.empty() ? 0 : on_header_value(p, at, len);
+  }
+
+  static int on_coding_value_complete(llhttp_t* p) {
+    ResponseParser& s = self(p);
+    s.codings_.end_coding();
+    s.read_codings(false);
+    return s.capture_names_.empty() ? 0 : on_header_value_complete(p);
   }
 
   static int on_header_value(llhttp_t* p, const char* at, std::size_t len) {
@@ -142,14 +197,49 @@ ResponseParser::ResponseParser(std::vector<std::string> capture_headers)
   settings.on_headers_complete = &Callbacks::on_headers_complete;
   settings.on_message_complete = &Callbacks::on_message_complete;
   settings.on_version_complete = &Callbacks::on_version_complete;
+  settings.on_header_field_complete = &Callbacks::on_field_complete_codings;
+  settings.on_status = &Callbacks::on_status;
   if (!capture_names_.empty()) {
     settings.on_message_begin = &Callbacks::on_message_begin;
     settings.on_header_field = &Callbacks::on_header_field;
     settings.on_header_field_complete = &Callbacks::on_header_field_complete;
-    settings.on_header_value = &Callbacks::on_header_value;
-    settings.on_header_value_complete = &Callbacks::on_header_value_complete;
   }
+  read_codings(false);
   driver_.reset(this);
+}
+
+void ResponseParser::read_codings(bool on) {
+  // llhttp looks its callbacks up when it calls them: switching them between a field's name and
+  // its value sends that value to the coding counter.
+  llhttp_settings_t& settings = driver_.settings();
+  const bool capture = !capture_names_.empty();
+  settings.on_header_value = on        ? &Callbacks::on_coding_value
+                             : capture ? &Callbacks::on_header_value
+                                       : nullptr;
+  settings.on_header_value_complete = on        ? &Callbacks::on_coding_value_complete
+                                      : capture ? &Callbacks::on_header_value_complete
+                                                : nullptr;
+}
+
+void ChunkedCodings::feed(std::string_view value) {
+  static constexpr std::string_view kChunked = "chunked";
+  for (const char c : value) {
+    if (c == ',') {
+      end_coding();
+    } else if (c == ' ' || c == '\t') {
+      ended = length > 0;  // OWS around a coding; within one it makes another coding
+    } else {
+      const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+      if (ended || length >= kChunked.size() || lower != kChunked[length]) other = true;
+      if (length < kChunked.size()) ++length;
+    }
+  }
+}
+
+void ChunkedCodings::end_coding() {
+  if (!other && length == 7 && chunked < 255) ++chunked;
+  length = 0;
+  other = ended = false;
 }
 
 void ResponseParser::reset() {
@@ -157,10 +247,12 @@ void ResponseParser::reset() {
   checker_.reset();
   head_bytes_ = 0;
   pause_ = Pause::None;
-  closed_ = no_body_next_ = interim_ = head_done_ = false;
+  closed_ = no_body_next_ = interim_ = after_interim_ = head_done_ = false;
   keep_alive_ = chunked_ = chunked_body_ = has_content_length_ = false;
   status_ = http_minor_ = 0;
   content_length_ = 0;
+  codings_ = {};
+  read_codings(false);
   start_message();
 }
 
@@ -246,6 +338,8 @@ Step ResponseParser::finish() {
     const Step step = feed(kEmpty, 0);
     if (step.event != Event::NeedMore) return step;
   }
+  // A 1xx leaves llhttp at rest, but the final response it announced never came.
+  if (after_interim_) return driver_.fail(kTruncated, 0);
   const llhttp_errno_t err = driver_.finish(this);
   if (err == HPE_PAUSED) {  // on_message_complete ran: a close-delimited body ended
     pause_ = Pause::None;

@@ -18,22 +18,37 @@
 
 namespace stampede::http {
 
+// Counts the codings named "chunked" (any case) in Transfer-Encoding values given in pieces:
+// comma-separated, OWS around each. Internal to ResponseParser.
+struct ChunkedCodings {
+  void feed(std::string_view value);
+  void end_coding();  // at a value's end
+
+  std::uint8_t chunked = 0;  // saturates
+  std::uint8_t length = 0;   // bytes of the current coding so far, up to 7
+  bool other = false;        // the current coding is not "chunked"
+  bool ended = false;        // OWS after the current coding
+};
+
 // Parses the responses of one connection, in order. Pull-style: feed() stops at the end of a
 // head and at the end of a message (see Step). Strict llhttp (no lenient flags), and stricter
 // than llhttp 8.1 (each an Error with status 502, what a proxy answers):
 //  - a head (with any 1xx heads before it) over kMaxHeadBytes, a bare LF or bare CR in it,
-//    obs-fold, a status code other than three digits 100-599, an HTTP version other than
-//    1.0/1.1 (see HeadChecker);
+//    obs-fold, an empty header name, a status code other than three digits 100-599, an HTTP
+//    version other than 1.0/1.1 (see HeadChecker), a control byte in the reason phrase;
 //  - chunk framing other than RFC 9112 7.1's, chunk extensions or head plus trailers over
-//    kMaxHeadBytes (see ChunkedChecker).
-//  - 1xx interim responses are skipped silently, except 101 Switching Protocols, which is
-//    reported; after it the connection belongs to another protocol (feed() then fails).
+//    kMaxHeadBytes (see ChunkedChecker);
+//  - chunked named more than once in Transfer-Encoding (one field or several; RFC 9112 6.1),
+//    which llhttp 8.1 would de-chunk once.
+//  - 1xx interim responses (a head, never a body) are skipped silently, except 101 Switching
+//    Protocols, which is reported; after it the connection belongs to another protocol (feed()
+//    then fails). The end of the stream after a 1xx cuts the final response short.
 //  - Content-Length, chunked and close-delimited bodies; the last completes in finish().
 //    Responses to HEAD (see expect_no_body()), 204 and 304 have no body whatever they say.
 //  - After a response that ends the connection (keep_alive() false), more bytes are an Error.
 //  - Body bytes are not copied; a body callback can be set to see them (de-chunked).
-//  - Header values are only looked at for the names given to the constructor; with none,
-//    no per-header work is done beyond llhttp's own scan.
+//  - Header values are only looked at for Transfer-Encoding and the names given to the
+//    constructor; with none, the per-header work beyond llhttp's own scan is one callback.
 // No allocation per response in steady state. One thread; movable, not copyable.
 class ResponseParser {
  public:
@@ -94,6 +109,8 @@ class ResponseParser {
   Step check_body(const char* data, Step step);
   void start_message();
   int capture_index(std::string_view name) const;
+  // Routes header values to the coding counter (`on`) or back to capture (or nowhere).
+  void read_codings(bool on);
 
   LlhttpDriver driver_;
   HeadChecker checker_{HeadKind::Response};
@@ -104,7 +121,8 @@ class ResponseParser {
   Pause pause_ = Pause::None;
   bool closed_ = false;  // a non-keep-alive or 101 response completed: no more responses
   bool no_body_next_ = false;
-  bool interim_ = false;  // parsing a 1xx (not 101) response, which is not reported
+  bool interim_ = false;        // parsing a 1xx (not 101) response, which is not reported
+  bool after_interim_ = false;  // a 1xx completed, its final response has not begun its head
   bool keep_alive_ = false;
   bool chunked_ = false;
   bool chunked_body_ = false;  // chunked_ and the response has a body
@@ -113,6 +131,7 @@ class ResponseParser {
   int status_ = 0;
   int http_minor_ = 0;
   std::uint64_t content_length_ = 0;
+  ChunkedCodings codings_;  // of the current head's Transfer-Encoding fields
 
   // Header capture (unused, and its callbacks not installed, when capture_names_ is empty).
   std::vector<std::string> capture_names_;

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -72,6 +73,10 @@ struct ScriptedServer::Client {
   int fd = -1;
   std::string in;
   std::string out;
+  std::size_t sent = 0;       // bytes of `out` written
+  std::size_t unsettled = 0;  // replies taken into `out` and not all written yet
+  std::size_t piece = 0;      // ScriptedReply::piece of the last reply taken
+  bool nodelay = false;
   std::deque<Pending> pending;
   bool close_when_flushed = false;
   bool closed = false;
@@ -101,6 +106,27 @@ std::string ScriptedServer::url(const std::string& path) const {
 std::string ScriptedServer::last_request() const {
   std::lock_guard lock(last_mutex_);
   return last_request_;
+}
+
+std::uint64_t ScriptedServer::replies_settled() const {
+  std::lock_guard lock(last_mutex_);
+  return settled_;
+}
+
+bool ScriptedServer::wait_settled(std::uint64_t count, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(last_mutex_);
+  return settled_changed_.wait_for(lock, timeout, [&] { return settled_ >= count; });
+}
+
+// The replies in `client.out` are done with (written, or never to be).
+void ScriptedServer::settle(Client& client) {
+  if (client.unsettled == 0) return;
+  {
+    std::lock_guard lock(last_mutex_);
+    settled_ += client.unsettled;
+  }
+  client.unsettled = 0;
+  settled_changed_.notify_all();
 }
 
 void ScriptedServer::take_requests(Client& client) {
@@ -142,18 +168,31 @@ bool ScriptedServer::flush(Client& client) {
   const SteadyTime now = std::chrono::steady_clock::now();
   while (!client.close_when_flushed && !client.pending.empty() &&
          client.pending.front().due <= now) {
-    client.out += client.pending.front().reply.bytes;
-    client.close_when_flushed = client.pending.front().reply.close_after;
+    const ScriptedReply& reply = client.pending.front().reply;
+    client.out += reply.bytes;
+    client.piece = reply.piece;
+    if (client.piece > 0 && !client.nodelay) {
+      int one = 1;
+      setsockopt(client.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      client.nodelay = true;
+    }
+    ++client.unsettled;
+    client.close_when_flushed = reply.close_after;
     client.pending.pop_front();
   }
-  while (!client.out.empty()) {
-    const ssize_t n = ::send(client.fd, client.out.data(), client.out.size(), MSG_NOSIGNAL);
+  while (client.sent < client.out.size()) {
+    std::size_t len = client.out.size() - client.sent;
+    if (client.piece > 0) len = std::min(len, client.piece);
+    const ssize_t n = ::send(client.fd, client.out.data() + client.sent, len, MSG_NOSIGNAL);
     if (n <= 0) {
       if (n < 0 && errno == EAGAIN) return true;
       return false;
     }
-    client.out.erase(0, static_cast<std::size_t>(n));
+    client.sent += static_cast<std::size_t>(n);
   }
+  client.out.clear();
+  client.sent = 0;
+  settle(client);
   return !client.close_when_flushed && !client.closed;
 }
 
@@ -186,14 +225,17 @@ void ScriptedServer::serve() {
       if (i < fds.size() && fds[i].revents) on_readable(*it);
       if (!flush(*it)) {
         ::close(it->fd);
+        settle(*it);
         it = clients.erase(it);
       } else {
         ++it;
       }
     }
   }
-  for (Client& c : clients)
+  for (Client& c : clients) {
     ::close(c.fd);
+    settle(c);
+  }
 }
 
 RefusedPort::RefusedPort() {

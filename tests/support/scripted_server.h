@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -22,6 +24,9 @@ struct ScriptedReply {
   bool close_after = false;            // close the connection once `bytes` are written
   std::chrono::milliseconds delay{0};  // wait this long before answering
   bool silent = false;                 // never answer (the connection stays open)
+  // At most this many bytes per send() (1: byte at a time), with TCP_NODELAY so that each
+  // leaves as its own segment; 0: as many as the socket takes.
+  std::size_t piece = 0;
 };
 
 // 200 "OK" with Content-Length; "Connection: close" and a close when `request` asked for it.
@@ -43,6 +48,10 @@ class ScriptedServer {
   std::uint64_t connections() const { return connections_.load(); }
   // The last request received (head and body).
   std::string last_request() const;
+  // Answers done with: every byte written, or the connection closed with some unwritten.
+  std::uint64_t replies_settled() const;
+  // Waits (at most `timeout`) until replies_settled() reaches `count`; false on timeout.
+  bool wait_settled(std::uint64_t count, std::chrono::milliseconds timeout) const;
 
  private:
   struct Client;
@@ -50,6 +59,7 @@ class ScriptedServer {
   void on_readable(Client& client);
   void take_requests(Client& client);
   bool flush(Client& client);
+  void settle(Client& client);
 
   Script script_;
   int listen_fd_ = -1;
@@ -59,6 +69,8 @@ class ScriptedServer {
   std::atomic<std::uint64_t> connections_{0};
   mutable std::mutex last_mutex_;
   std::string last_request_;
+  mutable std::condition_variable settled_changed_;
+  std::uint64_t settled_ = 0;  // guarded by last_mutex_
   std::thread thread_;
 };
 

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Second opinion for the differential framing test (differential_test.cc): runs every vector of
-the JSON files given (tests/vectors/http/*.json) through h11, a strict HTTP/1.1 parser, and prints one line
-per vector: "NAME ok" when h11 parses one complete message from the bytes followed by the end of
+the JSON files given (tests/vectors/http/*.json) through h11, a strict HTTP/1.1 parser, and prints
+one line per vector: "NAME ok" when h11 parses one complete message from the bytes followed by the end of
 the stream, "NAME reject" otherwise. Vector strings are bytes, one character per byte (latin-1).
-Responses answer a GET. Exit status 2 when h11 is missing (apt-get install python3-h11)."""
+Responses answer a GET, or the request a vector's "method" names (HEAD). Exit status 2 when h11 is
+missing (apt-get install python3-h11)."""
 import json
 import sys
 
@@ -14,12 +15,12 @@ except ImportError:
     sys.exit(2)
 
 
-def verdict(kind, data):
+def verdict(kind, data, method):
     if kind == "request":
         conn = h11.Connection(our_role=h11.SERVER)
     else:
         conn = h11.Connection(our_role=h11.CLIENT)
-        conn.send(h11.Request(method="GET", target="/", headers=[("Host", "x")]))
+        conn.send(h11.Request(method=method, target="/", headers=[("Host", "x")]))
         conn.send(h11.EndOfMessage())
     try:
         conn.receive_data(data)
@@ -42,7 +43,7 @@ def main():
         with open(path, encoding="ascii") as f:
             vectors = json.load(f)
         for v in vectors:
-            print(v["name"], verdict(v["kind"], v["bytes"].encode("latin-1")))
+            print(v["name"], verdict(v["kind"], v["bytes"].encode("latin-1"), v.get("method", "GET")))
 
 
 main()
