@@ -1,10 +1,10 @@
-#include "lab/options.h"
+#include "cli/lab_options.h"
 
 #include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 
-#include "core/command_line.h"
+#include "cli/command_line.h"
 #include "core/units.h"
 
 namespace stampede::lab {

@@ -1,4 +1,4 @@
-#include "loadgen/cli.h"
+#include "cli/generator.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

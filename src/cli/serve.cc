@@ -1,4 +1,4 @@
-#include "server/cli.h"
+#include "cli/serve.h"
 
 #include <signal.h>
 
@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_line.h"
 #include "core/clock.h"
-#include "core/command_line.h"
 #include "core/ready_file.h"
 #include "core/units.h"
 #include "server/tls_transport.h"

@@ -1,4 +1,4 @@
-#include "loadgen/cli.h"
+#include "cli/generator.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "core/command_line.h"
+#include "cli/command_line.h"
 #include "core/fd_limit.h"
 #include "loadgen/options.h"
 #include "loadgen/rcfile.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "loadgen/cli.h"
+#include "cli/generator.h"
 #include "support/process.h"
 
 namespace stampede::loadgen {
