@@ -1,4 +1,5 @@
 #include "cli/generator.h"
+#include "generator_fixture.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,36 +19,13 @@ using std::chrono::seconds;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// Parses `args` (without the program name) with `dir` as the folder holding .loadtestrc.
-class Cli : public ::testing::Test {
+class Cli : public GeneratorCommandLine {
  protected:
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  Result<CliRequest> parse(std::vector<std::string> args) {
-    args.insert(args.begin(), "stampede");
-    std::vector<const char*> argv;
-    for (const auto& a : args)
-      argv.push_back(a.c_str());
-    return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir_);
-  }
-  Config config(std::vector<std::string> args) {
-    auto r = parse(std::move(args));
-    EXPECT_TRUE(r.ok()) << r.error().message;
-    return r.ok() ? r->config : Config{};
-  }
-  // The error message for `args`; fails the test when they are accepted.
-  std::string error(std::vector<std::string> args) {
-    auto r = parse(std::move(args));
-    EXPECT_FALSE(r.ok());
-    return r.ok() ? std::string() : r.error().message;
-  }
   std::string write_file(const std::string& name, const std::string& text) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path) << text;
     return path;
   }
-
-  std::string dir_ = testing::make_temp_dir();
 };
 
 constexpr const char* kUrl = "http://127.0.0.1:8080/path?q=1";

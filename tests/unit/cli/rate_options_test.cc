@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/generator.h"
+#include "generator_fixture.h"
 #include "support/process.h"
 
 namespace stampede::loadgen {
@@ -15,31 +16,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class RateOptions : public ::testing::Test {
+class RateOptions : public GeneratorCommandLine {
  protected:
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  Result<CliRequest> parse(std::vector<std::string> args) {
-    args.insert(args.begin(), "stampede");
-    args.push_back("http://127.0.0.1:8080/");
-    std::vector<const char*> argv;
-    for (const auto& a : args)
-      argv.push_back(a.c_str());
-    return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir_);
-  }
-  Config config(std::vector<std::string> args) {
-    auto r = parse(std::move(args));
-    EXPECT_TRUE(r.ok()) << r.error().message;
-    return r.ok() ? r->config : Config{};
-  }
-  std::string error(std::vector<std::string> args) {
-    auto r = parse(std::move(args));
-    EXPECT_FALSE(r.ok());
-    return r.ok() ? std::string() : r.error().message;
-  }
+  RateOptions() : GeneratorCommandLine("http://127.0.0.1:8080/") {}
   void write_rc(const std::string& text) { std::ofstream(dir_ + "/.loadtestrc") << text; }
-
-  std::string dir_ = testing::make_temp_dir();
 };
 
 TEST_F(RateOptions, ClosedLoopByDefault) {

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cli/generator.h"
+#include "generator_fixture.h"
 #include "support/process.h"
 
 namespace stampede::loadgen {
@@ -13,18 +14,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class ThresholdOptions : public ::testing::Test {
+class ThresholdOptions : public GeneratorCommandLine {
  protected:
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  Result<CliRequest> parse(std::vector<std::string> args) {
-    args.insert(args.begin(), "stampede");
-    args.push_back("http://127.0.0.1:8080/");
-    std::vector<const char*> argv;
-    for (const auto& a : args)
-      argv.push_back(a.c_str());
-    return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir_);
-  }
-  std::string dir_ = testing::make_temp_dir();
+  ThresholdOptions() : GeneratorCommandLine("http://127.0.0.1:8080/") {}
 };
 
 TEST_F(ThresholdOptions, CommandLine) {

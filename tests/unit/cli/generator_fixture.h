@@ -1,0 +1,50 @@
+// The fixture of the generator's command-line tests: parse() runs parse_command_line() with a
+// fresh folder (removed after the test) as the one holding .loadtestrc, and appends `url` (when
+// not empty) to every command line.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/generator.h"
+#include "support/process.h"
+
+namespace stampede::loadgen {
+
+class GeneratorCommandLine : public ::testing::Test {
+ protected:
+  explicit GeneratorCommandLine(std::string url = "") : url_(std::move(url)) {}
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // `args` without the program name.
+  Result<CliRequest> parse(std::vector<std::string> args) {
+    args.insert(args.begin(), "stampede");
+    if (!url_.empty()) args.push_back(url_);
+    std::vector<const char*> argv;
+    for (const auto& a : args)
+      argv.push_back(a.c_str());
+    return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir_);
+  }
+  Config config(std::vector<std::string> args) {
+    auto r = parse(std::move(args));
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r.ok() ? r->config : Config{};
+  }
+  // The error message for `args`; fails the test when they are accepted.
+  std::string error(std::vector<std::string> args) {
+    auto r = parse(std::move(args));
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? std::string() : r.error().message;
+  }
+
+  std::string dir_ = testing::make_temp_dir();
+
+ private:
+  std::string url_;
+};
+
+}  // namespace stampede::loadgen
