@@ -1,5 +1,6 @@
 // BalancerConfig: everything `stampede balance` is told, as a plain struct. Parsing (the command
-// line in src/cli/balance.cc, a JSON file here) fills it; validate() checks it separately; Balancer::start() consumes it.
+// line in src/cli/balance.cc, a JSON file here) fills it; validate() checks it separately;
+// Balancer::start() consumes it.
 #pragma once
 
 #include <chrono>
