@@ -1,11 +1,12 @@
-// stampede: one binary, one subcommand per job. Each subcommand's library owns its command line.
+// stampede: one binary, one subcommand per job. Each command line lives in src/cli, above the
+// engine it drives.
 #include <string_view>
 
-#include "balancer/cli.h"
-#include "core/command_line.h"
-#include "lab/cli.h"
-#include "loadgen/cli.h"
-#include "server/cli.h"
+#include "cli/balance.h"
+#include "cli/command_line.h"
+#include "cli/generator.h"
+#include "cli/lab.h"
+#include "cli/serve.h"
 
 namespace {
 

@@ -7,8 +7,14 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
+# The C++ standard the public headers need (C++17: std::string_view, std::optional; the library
+# itself is C++20, which its users need not be). Both package files state it, and
+# tests/integration/install builds the example at it and checks the headers need no less.
+set(STAMPEDE_PUBLIC_CXX_STANDARD 17)
+
 # The libraries stampede_api links, in link order (update when the API needs another module).
-set(STAMPEDE_BUNDLED stampede_api stampede_loadgen stampede_script stampede_report stampede_server
+# Not stampede_script (LuaJIT): request scripts are the command line's, not the API's.
+set(STAMPEDE_BUNDLED stampede_api stampede_loadgen stampede_report stampede_server
     stampede_ws stampede_tls stampede_net stampede_http stampede_stats stampede_core llhttp)
 set(STAMPEDE_BUNDLE ${PROJECT_BINARY_DIR}/libstampede.a)
 set(bundled_files "")
@@ -48,6 +54,7 @@ install(CODE "
   set(CMAKE_INSTALL_INCLUDEDIR \"${CMAKE_INSTALL_INCLUDEDIR}\")
   set(PROJECT_VERSION \"${PROJECT_VERSION}\")
   set(STAMPEDE_LINK_OPTIONS \"${STAMPEDE_LINK_OPTIONS}\")
+  set(STAMPEDE_PUBLIC_CXX_STANDARD \"${STAMPEDE_PUBLIC_CXX_STANDARD}\")
   configure_file(\"${PROJECT_SOURCE_DIR}/cmake/stampede.pc.in\"
     \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig/stampede.pc\" @ONLY)")
 install(TARGETS stampede RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -1,12 +1,9 @@
 #include "balancer/config.h"
 
-#include <CLI/CLI.hpp>
 #include <functional>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/command_line.h"
 #include "core/input_file.h"
 #include "core/json_input.h"
 #include "core/units.h"
@@ -45,70 +42,111 @@ Result<int> to_int(std::string_view key, std::string_view text, int lo, int hi) 
 }
 
 using Setter = std::function<Result<void>(BalancerConfig&, std::string_view)>;
+using Shower = std::function<std::string(const BalancerConfig&)>;
 
-Setter millis_setter(Millis BalancerConfig::*field, std::string_view key) {
-  return [field, key](BalancerConfig& c, std::string_view v) -> Result<void> {
-    auto ms = to_millis(key, v);
-    if (!ms) return ms.error();
-    c.*field = *ms;
-    return {};
-  };
+// How one setting is read from text and shown (its default, in the help).
+struct Field {
+  Setter set;
+  Shower show;
+};
+
+Field millis_field(Millis BalancerConfig::*field, std::string_view key) {
+  return {[field, key](BalancerConfig& c, std::string_view v) -> Result<void> {
+            auto ms = to_millis(key, v);
+            if (!ms) return ms.error();
+            c.*field = *ms;
+            return {};
+          },
+          [field](const BalancerConfig& c) { return std::to_string((c.*field).count()); }};
 }
 
-Setter int_setter(int BalancerConfig::*field, std::string_view key, int lo, int hi) {
-  return [field, key, lo, hi](BalancerConfig& c, std::string_view v) -> Result<void> {
-    auto n = to_int(key, v, lo, hi);
-    if (!n) return n.error();
-    c.*field = *n;
-    return {};
-  };
+Field int_field(int BalancerConfig::*field, std::string_view key, int lo, int hi) {
+  return {[field, key, lo, hi](BalancerConfig& c, std::string_view v) -> Result<void> {
+            auto n = to_int(key, v, lo, hi);
+            if (!n) return n.error();
+            c.*field = *n;
+            return {};
+          },
+          [field](const BalancerConfig& c) { return std::to_string(c.*field); }};
 }
 
-Setter string_setter(std::string BalancerConfig::*field) {
-  return [field](BalancerConfig& c, std::string_view v) -> Result<void> {
-    c.*field = std::string(v);
-    return {};
-  };
+Field string_field(std::string BalancerConfig::*field) {
+  return {[field](BalancerConfig& c, std::string_view v) -> Result<void> {
+            c.*field = std::string(v);
+            return {};
+          },
+          [field](const BalancerConfig& c) { return c.*field; }};
 }
 
-// Every scalar setting, by its long option name (also its key in a JSON config file).
-const std::map<std::string, Setter, std::less<>>& setters() {
-  static const std::map<std::string, Setter, std::less<>> table = {
-      {"listen", string_setter(&BalancerConfig::listen)},
-      {"strategy",
-       [](BalancerConfig& c, std::string_view v) -> Result<void> {
-         auto s = parse_strategy(v);
-         if (!s) return s.error();
-         c.strategy = *s;
-         return {};
-       }},
-      {"cores", int_setter(&BalancerConfig::cores, "cores", 1, kMaxCores)},
-      {"ready-file", string_setter(&BalancerConfig::ready_file)},
-      {"admin-listen", string_setter(&BalancerConfig::admin_listen)},
-      {"sticky-header", string_setter(&BalancerConfig::sticky_header)},
-      {"health-interval", millis_setter(&BalancerConfig::health_interval, "health-interval")},
-      {"health-path", string_setter(&BalancerConfig::health_path)},
-      {"health-timeout", millis_setter(&BalancerConfig::health_timeout, "health-timeout")},
-      {"rise", int_setter(&BalancerConfig::rise, "rise", 1, 1000)},
-      {"fall", int_setter(&BalancerConfig::fall, "fall", 1, 1000)},
-      {"eject-time", millis_setter(&BalancerConfig::eject_time, "eject-time")},
-      {"retries", int_setter(&BalancerConfig::retries, "retries", 0, 100)},
-      {"connect-timeout", millis_setter(&BalancerConfig::connect_timeout, "connect-timeout")},
-      {"backend-timeout", millis_setter(&BalancerConfig::backend_timeout, "backend-timeout")},
-      {"client-timeout", millis_setter(&BalancerConfig::client_timeout, "client-timeout")},
-      {"header-timeout", millis_setter(&BalancerConfig::header_timeout, "header-timeout")},
-      {"pool-idle-timeout", millis_setter(&BalancerConfig::pool_idle_timeout, "pool-idle-timeout")},
-      {"pool-max-idle", int_setter(&BalancerConfig::pool_max_idle, "pool-max-idle", 0, 65536)},
-      {"max-connections",
-       int_setter(&BalancerConfig::max_connections, "max-connections", 1, kMaxConnections)},
+Field strategy_field() {
+  return {[](BalancerConfig& c, std::string_view v) -> Result<void> {
+            auto s = parse_strategy(v);
+            if (!s) return s.error();
+            c.strategy = *s;
+            return {};
+          },
+          [](const BalancerConfig& c) { return std::string(strategy_name(c.strategy)); }};
+}
+
+// One scalar setting: its long option name (also its key in a JSON config file), the shape of
+// its value, what it does with its unit, and what to say when the default is empty or zero
+// (otherwise the help shows BalancerConfig's initial value).
+struct SettingDef {
+  std::string_view key;
+  std::string_view value_name;
+  std::string_view what;
+  std::string_view unset_default;
+  Field field;
+};
+
+// Every scalar setting, in the order --help lists them (docs/balance.md's table says the same).
+const std::vector<SettingDef>& setting_defs() {
+  static const std::vector<SettingDef> table = {
+      {"listen", "HOST:PORT", "Where clients connect (port 0: any free port)", "",
+       string_field(&BalancerConfig::listen)},
+      {"strategy", "NAME", "Balancing policy: rr, least, p2c, ewma, sticky or random", "",
+       strategy_field()},
+      {"cores", "N", "Worker threads, 1..256", "",
+       int_field(&BalancerConfig::cores, "cores", 1, kMaxCores)},
+      {"ready-file", "PATH", "Write the bound port there once listening (PATH.tmp, then rename)",
+       "none", string_field(&BalancerConfig::ready_file)},
+      {"sticky-header", "NAME", "The header the sticky strategy hashes (a token)", "",
+       string_field(&BalancerConfig::sticky_header)},
+      {"health-interval", "MS", "Active checks, one per backend per interval, ms", "0 (off)",
+       millis_field(&BalancerConfig::health_interval, "health-interval")},
+      {"health-path", "PATH", "What the checks GET; a 2xx or 3xx status line is a success", "",
+       string_field(&BalancerConfig::health_path)},
+      {"health-timeout", "MS", "A check slower than this fails, ms (0: the default)",
+       "min(1s, --health-interval)",
+       millis_field(&BalancerConfig::health_timeout, "health-timeout")},
+      {"rise", "N", "Consecutive successful checks for a backend to come up, 1..1000", "",
+       int_field(&BalancerConfig::rise, "rise", 1, 1000)},
+      {"fall", "N", "Consecutive failed checks for a backend to go down, 1..1000", "",
+       int_field(&BalancerConfig::fall, "fall", 1, 1000)},
+      {"eject-time", "MS",
+       "With checks off, how long a backend that refused or reset stays out, ms", "",
+       millis_field(&BalancerConfig::eject_time, "eject-time")},
+      {"retries", "N", "Re-sends of a GET/HEAD that was sent but got no response byte, 0..100", "",
+       int_field(&BalancerConfig::retries, "retries", 0, 100)},
+      {"connect-timeout", "MS", "A slower connect to a backend counts as a refusal, ms", "",
+       millis_field(&BalancerConfig::connect_timeout, "connect-timeout")},
+      {"backend-timeout", "MS", "Backend silent this long while a response is due: 504, ms", "",
+       millis_field(&BalancerConfig::backend_timeout, "backend-timeout")},
+      {"client-timeout", "MS", "Idle keep-alive client, or a client stalled mid-body: closed, ms",
+       "", millis_field(&BalancerConfig::client_timeout, "client-timeout")},
+      {"header-timeout", "MS", "From a request's first byte to the end of its head: 408, ms", "",
+       millis_field(&BalancerConfig::header_timeout, "header-timeout")},
+      {"pool-idle-timeout", "MS", "Pooled backend connections unused this long are closed, ms", "",
+       millis_field(&BalancerConfig::pool_idle_timeout, "pool-idle-timeout")},
+      {"pool-max-idle", "N", "Idle connections kept per backend per worker, 0..65536 (0: no pool)",
+       "", int_field(&BalancerConfig::pool_max_idle, "pool-max-idle", 0, 65536)},
+      {"max-connections", "N", "Client connections open at once, all workers together, 1..1000000",
+       "no cap",
+       int_field(&BalancerConfig::max_connections, "max-connections", 1, kMaxConnections)},
+      {"admin-listen", "HOST:PORT", "Serve /lb-stats and /metrics there only", "the main port",
+       string_field(&BalancerConfig::admin_listen)},
   };
   return table;
-}
-
-Result<void> apply_setting(BalancerConfig& c, std::string_view key, std::string_view value) {
-  auto it = setters().find(key);
-  if (it == setters().end()) return make_error("unknown setting '" + std::string(key) + "'");
-  return it->second(c, value);
 }
 
 bool valid_name(std::string_view name) {
@@ -219,6 +257,27 @@ Result<BackendSpec> parse_backend_spec(std::string_view text) {
   return spec;
 }
 
+std::vector<SettingHelp> describe_settings() {
+  const BalancerConfig defaults;
+  std::vector<SettingHelp> out;
+  for (const SettingDef& def : setting_defs()) {
+    std::string shown = def.field.show(defaults);
+    if (!def.unset_default.empty() && (shown.empty() || shown == "0")) {
+      shown = std::string(def.unset_default);
+    }
+    out.push_back({std::string(def.key), std::string(def.value_name),
+                   std::string(def.what) + "; default " + shown});
+  }
+  return out;
+}
+
+Result<void> apply_setting(BalancerConfig& c, std::string_view key, std::string_view value) {
+  for (const SettingDef& def : setting_defs()) {
+    if (def.key == key) return def.field.set(c, value);
+  }
+  return make_error("unknown setting '" + std::string(key) + "'");
+}
+
 Millis BalancerConfig::effective_health_timeout() const {
   if (health_timeout.count() > 0) return health_timeout;
   return std::min(Millis(1000), health_interval);
@@ -301,39 +360,6 @@ Result<BalancerConfig> load_config_file(const std::string& path) {
   auto text = read_input_file(path, kMaxConfigFileBytes, "config file");
   if (!text) return text.error();
   return parse_config_json(*text);
-}
-
-Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
-  CLI::App app{"stampede balance: an HTTP load balancer", "stampede balance"};
-  std::string config_path;
-  std::vector<std::string> backends;
-  std::map<std::string, std::string, std::less<>> raw;
-  app.add_option("--config", config_path, "JSON file with the same settings as the options");
-  app.add_option("--backend", backends, "NAME=HOST:PORT[,weight=N], repeatable");
-  for (const auto& [key, setter] : setters()) {
-    app.add_option("--" + key, raw[key]);
-  }
-  CommandLine out;
-  const Result<bool> help = parse_cli_into(out, app, argc, argv);
-  if (!help) return help.error();
-  if (*help) return out;
-  if (auto r = refuse_empty_values(app); !r) return r.error();
-  if (!config_path.empty()) {
-    auto file = load_config_file(config_path);
-    if (!file) return file.error();
-    out.config = std::move(*file);
-  }
-  for (const auto& [key, value] : raw) {
-    if (app.count("--" + key) == 0) continue;
-    if (auto r = apply_setting(out.config, key, value); !r) return r.error();
-  }
-  if (!backends.empty()) out.config.backends.clear();
-  for (const std::string& text : backends) {
-    auto spec = parse_backend_spec(text);
-    if (!spec) return spec.error();
-    out.config.backends.push_back(std::move(*spec));
-  }
-  return out;
 }
 
 }  // namespace stampede::balancer

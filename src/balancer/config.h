@@ -1,5 +1,6 @@
-// BalancerConfig: everything `stampede balance` is told, as a plain struct. Parsing (command
-// line, JSON file) fills it; validate() checks it separately; Balancer::start() consumes it.
+// BalancerConfig: everything `stampede balance` is told, as a plain struct. Parsing (the command
+// line in src/cli/balance.cc, a JSON file here) fills it; validate() checks it separately;
+// Balancer::start() consumes it.
 #pragma once
 
 #include <chrono>
@@ -74,14 +75,19 @@ Result<void> validate(const BalancerConfig& config);
 Result<BalancerConfig> load_config_file(const std::string& path);
 Result<BalancerConfig> parse_config_json(std::string_view text);
 
-// The command line of `stampede balance` (argv[0] is "balance"). --config FILE is read first;
-// options given on the command line override the file. `help` is set (and nothing validated)
-// when --help was asked for; help_text then holds the usage.
-struct CommandLine {
-  BalancerConfig config;
-  bool help = false;
-  std::string help_text;
+// The scalar settings (all but "backend"), one definition each, in the order `stampede balance
+// --help` lists them: the long option name (also the key in a JSON config file), the shape of the
+// value for the help ("MS", "N", ...), and a description that says what it does, its unit and its
+// default (taken from BalancerConfig's initial values).
+struct SettingHelp {
+  std::string key;
+  std::string value_name;
+  std::string description;
 };
-Result<CommandLine> parse_command_line(int argc, const char* const* argv);
+std::vector<SettingHelp> describe_settings();
+
+// Sets the setting `key` (as in describe_settings()) from its text, as an option or a config file
+// gives it. Errors name the option ("--cores must be ...").
+Result<void> apply_setting(BalancerConfig& config, std::string_view key, std::string_view value);
 
 }  // namespace stampede::balancer

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/command_line.h"
+#include "core/error_line.h"
 #include "http/tokens.h"
 
 namespace stampede::http {

@@ -1,5 +1,6 @@
-// Config: every option of a load-generator run, typed. Filled by the command line (cli.h) or
-// directly by library callers (the lab, tests); checked by validate() before a run.
+// Config: every option of a load-generator run, typed. Filled by the command line
+// (cli/generator.h) or directly by library callers (the lab, tests); checked by validate()
+// before a run.
 #pragma once
 
 #include <chrono>

@@ -1,10 +1,13 @@
 // `cmake --install` into a temporary prefix, then examples/p99 configured with
-// find_package(stampede), built against that installed copy and run; and the pkg-config file.
+// find_package(stampede), built against that installed copy at the C++ standard the package
+// states and run; the pkg-config file; and that the headers need that standard, no less.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,23 @@ using std::chrono::seconds;
 
 std::string describe(const RunResult& r) {
   return "status " + std::to_string(r.status) + "\n" + r.out + r.err;
+}
+
+// The NN of "cxx_std_NN" in an installed stampedeConfig.cmake, or 0.
+int stated_standard(const std::string& config_text) {
+  const std::string key = "cxx_std_";
+  const std::size_t at = config_text.find(key);
+  if (at == std::string::npos) return 0;
+  return std::atoi(config_text.c_str() + at + key.size());
+}
+
+// Compiles a file that includes every public header at -std=c++`standard` (no link).
+RunResult compile_headers(const std::string& prefix, int standard) {
+  const std::string source = prefix + "/headers.cc";
+  std::ofstream(source) << "#include <stampede/stampede.h>\nint main() { return 0; }\n";
+  return run_command({STAMPEDE_CXX, "-std=c++" + std::to_string(standard), "-fsyntax-only",
+                      "-I" + prefix + "/include", source},
+                     seconds(60));
 }
 
 class Installed : public ::testing::Test {
@@ -57,6 +77,27 @@ TEST_F(Installed, PkgConfigNamesTheLibrary) {
   EXPECT_NE(r.out.find("-L" + prefix_ + "/lib"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("-lstampede"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("-lfmt"), std::string::npos) << r.out;
+  // Request scripts are the command line's: a user of the library does not need LuaJIT.
+  EXPECT_EQ(r.out.find("luajit"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(prefix_ + "/lib/cmake/stampede/stampedeConfig.cmake").find("LUAJIT"),
+            std::string::npos);
+}
+
+// Both package files state the same standard; the headers compile at it and not at the one
+// before (so it is the standard they really need, not one above or below).
+TEST_F(Installed, PackageFilesStateTheStandardTheHeadersNeed) {
+  const int standard =
+      stated_standard(read_file(prefix_ + "/lib/cmake/stampede/stampedeConfig.cmake"));
+  ASSERT_GE(standard, 14);
+  const RunResult pc = run_command({"/usr/bin/env", "PKG_CONFIG_PATH=" + prefix_ + "/lib/pkgconfig",
+                                    "pkg-config", "--variable=cxx_standard", "stampede"},
+                                   seconds(10));
+  ASSERT_EQ(pc.status, 0) << describe(pc);
+  EXPECT_EQ(pc.out, std::to_string(standard) + "\n");
+  const RunResult at = compile_headers(prefix_, standard);
+  EXPECT_EQ(at.status, 0) << describe(at);
+  const RunResult below = compile_headers(prefix_, standard - 3);
+  EXPECT_NE(below.status, 0) << "the headers compile at C++" << standard - 3 << " too";
 }
 
 TEST_F(Installed, ExampleBuildsAndPasses) {
@@ -72,6 +113,12 @@ TEST_F(Installed, ExampleBuildsAndPasses) {
                                         "-DCMAKE_BUILD_TYPE=Release",
                                         "-DCMAKE_CXX_COMPILER=" STAMPEDE_CXX,
                                         "-DCMAKE_PREFIX_PATH=" + prefix_};
+  // At the standard the package states (the example sets none), without GNU extensions.
+  const int standard =
+      stated_standard(read_file(prefix_ + "/lib/cmake/stampede/stampedeConfig.cmake"));
+  ASSERT_GE(standard, 14);
+  configure.push_back("-DCMAKE_CXX_STANDARD=" + std::to_string(standard));
+  configure.push_back("-DCMAKE_CXX_EXTENSIONS=OFF");
   if (std::string(STAMPEDE_CXX_LAUNCHER).size() > 0) {
     configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" STAMPEDE_CXX_LAUNCHER);
   }

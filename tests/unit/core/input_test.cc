@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/command_line.h"
+#include "core/error_line.h"
 #include "core/input_file.h"
 #include "core/json_input.h"
 #include "support/temp_dir.h"

@@ -1,4 +1,5 @@
-#include "loadgen/cli.h"
+#include "cli/generator.h"
+#include "generator_fixture.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_fixture.h"
+#include "support/process.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -18,8 +19,14 @@ using std::chrono::seconds;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// Parses `args` (without the program name) with dir_ as the folder holding .loadtestrc.
-class Cli : public CliFixture {};
+class Cli : public GeneratorCommandLine {
+ protected:
+  std::string write_file(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+};
 
 constexpr const char* kUrl = "http://127.0.0.1:8080/path?q=1";
 

@@ -1,4 +1,4 @@
-#include "server/cli.h"
+#include "cli/serve.h"
 
 #include <signal.h>
 
@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_line.h"
 #include "core/clock.h"
-#include "core/command_line.h"
 #include "core/fd_limit.h"
 #include "core/ready_file.h"
 #include "core/units.h"
@@ -30,51 +30,60 @@ struct RawArgs {
 
 void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
   ServerOptions& s = cli.server;
-  app.add_option("port", raw.positional_port, "Port to listen on (default 7357; 0: any free)")
+  app.add_option("port", raw.positional_port, "Port to listen on (0: any free); default 7357")
       ->type_name("PORT");
-  app.add_option("-p,--port", raw.port, "Port to listen on (same as the positional port)")
+  app.add_option("-p,--port", raw.port,
+                 "Port to listen on (same as the positional port); default 7357")
       ->type_name("PORT");
-  app.add_option("--host", s.host, "Address to listen on (default 127.0.0.1)")->type_name("ADDR");
-  app.add_option("-d,--delay", raw.delay, "Wait before answering each request (ms, or 50ms, 1s)")
+  app.add_option("--host", s.host, "Address to listen on; default 127.0.0.1")->type_name("ADDR");
+  app.add_option("-d,--delay", raw.delay,
+                 "Wait before answering each request, ms (or 50ms, 1s); default 0")
       ->type_name("MS");
-  app.add_option("-e,--error", raw.error, "Answer every request with this status")
+  app.add_option("-e,--error", raw.error, "Answer every request with this status; default none")
       ->type_name("CODE");
   app.add_option("-P,--percent", raw.percent,
-                 "Only this % of requests get the error (500 unless --error is given)")
+                 "Only this % of requests get the error (500 unless --error is given); "
+                 "default: every request when --error is given")
       ->type_name("N");
-  app.add_option("-c,--cores", raw.cores,
-                 "Worker threads sharing the port (default: half the cores)")
+  app.add_option("-c,--cores", raw.cores, "Worker threads sharing the port; default half the cores")
       ->type_name("N");
-  app.add_option("-b,--body", raw.body, "Response body (default OK)")->type_name("TEXT");
-  app.add_option("-f,--file", raw.file, "Response body read from this file")->type_name("PATH");
-  app.add_option("--id", s.id, "Instance name: x-instance header, {\"id\":NAME} body, /count")
+  app.add_option("-b,--body", raw.body, "Response body; default OK")->type_name("TEXT");
+  app.add_option("-f,--file", raw.file, "Response body read from this file; default none")
+      ->type_name("PATH");
+  app.add_option("--id", s.id,
+                 "Instance name: x-instance header, {\"id\":NAME} body, /count; default none")
       ->type_name("NAME");
-  app.add_option("--ready-file", cli.ready_file, "Write the bound port here once listening")
+  app.add_option("--ready-file", cli.ready_file,
+                 "Write the bound port here once listening; default none")
       ->type_name("PATH");
   app.add_flag("-q,--quiet", cli.quiet, "No per-second lines on stderr");
   app.add_option("--max-header-bytes", raw.max_header_bytes,
-                 "Request head limit (431; default 16k)")
+                 "Request head limit, bytes (or 16k, 1m); over it 431; default 16k")
       ->type_name("SIZE");
-  app.add_option("--max-uri-bytes", raw.max_uri_bytes, "Request target limit (414; default 8k)")
+  app.add_option("--max-uri-bytes", raw.max_uri_bytes,
+                 "Request target limit, bytes; over it 414; default 8k")
       ->type_name("SIZE");
-  app.add_option("--max-body-bytes", raw.max_body_bytes, "Request body limit (413; default 64m)")
+  app.add_option("--max-body-bytes", raw.max_body_bytes,
+                 "Request body limit, bytes; over it 413; default 64m")
       ->type_name("SIZE");
-  app.add_option("--idle-timeout", raw.idle_timeout, "Close idle connections after (default 60s)")
+  app.add_option("--idle-timeout", raw.idle_timeout,
+                 "Close idle connections after this long, s (or 500ms); default 60s")
       ->type_name("DURATION");
   app.add_option("--header-timeout", raw.header_timeout,
-                 "Time allowed to send a request head (408; default 10s)")
+                 "Time allowed to send a request head, s; over it 408; default 10s")
       ->type_name("DURATION");
-  app.add_option("--tls-cert", s.tls_cert_file, "Serve HTTPS with this certificate chain (PEM)")
+  app.add_option("--tls-cert", s.tls_cert_file,
+                 "Serve HTTPS with this certificate chain (PEM); default none")
       ->type_name("FILE");
-  app.add_option("--tls-key", s.tls_key_file, "The private key of --tls-cert (PEM)")
+  app.add_option("--tls-key", s.tls_key_file, "The private key of --tls-cert (PEM); default none")
       ->type_name("FILE");
   app.add_flag("--tls-self-signed", s.tls_self_signed,
                "Serve HTTPS with a throwaway self-signed certificate made at start");
   app.add_option("--drain-timeout", raw.drain_timeout,
-                 "On SIGINT/SIGTERM, time left to in-flight requests (default 5s)")
+                 "On SIGINT/SIGTERM, time left to in-flight requests, s; default 5s")
       ->type_name("DURATION");
   app.add_option("--max-connections", raw.max_connections,
-                 "Client connections open at once; more wait to be accepted (default: no cap)")
+                 "Client connections open at once; more wait to be accepted; default no cap")
       ->type_name("N");
 }
 

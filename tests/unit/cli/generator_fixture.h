@@ -1,25 +1,24 @@
-// The fixture of the generator's command-line tests (cli_test, rate_options_test,
-// thresholds_test): parses an argument list as `stampede ARGS...` with a fresh folder of its
-// own (dir_, removed after the test) standing for the working directory that holds .loadtestrc.
+// The fixture of the generator's command-line tests: parse() runs parse_command_line() with a
+// fresh folder (a TempDir, removed after the test) as the one holding .loadtestrc, and appends `url` (when
+// not empty) to every command line.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "loadgen/cli.h"
+#include "cli/generator.h"
 #include "support/temp_dir.h"
 
 namespace stampede::loadgen {
 
-class CliFixture : public ::testing::Test {
+class GeneratorCommandLine : public ::testing::Test {
  protected:
-  // `url`, when not empty, is appended to every argument list (for tests about other options).
-  explicit CliFixture(std::string url = "") : url_(std::move(url)) {}
+  explicit GeneratorCommandLine(std::string url = "") : url_(std::move(url)) {}
 
+  // `args` without the program name.
   Result<CliRequest> parse(std::vector<std::string> args) {
     args.insert(args.begin(), "stampede");
     if (!url_.empty()) args.push_back(url_);
@@ -28,7 +27,6 @@ class CliFixture : public ::testing::Test {
       argv.push_back(a.c_str());
     return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir_);
   }
-  // The configuration `args` give; fails the test when they are refused.
   Config config(std::vector<std::string> args) {
     auto r = parse(std::move(args));
     EXPECT_TRUE(r.ok()) << r.error().message;
@@ -40,15 +38,9 @@ class CliFixture : public ::testing::Test {
     EXPECT_FALSE(r.ok());
     return r.ok() ? std::string() : r.error().message;
   }
-  // Writes `text` to the file `name` in dir_; returns its path.
-  std::string write_file(const std::string& name, const std::string& text) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path) << text;
-    return path;
-  }
 
-  testing::TempDir temp_dir_;
-  std::string dir_ = temp_dir_.path();
+  const testing::TempDir tmp_;
+  const std::string dir_ = tmp_.path();
 
  private:
   std::string url_;

@@ -1,18 +1,17 @@
 // The part of a subcommand's command line that is the same for every one of them: parsing with
 // CLI11 (a parse error becomes one line for the user; --help yields the help text), and, in the
-// subcommand's main, printing that line (exit code 2) or the help (exit code 0). Every error line
-// any subcommand prints goes through print_error_line(), which escapes the control bytes of the
-// user input it quotes; exit_on_exception() keeps an exception from escaping a main.
+// subcommand's main, printing that line (exit code 2, through core/error_line.h) or the help
+// (exit code 0). Only src/cli includes CLI11: the engines never see it.
 #pragma once
 
 #include <cstdio>
-#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/error_line.h"
 #include "core/result.h"
 
 namespace CLI {
@@ -21,27 +20,6 @@ class ParseError;
 }  // namespace CLI
 
 namespace stampede {
-
-// `text` with each control byte (below 0x20, and 0x7f) written as an escape: \r, \n, \t or
-// \xNN. Quoted input then stays on its line and cannot move a terminal's cursor.
-std::string printable(std::string_view text);
-
-// Prints "stampede: " + printable(message) and a newline on stderr.
-void print_error_line(std::string_view message);
-
-// Runs `body` (returning an exit code) and returns its code; an exception escaping it becomes one
-// error line (its what()) and `status`: 2 around parsing and start-up, 1 around a run.
-template <class Body>
-int exit_on_exception(int status, Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    print_error_line(e.what());
-  } catch (...) {
-    print_error_line("unexpected error");
-  }
-  return status;
-}
 
 // Turns a CLI11 parse error into the line the user sees (without "stampede: ").
 using DescribeParseError = std::string (*)(const CLI::ParseError& error);

@@ -1,6 +1,6 @@
 // The shared command-line helpers: an empty option value is refused (not taken as "not given"),
 // (the escaping of error lines is tested in input_test.cc).
-#include "core/command_line.h"
+#include "cli/command_line.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
-#include "lab/cli.h"
+#include "cli/lab.h"
 
 #include <iostream>
 
 #include <fmt/format.h>
 
-#include "core/command_line.h"
+#include "cli/command_line.h"
+#include "cli/lab_options.h"
 #include "lab/interrupt.h"
 #include "lab/lab.h"
-#include "lab/options.h"
 #include "lab/report.h"
 
 namespace stampede::lab {

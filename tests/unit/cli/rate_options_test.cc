@@ -7,18 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "cli_fixture.h"
-#include "loadgen/cli.h"
+#include "cli/generator.h"
+#include "generator_fixture.h"
+#include "support/process.h"
 
 namespace stampede::loadgen {
 namespace {
 
 using ::testing::HasSubstr;
 
-class RateOptions : public CliFixture {
+class RateOptions : public GeneratorCommandLine {
  protected:
-  RateOptions() : CliFixture("http://127.0.0.1:8080/") {}
-  void write_rc(const std::string& text) { write_file(".loadtestrc", text); }
+  RateOptions() : GeneratorCommandLine("http://127.0.0.1:8080/") {}
+  void write_rc(const std::string& text) { std::ofstream(dir_ + "/.loadtestrc") << text; }
 };
 
 TEST_F(RateOptions, ClosedLoopByDefault) {

@@ -1,10 +1,10 @@
-#include "lab/options.h"
+#include "cli/lab_options.h"
 
 #include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 
-#include "core/command_line.h"
+#include "cli/command_line.h"
 #include "core/units.h"
 
 namespace stampede::lab {
@@ -21,35 +21,46 @@ struct Raw {
 };
 
 void declare(CLI::App& app, Raw& raw, LabConfig& c) {
-  app.add_option("-n,--instances", raw.instances, "Instances a, b, c, ... on free ports (3)");
+  app.add_option("-n,--instances", raw.instances,
+                 "Instances a, b, c, ... on free ports; default 3");
   app.add_option("--instance", raw.instance_specs,
-                 "NAME=HOST:PORT, repeatable: the pool on given ports (port 0: any free)");
-  app.add_option("--delay", raw.delays, "NAME=MS, repeatable: an instance's delay throughout");
+                 "NAME=HOST:PORT, repeatable: the pool on given ports (port 0: any free); "
+                 "default none: -n instances");
+  app.add_option("--delay", raw.delays,
+                 "NAME=MS, repeatable: an instance's delay throughout; default none");
   app.add_option("--balancer-url", c.balancer.url,
-                 "Send load to this balancer (already running, or where --balancer-cmd listens)");
+                 "Send load to this balancer (already running, or where --balancer-cmd listens); "
+                 "default: the built-in one, started per run");
   app.add_option("--balancer-cmd", c.balancer.command,
                  "Shell command the lab starts per run ({strategy} {health} {port} {instances} "
-                 "{addr:NAME} {port:NAME} {dir})");
-  app.add_option("--strategies", raw.strategies, "Strategies under test (rr,least,sticky)");
+                 "{addr:NAME} {port:NAME} {dir}); default: stampede balance");
+  app.add_option("--strategies", raw.strategies, "Strategies under test; default rr,least,sticky");
   app.add_option("--sticky-strategy", c.balancer.sticky_strategy,
-                 "The strategy that keeps sessions (sticky)");
-  app.add_option("--scenarios", raw.scenarios, "even,slow,sticky,outage (all)");
-  app.add_option("-c,--connections", raw.connections, "Connections of the load (12)");
-  app.add_option("-t,--duration", raw.duration, "Length of each even/slow run (3s)");
-  app.add_option("--cores", raw.cores, "Generator threads (1)");
-  app.add_option("--rps", raw.rps, "Open-loop load at this many requests per second (closed)");
-  app.add_option("--slow", raw.slow, "NAME[=MS]: the slow scenario's instance (last, 50 ms)");
-  app.add_option("--sessions", raw.sessions, "Sticky sessions (4)");
-  app.add_option("--session-requests", raw.session_requests, "Requests per session (300)");
-  app.add_option("--kill", c.kill_instance, "The instance the outage kills (the last)");
+                 "The strategy that keeps sessions; default sticky");
+  app.add_option("--scenarios", raw.scenarios, "Scenarios to run; default even,slow,sticky,outage");
+  app.add_option("-c,--connections", raw.connections, "Connections of the load; default 12");
+  app.add_option("-t,--duration", raw.duration,
+                 "Length of each even/slow run, s (or 500ms); default 3s");
+  app.add_option("--cores", raw.cores, "Generator threads; default 1");
+  app.add_option("--rps", raw.rps,
+                 "Open-loop load at this many requests per second; default none: closed loop");
+  app.add_option("--slow", raw.slow,
+                 "NAME[=MS]: the slow scenario's instance and its delay; default the last, 50 ms");
+  app.add_option("--sessions", raw.sessions, "Sticky sessions; default 4");
+  app.add_option("--session-requests", raw.session_requests, "Requests per session; default 300");
+  app.add_option("--kill", c.kill_instance, "The instance the outage kills; default the last");
   app.add_option("--health-intervals", raw.health_intervals,
-                 "Outage health intervals, ms (0,1000,200)");
-  app.add_option("--outage-duration", raw.outage_duration, "Length of an outage run (6s)");
-  app.add_option("--kill-after", raw.kill_after, "When the outage kills (2s)");
-  app.add_option("--start-timeout", raw.start_timeout, "Time allowed to start a process (10s)");
-  app.add_option("--stampede", c.stampede_path, "The stampede binary for serve/balance (this one)");
+                 "Outage health intervals, ms; default 0,1000,200");
+  app.add_option("--outage-duration", raw.outage_duration,
+                 "Length of an outage run, s; default 6s");
+  app.add_option("--kill-after", raw.kill_after,
+                 "When the outage kills, s into the run; default 2s");
+  app.add_option("--start-timeout", raw.start_timeout,
+                 "Time allowed to start a process, s; default 10s");
+  app.add_option("--stampede", c.stampede_path,
+                 "The stampede binary for serve/balance; default this one");
   app.add_flag("--json", c.json, "The result as JSON on stdout");
-  app.add_option("--html", c.html_path, "Also write an HTML report to FILE");
+  app.add_option("--html", c.html_path, "Also write an HTML report to FILE; default none");
   app.add_flag("-q,--quiet", c.quiet, "No progress lines on stderr");
 }
 

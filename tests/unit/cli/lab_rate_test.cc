@@ -1,7 +1,7 @@
 // The lab's --rps: parsed into LoadSettings and passed on to the generator's Config.
 #include <gtest/gtest.h>
 
-#include "lab/options.h"
+#include "cli/lab_options.h"
 #include "lab/runs.h"
 
 namespace stampede::lab {

@@ -1,4 +1,4 @@
-#include "server/cli.h"
+#include "cli/serve.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "lab/options.h"
+#include "cli/lab_options.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "loadgen/cli.h"
+#include "cli/generator.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "core/command_line.h"
+#include "cli/command_line.h"
 #include "core/fd_limit.h"
 #include "loadgen/options.h"
 #include "loadgen/rcfile.h"
@@ -45,66 +45,86 @@ struct Args {
 
 void define_options(CLI::App& app, Args& a) {
   auto last = CLI::MultiOptionPolicy::TakeLast;
-  app.add_option("url", a.url, "http[s]://host[:port]/path");
-  app.add_option("-n", a.n, "Number of requests to send (exactly)")->multi_option_policy(last);
-  app.add_option("-c", a.c, "Concurrent clients (connections), default 10")
+  app.add_option("url", a.url,
+                 "The URL to load: http[s]:// or ws[s]://host[:port]/path; required, no default");
+  app.add_option("-n", a.n, "Number of requests to send (exactly); default none: -t decides")
       ->multi_option_policy(last);
-  app.add_option("-t", a.t, "Stop sending after this many seconds (default 10 without -n)")
+  app.add_option("-c", a.c, "Concurrent clients (connections); default 10")
+      ->multi_option_policy(last);
+  app.add_option("-t", a.t,
+                 "Stop sending after this many seconds; default 10 without -n, none with it")
       ->multi_option_policy(last);
   app.add_flag("-k,--keepalive,--agent", a.keep_alive, "Reuse connections (keep-alive)");
-  app.add_option("-C", a.cookies, "Cookie name=value (repeatable)")->allow_extra_args(false);
-  app.add_option("-H", a.headers, "Header name:value (repeatable; the last value wins)")
+  app.add_option("-C", a.cookies, "Cookie name=value (repeatable); default none")
       ->allow_extra_args(false);
-  app.add_option("-T", a.content_type, "Content type of the body (default text/plain)")
+  app.add_option("-H", a.headers,
+                 "Header name:value (repeatable; the last value wins); default none")
+      ->allow_extra_args(false);
+  app.add_option("-T", a.content_type, "Content type of the body; default text/plain")
       ->multi_option_policy(last);
-  app.add_option("-P", a.post_body, "POST this body")->multi_option_policy(last);
-  app.add_option("-A", a.patch_body, "PATCH this body")->multi_option_policy(last);
-  app.add_option("-m", a.method, "Method (any case), default GET")->multi_option_policy(last);
-  app.add_option("--data", a.data, "Send this body (keeps the method)")->multi_option_policy(last);
-  app.add_option("-p", a.post_file, "POST the contents of this file")->multi_option_policy(last);
-  app.add_option("-u", a.put_file, "PUT the contents of this file")->multi_option_policy(last);
-  app.add_option("-a", a.patch_file, "PATCH the contents of this file")->multi_option_policy(last);
+  app.add_option("-P", a.post_body, "POST this body; default none")->multi_option_policy(last);
+  app.add_option("-A", a.patch_body, "PATCH this body; default none")->multi_option_policy(last);
+  app.add_option("-m", a.method, "Method (any case); default GET")->multi_option_policy(last);
+  app.add_option("--data", a.data, "Send this body (keeps the method); default none")
+      ->multi_option_policy(last);
+  app.add_option("-p", a.post_file, "POST the contents of this file; default none")
+      ->multi_option_policy(last);
+  app.add_option("-u", a.put_file, "PUT the contents of this file; default none")
+      ->multi_option_policy(last);
+  app.add_option("-a", a.patch_file, "PATCH the contents of this file; default none")
+      ->multi_option_policy(last);
   app.add_flag("-r", a.recover, "Accepted for loadtest compatibility: errors never stop a run");
-  app.add_option("-d,--timeout", a.d, "Timeout of each request in ms (default none)")
+  app.add_option("-d,--timeout", a.d, "Timeout of each request, ms; default none")
       ->multi_option_policy(last);
   app.add_option("--index", a.index,
-                 "Replace this text in the URL and body (or WebSocket message) by a unique index")
+                 "Replace this text in the URL and body (or WebSocket message) by a unique index; "
+                 "default none")
       ->multi_option_policy(last);
-  app.add_option("--cores", a.cores, "Worker threads (default half the cores)")
+  app.add_option("--cores", a.cores, "Worker threads; default half the cores")
       ->multi_option_policy(last);
-  app.add_option("-R,--requestGenerator", a.script,
-                 "Lua script whose request(id) builds each request (docs/scripting.md)")
+  app.add_option(
+         "-R,--requestGenerator", a.script,
+         "Lua script whose request(id) builds each request (docs/scripting.md); default none")
       ->multi_option_policy(last);
   app.add_option("--rps", a.rps,
-                 "Open loop: send this many requests per second in total (fractional is fine)")
+                 "Open loop: send this many requests per second in total (fractional is fine); "
+                 "default none: closed loop")
       ->multi_option_policy(last);
-  app.add_option("--ramp", a.ramp, "With --rps: grow the rate from 0 over this many seconds")
+  app.add_option("--ramp", a.ramp,
+                 "With --rps: grow the rate from 0 over this many seconds; default 0: no ramp")
       ->multi_option_policy(last);
-  app.add_option("--html", a.html, "Also write a self-contained HTML report to this file")
+  app.add_option("--html", a.html,
+                 "Also write a self-contained HTML report to this file; default none")
       ->multi_option_policy(last);
-  app.add_option("--max-p99", a.max_p99, "Exit with status 3 if the p99 latency exceeds this (ms)")
+  app.add_option("--max-p99", a.max_p99,
+                 "Exit with status 3 if the p99 latency exceeds this, ms; default none")
       ->multi_option_policy(last);
-  app.add_option("--max-error-rate", a.max_error_rate,
-                 "Exit with status 3 if more than this percentage of requests fail")
+  app.add_option(
+         "--max-error-rate", a.max_error_rate,
+         "Exit with status 3 if more than this percentage of requests fail, %; default none")
       ->multi_option_policy(last);
-  app.add_option("--min-rps", a.min_rps, "Exit with status 3 if the effective rate is below this")
+  app.add_option("--min-rps", a.min_rps,
+                 "Exit with status 3 if the effective rate is below this, requests/s; default none")
       ->multi_option_policy(last);
   app.add_flag("--quiet", a.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
   app.add_flag("--json", a.json, "Print the result as JSON instead of the text report");
   app.add_flag("--insecure", a.insecure, "https, wss: accept any server certificate");
-  app.add_option("--cert", a.cert, "https, wss: client certificate file (PEM), with --key")
+  app.add_option("--cert", a.cert,
+                 "https, wss: client certificate file (PEM), with --key; default none")
       ->multi_option_policy(last);
-  app.add_option("--key", a.key, "https, wss: private key file of --cert (PEM)")
+  app.add_option("--key", a.key, "https, wss: private key file of --cert (PEM); default none")
       ->multi_option_policy(last);
   app.add_option(
          "-s,--secure-protocol", a.secure_protocol,
-         "https, wss: TLS version, as loadtest (TLSv1_2_method, TLSv1_3_method, TLS_method)")
+         "https, wss: TLS version, as loadtest (TLSv1_2_method, TLSv1_3_method, TLS_method); "
+         "default TLS_method (1.2 or 1.3)")
       ->multi_option_policy(last);
-  app.add_option("--proxy", a.proxy, "Send through this HTTP proxy (http://host:port)")
+  app.add_option("--proxy", a.proxy,
+                 "Send through this HTTP proxy (http://host:port); default none")
       ->multi_option_policy(last);
   app.add_option("--count-header", a.count_headers,
-                 "Count responses by the value of this header (repeatable)")
+                 "Count responses by the value of this header (repeatable); default none")
       ->allow_extra_args(false);
 }
 

@@ -1,0 +1,110 @@
+#include "cli/balance.h"
+
+#include <signal.h>
+#include <stdio.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "balancer/balancer.h"
+#include "balancer/config.h"
+#include "cli/command_line.h"
+#include "core/fd_limit.h"
+#include "core/ready_file.h"
+
+namespace stampede::balancer {
+namespace {
+
+int fail(const std::string& message, int status) {
+  print_error_line(message);
+  return status;
+}
+
+}  // namespace
+
+Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
+  CLI::App app{"stampede balance: an HTTP load balancer", "stampede balance"};
+  app.footer("MS: a number of milliseconds, or a duration with its unit (200ms, 2s).");
+  std::string config_path;
+  std::vector<std::string> backends;
+  std::map<std::string, std::string, std::less<>> raw;
+  app.add_option(
+         "--config", config_path,
+         "JSON file with the keys of the long options; options given here win; default none")
+      ->type_name("PATH");
+  app.add_option(
+         "--backend", backends,
+         "A backend to send requests to, repeatable (weight 1..256, default 1); default none: "
+         "give at least one here or in --config")
+      ->type_name("NAME=HOST:PORT[,weight=N]");
+  // The settings come with their help from one table (balancer/config.h); the values are
+  // applied in the order of their names, after --config.
+  for (const SettingHelp& setting : describe_settings()) {
+    app.add_option("--" + setting.key, raw[setting.key], setting.description)
+        ->type_name(setting.value_name);
+  }
+  CommandLine out;
+  const Result<bool> help = parse_cli_into(out, app, argc, argv);
+  if (!help) return help.error();
+  if (*help) return out;
+  if (auto r = refuse_empty_values(app); !r) return r.error();
+  if (!config_path.empty()) {
+    auto file = load_config_file(config_path);
+    if (!file) return file.error();
+    out.config = std::move(*file);
+  }
+  for (const auto& [key, value] : raw) {
+    if (app.count("--" + key) == 0) continue;
+    if (auto r = apply_setting(out.config, key, value); !r) return r.error();
+  }
+  if (!backends.empty()) out.config.backends.clear();
+  for (const std::string& text : backends) {
+    auto spec = parse_backend_spec(text);
+    if (!spec) return spec.error();
+    out.config.backends.push_back(std::move(*spec));
+  }
+  return out;
+}
+
+int cli_main(int argc, char** argv) {
+  auto parsed = parse_command_line(argc, argv);
+  if (const std::optional<int> code = exit_before_run(parsed)) return *code;
+  const BalancerConfig& config = parsed->config;
+  if (auto r = validate(config); !r) return fail(r.error().message, 2);
+
+  // Signals are taken by sigwait() below; worker threads inherit the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  const std::uint64_t fd_limit = raise_fd_limit();
+
+  auto lb = Balancer::start(config);
+  if (!lb) return fail(lb.error().message, 2);
+  const std::string cap = config.max_connections > 0
+                              ? ", max connections " + std::to_string(config.max_connections)
+                              : std::string();
+  std::fprintf(stderr,
+               "stampede balance: listening on port %u, %zu backends, strategy %s, descriptor "
+               "limit %llu%s\n",
+               static_cast<unsigned>((*lb)->port()), config.backends.size(),
+               std::string(strategy_name(config.strategy)).c_str(),
+               static_cast<unsigned long long>(fd_limit), cap.c_str());
+  if (auto ready = config.ready_file.empty() ? Result<void>{}
+                                             : write_ready_file(config.ready_file, (*lb)->port());
+      !ready) {
+    return fail(ready.error().message, 1);
+  }
+  int sig = 0;
+  sigwait(&signals, &sig);
+  (*lb)->stop();
+  return 0;
+}
+
+}  // namespace stampede::balancer
