@@ -26,6 +26,23 @@ bool has_control(std::string_view value) {
   return false;
 }
 
+// RFC 9112 3.2: origin-form "/p?q", absolute-form "scheme://...", asterisk-form "*"; a
+// CONNECT's authority-form "host:port" is any other target. Parsers refuse anything else.
+bool is_request_target_form(const RequestSpec& spec) {
+  const std::string_view t = spec.target;
+  if (t.front() == '/' || t == "*" || spec.method == "CONNECT") return true;
+  const std::size_t colon = t.find("://");
+  if (colon == 0 || colon == std::string_view::npos) return false;
+  for (std::size_t i = 0; i < colon; ++i) {
+    const char c = t[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!alpha && (i == 0 || !((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool has_any(const RequestSpec& spec, std::string_view name) {
   for (const auto& [n, v] : spec.headers) {
     if (iequals(n, name)) return true;
@@ -132,6 +149,12 @@ Result<void> validate_request(const RequestSpec& spec) {
       return make_error(fmt::format("request target '{}' contains a space or control character",
                                     printable(spec.target)));
     }
+  }
+  if (!is_request_target_form(spec)) {
+    return make_error(
+        fmt::format("request target '{}' is neither a path (/p), an absolute URL "
+                    "(http://host/p) nor *",
+                    printable(spec.target)));
   }
   bool has_host = false;
   for (const auto& [name, value] : spec.headers) {

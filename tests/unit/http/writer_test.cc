@@ -91,7 +91,7 @@ TEST(FormatRequest, Validation) {
 
 // Found by request_builder_fuzz: what validate_request passed, RequestParser refused or read as
 // two requests.
-TEST(FormatRequest, ControlCharactersAndAConnectBodyAreRefused) {
+TEST(FormatRequest, ControlCharactersBadTargetsAndAConnectBodyAreRefused) {
   RequestSpec ok;
   ok.headers = {{"X-Tab", "a\tb"}, {"X-Utf8", "\xc3\xa9"}};
   EXPECT_TRUE(validate_request(ok).ok());
@@ -104,6 +104,17 @@ TEST(FormatRequest, ControlCharactersAndAConnectBodyAreRefused) {
     bad = ok;
     bad.content_type = value;
     EXPECT_FALSE(validate_request(bad).ok()) << value;
+  }
+  // A target parsers refuse: not a path, an absolute URL or *.
+  for (const char* target : {"g/api", "HOST", "!http://h/p", "://h/", "1http://h/"}) {
+    RequestSpec bad = ok;
+    bad.target = target;
+    EXPECT_FALSE(validate_request(bad).ok()) << target;
+  }
+  for (const char* target : {"/", "*", "http://h/p?q", "svn+ssh://h/"}) {
+    RequestSpec fine = ok;
+    fine.target = target;
+    EXPECT_TRUE(validate_request(fine).ok()) << target;
   }
   // A CONNECT's body would be read as the next request: "GET /admin" smuggled.
   RequestSpec connect;
