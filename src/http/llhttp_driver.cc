@@ -21,6 +21,24 @@ Step LlhttpDriver::fail_llhttp(llhttp_errno_t err, std::size_t consumed) {
   return fail({error_status_, llhttp_errno_name(err), reason != nullptr ? reason : ""}, consumed);
 }
 
+const char* LlhttpDriver::open_span() const {
+  if (callback_error_ || parser_._span_pos0 == nullptr) return nullptr;
+  return static_cast<const char*>(parser_._span_pos0);
+}
+
+std::optional<ParseError> LlhttpDriver::flush_open_span(void* owner, const char* end) {
+  const char* start = open_span();
+  if (start == nullptr) return std::nullopt;
+  // llhttp's own end-of-buffer step (llhttp__internal_execute), stopped at the refused byte.
+  using SpanCallback = int (*)(llhttp_t*, const char*, const char*);
+  const auto callback = reinterpret_cast<SpanCallback>(parser_._span_cb0);
+  parser_._span_pos0 = nullptr;
+  parser_.data = owner;
+  parser_.settings = &settings_;
+  if (callback(&parser_, start, end) != 0) return callback_error_;
+  return std::nullopt;
+}
+
 llhttp_errno_t LlhttpDriver::finish(void* owner) {
   parser_.data = owner;
   parser_.settings = &settings_;

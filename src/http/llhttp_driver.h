@@ -71,6 +71,16 @@ class LlhttpDriver {
     return fail_llhttp(err, pos);
   }
 
+  // After llhttp refused a byte by its own error (not a callback's): where the span open at the
+  // refusal (a target, header name or value) starts, in the bytes given to execute(); nullptr
+  // when none is open. llhttp calls a span's callback when the span ends or the bytes run out,
+  // so an open span's bytes have not been seen by the owner's callbacks yet.
+  const char* open_span() const;
+  // Runs the open span's callback over its bytes up to `end` (at most the refused byte), as
+  // llhttp would have had the read ended there, and returns the error that callback failed
+  // with, if any: what those bytes are refused for whatever the split (a limit they cross).
+  std::optional<ParseError> flush_open_span(void* owner, const char* end);
+
   // Tells llhttp the stream ended (llhttp_finish); its code as is.
   llhttp_errno_t finish(void* owner);
   // The Step for finish()'s result: NeedMore when llhttp was at rest, `truncated` when a message

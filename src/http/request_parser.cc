@@ -359,6 +359,27 @@ Step RequestParser::check_head(const char* data, std::size_t head_bytes, Step st
   return step;
 }
 
+// After llhttp refused the byte at data + consumed in a head: what the `consumed` head bytes
+// before it are refused for, if anything, as when they arrive in earlier reads, so that the
+// status does not depend on where TCP cut the stream (the earlier byte decides). In stream
+// order, as feed() checks a read: the checker over the bytes before the span open at the
+// refusal (a target, header name or value), the span's callback (URI and head limits), the head
+// limit, the checker over the span's bytes (line ends, which close a span, are what it checks).
+std::optional<ParseError> RequestParser::check_before_error(const char* data,
+                                                            std::size_t consumed) {
+  const std::size_t room = limits_.max_header_bytes - head_bytes_;
+  const char* span = driver_.open_span();
+  const std::size_t before = span != nullptr ? static_cast<std::size_t>(span - data) : consumed;
+  if (std::optional<ParseError> error = checker_.scan(data, std::min(before, room))) return error;
+  if (before > room) return kHeadTooLarge;
+  if (std::optional<ParseError> error =
+          driver_.flush_open_span(this, data + std::min(consumed, room + 1))) {
+    return error;
+  }
+  if (consumed > room) return kHeadTooLarge;
+  return checker_.scan(data + before, consumed - before);
+}
+
 // Checks the chunk framing of the body bytes at `data` that llhttp just accepted.
 Step RequestParser::check_body(const char* data, Step step) {
   if (const std::optional<ParseError> error = chunks_.scan(data, step.consumed)) {
@@ -377,10 +398,8 @@ Step RequestParser::feed(const char* data, std::size_t len) {
   const bool chunked = chunked_;
   const Step step = execute(data, len);
   if (step.event == Event::Error) {
-    // The checker's verdict on the head bytes before llhttp's error comes first, as it does when
-    // those bytes arrive in an earlier read: the status must not depend on where TCP cut them.
     if (head) {
-      if (const std::optional<ParseError> error = checker_.scan(data, step.consumed)) {
+      if (const std::optional<ParseError> error = check_before_error(data, step.consumed)) {
         return driver_.fail(*error, step.consumed);
       }
     }

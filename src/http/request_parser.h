@@ -87,6 +87,7 @@ class RequestParser {
   Step execute(const char* data, std::size_t len);
   Step check_head(const char* data, std::size_t head_bytes, Step step);
   Step check_body(const char* data, Step step);
+  std::optional<ParseError> check_before_error(const char* data, std::size_t consumed);
   Step on_paused(std::size_t consumed);
 
   ParserLimits limits_;

@@ -17,6 +17,32 @@ bool is_ctl_or_space(char c) {
   return u <= 0x20 || u == 0x7f;
 }
 
+// RFC 9110 5.5: a field value holds no control character but HTAB (llhttp refuses the others).
+bool has_control(std::string_view value) {
+  for (char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) return true;
+  }
+  return false;
+}
+
+// RFC 9112 3.2: origin-form "/p?q", absolute-form "scheme://...", asterisk-form "*"; a
+// CONNECT's authority-form "host:port" is any other target. Parsers refuse anything else.
+bool is_request_target_form(const RequestSpec& spec) {
+  const std::string_view t = spec.target;
+  if (t.front() == '/' || t == "*" || spec.method == "CONNECT") return true;
+  const std::size_t colon = t.find("://");
+  if (colon == 0 || colon == std::string_view::npos) return false;
+  for (std::size_t i = 0; i < colon; ++i) {
+    const char c = t[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!alpha && (i == 0 || !((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool has_any(const RequestSpec& spec, std::string_view name) {
   for (const auto& [n, v] : spec.headers) {
     if (iequals(n, name)) return true;
@@ -124,6 +150,12 @@ Result<void> validate_request(const RequestSpec& spec) {
                                     printable(spec.target)));
     }
   }
+  if (!is_request_target_form(spec)) {
+    return make_error(
+        fmt::format("request target '{}' is neither a path (/p), an absolute URL "
+                    "(http://host/p) nor *",
+                    printable(spec.target)));
+  }
   bool has_host = false;
   for (const auto& [name, value] : spec.headers) {
     if (!is_token(name)) {
@@ -131,6 +163,10 @@ Result<void> validate_request(const RequestSpec& spec) {
     }
     if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
       return make_error(fmt::format("header '{}' has CR, LF or NUL in its value", printable(name)));
+    }
+    if (has_control(value)) {
+      return make_error(
+          fmt::format("header '{}' has a control character in its value", printable(name)));
     }
     if (is_framing_header(name)) {
       return make_error(fmt::format(
@@ -146,6 +182,12 @@ Result<void> validate_request(const RequestSpec& spec) {
     if (v.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) {
       return make_error("Host or Content-Type has CR, LF or NUL in its value");
     }
+    if (has_control(v)) return make_error("Host or Content-Type has a control character");
+  }
+  // RFC 9110 9.3.6: a CONNECT request has no content; parsers read what follows its head as the
+  // tunnel's bytes, or as the next request.
+  if (spec.method == "CONNECT" && !spec.body.empty()) {
+    return make_error("a CONNECT request cannot have a body");
   }
   return {};
 }

@@ -30,10 +30,13 @@ struct RequestSpec {
 // The one rule every request stampede sends passes, however it was built: the command line's
 // and rc file's (-H, loadgen::validate), a Lua script's (src/script), a library generator's
 // (src/api); --index only puts digits into the target and body of a spec that passed. Refused:
-// a method that is not a token; an empty target or one with a space or control character; a
-// header name that is not a token; CR, LF or NUL in a header value (or in `host`,
-// `content_type`); any Content-Length or Transfer-Encoding header (the body is framed by the
-// Content-Length format_request computes, so no header can contradict it); more than one Host.
+// a method that is not a token; an empty target, one with a space or control character, or one
+// not in origin-form ("/p"), absolute-form ("http://h/p") or "*" (but for a CONNECT's); a
+// header name that is not a token; a control character other than HTAB (CR, LF, NUL, ...) in
+// a header value (or in `host`, `content_type`); any Content-Length or Transfer-Encoding header
+// (the body is framed by the Content-Length format_request computes, so no header can
+// contradict it); more than one Host; a CONNECT with a body (parsers take it for the tunnel's
+// bytes or the next request).
 // A spec it accepts formats to exactly one HTTP/1.1 request, which no parser reads another way.
 // A plain function of the spec's bytes (no I/O, no state): a fuzz target can call it with
 // anything, and format a spec it accepts.

@@ -68,24 +68,14 @@ class ScriptHook final : public loadgen::RequestHook {
     if (requests_) {
       auto request = requests_->request(index);
       if (!request) return failed(request.error().message, requests_->halted());
-      if (request->method) {
-        spec_.method = std::move(*request->method);
-        upper_case(spec_.method);
-      }
-      if (request->path) spec_.target = std::move(*request->path);
-      if (request->body) spec_.body = std::move(*request->body);
-      for (auto& [name, value] : request->headers)
-        set_header(spec_.headers, std::move(name), std::move(value));
+      apply_script_request(std::move(request).value(), spec_);
     }
     if (bodies_) {
       auto body = bodies_->body(index);
       if (!body) return failed(body.error().message, bodies_->halted());
       spec_.body = std::move(body).value();
     }
-    if (!spec_.body.empty() && spec_.content_type.empty()) spec_.content_type = "text/plain";
-    if (auto valid = http::validate_request(spec_); !valid) {
-      return failed("request(): " + valid.error().message);
-    }
+    if (auto valid = finish_script_request(spec_); !valid) return failed(valid.error().message);
     out = http::format_request(spec_);
     return {true, spec_.method == "HEAD", {}};
   }
@@ -183,6 +173,25 @@ Result<void> dry_run(const std::shared_ptr<Shared>& shared) {
 }
 
 }  // namespace
+
+void apply_script_request(ScriptRequest request, http::RequestSpec& spec) {
+  if (request.method) {
+    spec.method = std::move(*request.method);
+    upper_case(spec.method);
+  }
+  if (request.path) spec.target = std::move(*request.path);
+  if (request.body) spec.body = std::move(*request.body);
+  for (auto& [name, value] : request.headers)
+    set_header(spec.headers, std::move(name), std::move(value));
+}
+
+Result<void> finish_script_request(http::RequestSpec& spec) {
+  if (!spec.body.empty() && spec.content_type.empty()) spec.content_type = "text/plain";
+  if (auto valid = http::validate_request(spec); !valid) {
+    return make_error("request(): " + valid.error().message);
+  }
+  return {};
+}
 
 Result<std::shared_ptr<loadgen::HookSet>> make_script_hooks(const ScriptParams& params) {
   auto shared = std::make_shared<Shared>();

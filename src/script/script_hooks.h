@@ -7,6 +7,7 @@
 #include "core/result.h"
 #include "http/writer.h"
 #include "loadgen/hooks.h"
+#include "script/lua_script.h"
 
 namespace stampede::script {
 
@@ -15,6 +16,15 @@ struct ScriptParams {
   std::string body_script;     // -p/-u/-a FILE.lua: defines body(id)
   http::RequestSpec base;      // the command line's request (host among the headers)
 };
+
+// What a script's request() result makes of the command line's request in `spec`: the method
+// upper-cased, the path as the target, the body, and each header replacing the one of the same
+// name (any case) or added after the others. Plain functions of their arguments, so that a fuzz
+// target (tests/fuzz/request_builder_fuzz.cc) checks what the hooks send.
+void apply_script_request(ScriptRequest request, http::RequestSpec& spec);
+// The last step before a built request is formatted: a body gets Content-Type "text/plain"
+// unless the spec has one; then http::validate_request, its refusal prefixed "request(): ".
+Result<void> finish_script_request(http::RequestSpec& spec);
 
 // Loads the scripts once to check them, and calls request(0)/body(0) once on that throwaway
 // state, so that syntax errors, errors at the top level and wrong return types stop the run

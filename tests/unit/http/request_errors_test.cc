@@ -161,6 +161,26 @@ TEST(RequestErrors, UriLimit) {
             0);
 }
 
+// A limit crossed before a byte llhttp refuses wins over that refusal however the bytes are
+// cut: the earlier byte in the stream decides (fuzz finding split-400-vs-414-uri-limit: fed
+// whole, llhttp refused the NUL before the target reached the URI check).
+TEST(RequestErrors, LimitBeforeARefusedByte) {
+  const ParserLimits limits{.max_header_bytes = 1024, .max_uri_bytes = 40, .max_body_bytes = 100};
+  const std::string nul(1, '\0');
+  const std::string over = "GET /" + std::string(40, 'u') + nul;
+  EXPECT_EQ(grind_brief(over, limits), (Trace{"error 414"}));
+  EXPECT_EQ(whole_error(over, limits).status, 414);
+  // At the limit, the refused byte decides.
+  EXPECT_EQ(grind_brief("GET /" + std::string(39, 'u') + nul, limits), (Trace{"error 400"}));
+  // The head limit, crossed in a header value before a refused byte.
+  const std::string head = "GET / HTTP/1.1\r\nHost: x\r\nX: " + std::string(20, 'v') + nul;
+  const ParserLimits small_head{.max_header_bytes = 40, .max_uri_bytes = 40};
+  EXPECT_EQ(grind_brief(head, small_head), (Trace{"error 431"}));
+  EXPECT_EQ(whole_error(head, small_head).status, 431);
+  // A head checker's refusal before both still comes first (two spaces in the request line).
+  EXPECT_EQ(grind_brief("GET  /" + std::string(40, 'u') + nul, limits), (Trace{"error 400"}));
+}
+
 TEST(RequestErrors, HeaderLimit) {
   const ParserLimits limits{.max_header_bytes = 200, .max_uri_bytes = 64, .max_body_bytes = 100};
   // Exactly 200 bytes of head passes; 201 does not.

@@ -89,6 +89,43 @@ TEST(FormatRequest, Validation) {
   EXPECT_FALSE(validate_request(bad).ok());
 }
 
+// Found by request_builder_fuzz: what validate_request passed, RequestParser refused or read as
+// two requests.
+TEST(FormatRequest, ControlCharactersBadTargetsAndAConnectBodyAreRefused) {
+  RequestSpec ok;
+  ok.headers = {{"X-Tab", "a\tb"}, {"X-Utf8", "\xc3\xa9"}};
+  EXPECT_TRUE(validate_request(ok).ok());
+  for (const char* value : {"a\x01b", "a\x7f", "\x1b[0m"}) {
+    RequestSpec bad = ok;
+    bad.headers = {{"X-Ctl", value}};
+    const auto r = validate_request(bad);
+    ASSERT_FALSE(r.ok()) << value;
+    EXPECT_NE(r.error().message.find("control character"), std::string::npos);
+    bad = ok;
+    bad.content_type = value;
+    EXPECT_FALSE(validate_request(bad).ok()) << value;
+  }
+  // A target parsers refuse: not a path, an absolute URL or *.
+  for (const char* target : {"g/api", "HOST", "!http://h/p", "://h/", "1http://h/"}) {
+    RequestSpec bad = ok;
+    bad.target = target;
+    EXPECT_FALSE(validate_request(bad).ok()) << target;
+  }
+  for (const char* target : {"/", "*", "http://h/p?q", "svn+ssh://h/"}) {
+    RequestSpec fine = ok;
+    fine.target = target;
+    EXPECT_TRUE(validate_request(fine).ok()) << target;
+  }
+  // A CONNECT's body would be read as the next request: "GET /admin" smuggled.
+  RequestSpec connect;
+  connect.method = "CONNECT";
+  connect.target = "h:443";
+  connect.host = "h:443";
+  EXPECT_TRUE(validate_request(connect).ok());
+  connect.body = "GET /admin HTTP/1.1\r\nHost: h\r\n\r\n";
+  EXPECT_FALSE(validate_request(connect).ok());
+}
+
 // The framing is the body's own Content-Length: no header may contradict it (a script's
 // "Content-Length" with "Transfer-Encoding: chunked" and a smuggled request in the body).
 TEST(FormatRequest, FramingHeadersAndASecondHostAreRefused) {
