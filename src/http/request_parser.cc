@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "http/tokens.h"
+
 namespace stampede::http {
 namespace {
 
@@ -48,43 +50,8 @@ constexpr std::array<bool, 256> make_target_table() {
 }
 constexpr std::array<bool, 256> kTargetChars = make_target_table();
 
-// RFC 3986 3.2.2 reg-name bytes: unreserved, sub-delims and '%' (of pct-encoded).
-constexpr std::array<bool, 256> make_reg_name_table() {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 256; ++c) {
-    const char ch = static_cast<char>(c);
-    t[c] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           std::string_view("-._~!$&'()*+,;=%").find(ch) != std::string_view::npos;
-  }
-  return t;
-}
-constexpr std::array<bool, 256> kRegNameChars = make_reg_name_table();
-
-// RFC 9110 7.2: Host = uri-host [ ":" port ], uri-host an IP literal in brackets or a reg-name
-// (an IPv4 address is one), port *DIGIT; empty is allowed (RFC 9112 3.2). Rejects userinfo
-// ('@'), a path, spaces, a list of hosts: RFC 9112 3.2 makes an invalid Host a 400.
-bool valid_host(std::string_view host) {
-  std::size_t i = 0;
-  if (!host.empty() && host[0] == '[') {
-    const std::size_t close = host.find(']');
-    if (close == std::string_view::npos || close == 1) return false;
-    for (i = 1; i < close; ++i) {
-      if (!kRegNameChars[static_cast<unsigned char>(host[i])] && host[i] != ':') return false;
-    }
-    ++i;
-  } else {
-    while (i < host.size() && kRegNameChars[static_cast<unsigned char>(host[i])])
-      ++i;
-  }
-  if (i == host.size()) return true;
-  if (host[i] != ':') return false;
-  for (++i; i < host.size(); ++i) {
-    if (host[i] < '0' || host[i] > '9') return false;
-  }
-  return true;
-}
-
-bool is_token(std::string_view s) {
+// http::is_token's rule, with a 256-entry table: this one runs on every header name.
+bool is_token_by_table(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     if (!kTokenChars[static_cast<unsigned char>(c)]) return false;
@@ -170,7 +137,7 @@ struct RequestParser::Callbacks {
     if (!s.in_head_) return 0;
     s.in_field_ = false;
     Field& f = s.fields_.back();
-    if (!is_token(std::string_view(s.buf_).substr(f.name_offset, f.name_len))) {
+    if (!is_token_by_table(std::string_view(s.buf_).substr(f.name_offset, f.name_len))) {
       s.driver_.set_callback_error(kBadName);
       return -1;
     }
@@ -278,7 +245,7 @@ int RequestParser::finish_head(llhttp_t* p) {
         std::string_view(buf_).substr(field.value_offset, field.value_len);
     // A keep-alive client sends the same Host every time: compare instead of checking again.
     if (host != valid_host_) {
-      if (!valid_host(host)) {
+      if (!is_host_field_value(host)) {
         driver_.set_callback_error(kBadHost);
         return -1;
       }

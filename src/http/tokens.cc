@@ -1,5 +1,7 @@
 #include "http/tokens.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "http/header.h"
@@ -93,6 +95,46 @@ Result<void> check_host(std::string_view text) {
     }
   }
   return {};
+}
+
+namespace {
+
+// RFC 3986 3.2.2 reg-name bytes: unreserved, sub-delims and '%' (of pct-encoded).
+constexpr std::array<bool, 256> make_reg_name_table() {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const char ch = static_cast<char>(c);
+    t[c] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           std::string_view("-._~!$&'()*+,;=%").find(ch) != std::string_view::npos;
+  }
+  return t;
+}
+constexpr std::array<bool, 256> kRegNameChars = make_reg_name_table();
+
+}  // namespace
+
+// RFC 9110 7.2: Host = uri-host [ ":" port ], uri-host an IP literal in brackets or a reg-name
+// (an IPv4 address is one), port *DIGIT; empty is allowed (RFC 9112 3.2). Rejects userinfo
+// ('@'), a path, spaces, a list of hosts: RFC 9112 3.2 makes an invalid Host a 400.
+bool is_host_field_value(std::string_view host) {
+  std::size_t i = 0;
+  if (!host.empty() && host[0] == '[') {
+    const std::size_t close = host.find(']');
+    if (close == std::string_view::npos || close == 1) return false;
+    for (i = 1; i < close; ++i) {
+      if (!kRegNameChars[static_cast<unsigned char>(host[i])] && host[i] != ':') return false;
+    }
+    ++i;
+  } else {
+    while (i < host.size() && kRegNameChars[static_cast<unsigned char>(host[i])])
+      ++i;
+  }
+  if (i == host.size()) return true;
+  if (host[i] != ':') return false;
+  for (++i; i < host.size(); ++i) {
+    if (host[i] < '0' || host[i] > '9') return false;
+  }
+  return true;
 }
 
 }  // namespace stampede::http

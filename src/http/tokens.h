@@ -26,6 +26,12 @@ Result<void> check_header_name(std::string_view text);
 // (no leading or trailing white space, no control byte, no non-ASCII byte). May be empty.
 Result<void> check_header_value(std::string_view text);
 
+// RFC 9110 7.2: a Host field value, uri-host [":" port]: an IP literal in brackets or a reg-name
+// (RFC 3986; an IPv4 address is one), then an optional port of digits; empty is allowed (RFC
+// 9112 3.2). No userinfo, path, space, list or non-ASCII byte. The one rule for the Host that
+// RequestParser accepts (400 otherwise) and validate_request lets a request be sent with.
+bool is_host_field_value(std::string_view text);
+
 // A host as it goes into a Host header or a URL: a DNS name or IPv4 literal (letters, digits,
 // '-', '.', '_'), or an IPv6 literal in brackets ("[::1]"), at most 255 bytes, not empty.
 Result<void> check_host(std::string_view text);

@@ -12,11 +12,6 @@
 namespace stampede::http {
 namespace {
 
-bool is_ctl_or_space(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return u <= 0x20 || u == 0x7f;
-}
-
 // RFC 9110 5.5: a field value holds no control character but HTAB (llhttp refuses the others).
 bool has_control(std::string_view value) {
   for (char c : value) {
@@ -144,10 +139,15 @@ Result<void> validate_request(const RequestSpec& spec) {
     return make_error(fmt::format("invalid method '{}'", printable(spec.method)));
   }
   if (spec.target.empty()) return make_error("empty request target");
+  // Visible ASCII only, as RequestParser requires (RFC 9112 3.2): a tab or a byte over 0x7e is
+  // refused there, so it is refused here rather than sent.
   for (char c : spec.target) {
-    if (is_ctl_or_space(c)) {
-      return make_error(fmt::format("request target '{}' contains a space or control character",
-                                    printable(spec.target)));
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x21 || u > 0x7e) {
+      return make_error(
+          fmt::format("request target '{}' contains a space, control or non-ASCII byte "
+                      "(percent-encode it)",
+                      printable(spec.target)));
     }
   }
   if (!is_request_target_form(spec)) {
@@ -175,6 +175,9 @@ Result<void> validate_request(const RequestSpec& spec) {
     }
     if (iequals(name, "host")) {
       if (has_host) return make_error("more than one Host header");
+      if (!is_host_field_value(value)) {
+        return make_error(fmt::format("Host '{}' is not host[:port]", printable(value)));
+      }
       has_host = true;
     }
   }
@@ -183,6 +186,9 @@ Result<void> validate_request(const RequestSpec& spec) {
       return make_error("Host or Content-Type has CR, LF or NUL in its value");
     }
     if (has_control(v)) return make_error("Host or Content-Type has a control character");
+  }
+  if (!is_host_field_value(spec.host)) {
+    return make_error(fmt::format("Host '{}' is not host[:port]", printable(spec.host)));
   }
   // RFC 9110 9.3.6: a CONNECT request has no content; parsers read what follows its head as the
   // tunnel's bytes, or as the next request.

@@ -30,7 +30,7 @@ struct RequestSpec {
 // The one rule every request stampede sends passes, however it was built: the command line's
 // and rc file's (-H, loadgen::validate), a Lua script's (src/script), a library generator's
 // (src/api); --index only puts digits into the target and body of a spec that passed. Refused:
-// a method that is not a token; an empty target, one with a space or control character, or one
+// a method that is not a token; an empty target, one with a byte that is not visible ASCII, or one
 // not in origin-form ("/p"), absolute-form ("http://h/p") or "*" (but for a CONNECT's); a
 // header name that is not a token; a control character other than HTAB (CR, LF, NUL, ...) in
 // a header value (or in `host`, `content_type`); any Content-Length or Transfer-Encoding header

@@ -1,6 +1,6 @@
 // The fixture of the generator's command-line tests: parse() runs parse_command_line() with a
-// fresh folder (a TempDir, removed after the test) as the one holding .loadtestrc, and appends `url` (when
-// not empty) to every command line.
+// fresh folder (a TempDir, removed after the test) as the one holding .loadtestrc, and appends
+// `url` (when not empty) to every command line.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -105,8 +105,10 @@ TEST(FormatRequest, ControlCharactersBadTargetsAndAConnectBodyAreRefused) {
     bad.content_type = value;
     EXPECT_FALSE(validate_request(bad).ok()) << value;
   }
-  // A target parsers refuse: not a path, an absolute URL or *.
-  for (const char* target : {"g/api", "HOST", "!http://h/p", "://h/", "1http://h/"}) {
+  // A target parsers refuse: not a path, an absolute URL or *; a tab, a space, DEL or a byte
+  // over 0x7e in it (RequestParser's INVALID_TARGET; found by request_builder_fuzz).
+  for (const char* target : {"g/api", "HOST", "!http://h/p", "://h/", "1http://h/", "/a\tb", "/a b",
+                             "/\x7f", "/caf\xc3\xa9", "/\x80"}) {
     RequestSpec bad = ok;
     bad.target = target;
     EXPECT_FALSE(validate_request(bad).ok()) << target;
@@ -115,6 +117,20 @@ TEST(FormatRequest, ControlCharactersBadTargetsAndAConnectBodyAreRefused) {
     RequestSpec fine = ok;
     fine.target = target;
     EXPECT_TRUE(validate_request(fine).ok()) << target;
+  }
+  // A Host the parsers refuse (RequestParser's INVALID_HOST; found by request_builder_fuzz).
+  for (const char* host : {"a b", "u@h", "h/p", "h:80x", "a, b", "caf\xc3\xa9", "[::1"}) {
+    RequestSpec bad = ok;
+    bad.host = host;
+    EXPECT_FALSE(validate_request(bad).ok()) << host;
+    bad = ok;
+    bad.headers = {{"Host", host}};
+    EXPECT_FALSE(validate_request(bad).ok()) << host;
+  }
+  for (const char* host : {"", "h", "127.0.0.1:8080", "[::1]:80", "www.example.com"}) {
+    RequestSpec fine = ok;
+    fine.host = host;
+    EXPECT_TRUE(validate_request(fine).ok()) << host;
   }
   // A CONNECT's body would be read as the next request: "GET /admin" smuggled.
   RequestSpec connect;
