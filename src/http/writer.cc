@@ -145,8 +145,8 @@ Result<void> validate_request(const RequestSpec& spec) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x21 || u > 0x7e) {
       return make_error(
-          fmt::format("request target '{}' contains a space, control or non-ASCII byte "
-                      "(percent-encode it)",
+          fmt::format("request target '{}' contains a space, control character or non-ASCII "
+                      "byte (percent-encode it)",
                       printable(spec.target)));
     }
   }

@@ -3,6 +3,7 @@
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
+#include <cstdint>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -218,7 +219,11 @@ void EchoBackend::accept_loop() {
 }
 
 void EchoBackend::serve(int fd) {
-  http::RequestParser parser;
+  // No body limit of its own: a backend that refused a large declared body would close while
+  // the balancer still streams it, and a test would see its 502 or the client's abort by timing.
+  http::ParserLimits limits;
+  limits.max_body_bytes = UINT64_MAX;
+  http::RequestParser parser(limits);
   std::string buf;
   std::size_t start = 0, fed = 0, head_end = 0;
   char chunk[65536];
