@@ -16,6 +16,7 @@
 
 #include "lb_support.h"
 #include "support/loopback.h"
+#include "support/proc_stats.h"
 #include "support/temp_dir.h"
 
 namespace stampede::balancer::testing {
@@ -54,31 +55,6 @@ TEST(MaxConnections, PastTheCapNothingIsAcceptedUntilOneCloses) {
   }
   EXPECT_TRUE(answered);
   EXPECT_EQ(backend.request_count(), 3u);
-}
-
-// Open descriptors of process `pid`.
-std::size_t fd_count(pid_t pid) {
-  std::error_code ec;
-  std::size_t n = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-    ++n;
-  }
-  return n;
-}
-
-// User plus system CPU time of `pid`, in clock ticks.
-long cpu_ticks(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-  std::string f;
-  long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && fields >> f; ++i) {
-    if (i == 14) utime = std::stol(f);
-    if (i == 15) stime = std::stol(f);
-  }
-  return utime + stime;
 }
 
 int connect_nonblocking(std::uint16_t port) {
@@ -144,9 +120,10 @@ TEST(Descriptors, ExhaustionIsLocalNeverABackendFailureAndDoesNotSpin) {
     std::this_thread::yield();
   }
   ASSERT_TRUE(health_checked());
-  const std::size_t baseline = fd_count(lb.pid()) + 1;  // + a health check that may be open
+  const std::size_t baseline =
+      stampede::testing::fd_count(lb.pid()) + 1;  // + a health check that may be open
 
-  const long cpu_before = cpu_ticks(lb.pid());
+  const long cpu_before = stampede::testing::cpu_ms(lb.pid());
   std::vector<int> fds;
   for (int i = 0; i < 60; ++i) {
     const int fd = connect_nonblocking(static_cast<std::uint16_t>(port));
@@ -160,7 +137,7 @@ TEST(Descriptors, ExhaustionIsLocalNeverABackendFailureAndDoesNotSpin) {
   // given 200 ms, which a stall of the host does not use up).
   std::string bodies;
   const std::vector<int> statuses = collect_statuses(fds, 2000ms, bodies);
-  const long cpu_ms = (cpu_ticks(lb.pid()) - cpu_before) * 1000 / sysconf(_SC_CLK_TCK);
+  const long cpu_ms = stampede::testing::cpu_ms(lb.pid()) - cpu_before;
   int ok = 0, local = 0, unanswered = 0;
   for (int s : statuses) {
     ok += s == 200;
@@ -180,12 +157,12 @@ TEST(Descriptors, ExhaustionIsLocalNeverABackendFailureAndDoesNotSpin) {
     close(fd);
 
   // Descriptors come back; then it serves normally and blamed nothing on the backend.
-  eventually([&] { return fd_count(lb.pid()) <= baseline; }, 10s);
-  EXPECT_LE(fd_count(lb.pid()), baseline);
+  eventually([&] { return stampede::testing::fd_count(lb.pid()) <= baseline; }, 10s);
+  EXPECT_LE(stampede::testing::fd_count(lb.pid()), baseline);
   std::cout << "balance past ulimit -n 40: 60 connections; " << ok << " got 200, " << local
             << " got 503 (local), " << unanswered << " queued; CPU " << cpu_ms
-            << " ms over 2 s; descriptors " << baseline - 1 << " -> " << fd_count(lb.pid())
-            << " after\n";
+            << " ms over 2 s; descriptors " << baseline - 1 << " -> "
+            << stampede::testing::fd_count(lb.pid()) << " after\n";
   auto after = http_get(static_cast<std::uint16_t>(port), "/after");
   ASSERT_TRUE(after) << lb.stderr_text();
   EXPECT_EQ(after->status, 200);

@@ -1,5 +1,5 @@
 // Helpers for the fault-injection tests: stampede serve/balance as child processes (so /proc
-// figures are per process), what /proc says about them (descriptors, CPU time, resident set),
+// figures are per process), what /proc says about them (support/proc_stats.h),
 // raw loopback sockets, one-shot HTTP exchanges and a fixed-rate run of the generator.
 // Everything binds or connects to 127.0.0.1 and every wait is bounded.
 #pragma once
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "support/proc_stats.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -21,16 +22,10 @@ namespace stampede::faults {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-// Open descriptors of `pid` (entries of /proc/PID/fd).
-std::size_t fd_count(pid_t pid);
-// User plus system CPU time of `pid`, in milliseconds.
-long cpu_ms(pid_t pid);
-// VmRSS and VmHWM of `pid` from /proc/PID/status, in KiB (0 when unreadable).
-struct Memory {
-  long rss_kib = 0;
-  long hwm_kib = 0;
-};
-Memory memory(pid_t pid);
+using testing::cpu_ms;
+using testing::fd_count;
+using testing::memory;
+using testing::Memory;
 
 // `stampede SUBCOMMAND ARGS... --ready-file F` as a child; port() is 0 when it did not start
 // within 10 s. The destructor kills it.

@@ -155,7 +155,9 @@ void floods_against(Stampede& target, const char* name) {
     std::cout << figures << "\n";
     ::testing::Test::RecordProperty(std::string(f.name) + "_figures", figures);
     EXPECT_EQ(by_status[f.status], kFlooders) << figures;
-    if (kResidentSetMeaningful) EXPECT_LT(growth, kMaxGrowthKib) << figures;
+    if (kResidentSetMeaningful) {
+      EXPECT_LT(growth, kMaxGrowthKib) << figures;
+    }
     // Every flooding connection let go (the lingering close lasts at most 2 s).
     const auto released_by = Clock::now() + 10s;
     while (fd_count(target.pid()) > fds_before && Clock::now() < released_by) {
@@ -216,7 +218,9 @@ TEST(Floods, BalanceBoundsAFloodOfInterimResponsesFromABackend) {
   EXPECT_LT(ms, 10000ms) << "waited for the backend timeout instead of the head limit";
   // The balancer holds a backend's head up to 64 KiB (kMaxResponseHeadBytes) in a buffer that
   // grows by doubling: up to 128 KiB plus a 16 KiB read chunk per connection.
-  if (kResidentSetMeaningful) EXPECT_LT(growth, kFlooders * 160 + 8 * 1024) << figures;
+  if (kResidentSetMeaningful) {
+    EXPECT_LT(growth, kFlooders * 160 + 8 * 1024) << figures;
+  }
   auto stats = exchange(balance.port(), get_request("/lb-stats"));
   ASSERT_TRUE(stats);
   EXPECT_NE(stats->body.find("\"bad_responses\":" + std::to_string(kFlooders + 1) + ","),
