@@ -92,7 +92,7 @@ TEST(BalanceOptions, BackendPortsAndWeightsAreChecked) {
   EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:0"}, "backend a"));
   EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:65536"}, "backend a"));
   EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:80x"}, "backend a"));
-  for (const std::string& w : {"0", "257", "-1", "1e12", "nan", "2x"}) {
+  for (const std::string w : {"0", "257", "-1", "1e12", "nan", "2x"}) {
     EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:80,weight=" + w}, "weight")) << w;
   }
 }
