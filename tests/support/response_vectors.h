@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "support/process.h"
+#include "support/scripted_server.h"
 
 namespace stampede::testing {
 
@@ -75,6 +77,29 @@ inline constexpr std::size_t kSplitBytes = 4096;
 inline std::size_t piece_for(const ResponseVector& v, SendMode mode) {
   if (mode == SendMode::Whole) return 0;
   return v.bytes.size() <= kSplitBytes ? 1 : (v.bytes.size() + kSplitBytes - 1) / kSplitBytes;
+}
+
+// The path that asks a vector_reply backend for vector `index`, sent in `mode`.
+inline std::string vector_path(std::size_t index, SendMode mode) {
+  return "/v/" + std::to_string(index) + (mode == SendMode::Whole ? "/w" : "/s");
+}
+
+// A ScriptedServer's answer to `request`: for "GET /v/INDEX/MODE" (vector_path) vector INDEX of
+// `vectors`, whole (w) or split (s); to anything else 200 "OK" (ok_reply).
+inline ScriptedReply vector_reply(const std::vector<ResponseVector>& vectors,
+                                  const std::string& request) {
+  unsigned index = 0;
+  char mode = 'w';
+  const std::size_t path = request.find(" /v/");
+  if (path == std::string::npos ||
+      std::sscanf(request.c_str() + path, " /v/%u/%c", &index, &mode) != 2 ||
+      index >= vectors.size()) {
+    return ok_reply(request);
+  }
+  const ResponseVector& v = vectors[index];
+  ScriptedReply reply{v.bytes, v.eof};
+  reply.piece = piece_for(v, mode == 's' ? SendMode::Split : SendMode::Whole);
+  return reply;
 }
 
 }  // namespace stampede::testing

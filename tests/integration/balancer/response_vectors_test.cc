@@ -43,20 +43,8 @@ class BalancerVectors : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     vectors_ = new std::vector<ResponseVector>(stampede::testing::load_response_vectors());
-    // "GET /v/INDEX/MODE": vector INDEX, whole (w) or split (s); anything else: 200 "OK".
     backend_ = new ScriptedServer([](std::uint64_t, const std::string& request) {
-      unsigned index = 0;
-      char mode = 'w';
-      const std::size_t path = request.find(" /v/");
-      if (path == std::string::npos ||
-          std::sscanf(request.c_str() + path, " /v/%u/%c", &index, &mode) != 2 ||
-          index >= vectors_->size()) {
-        return stampede::testing::ok_reply(request);
-      }
-      const ResponseVector& v = (*vectors_)[index];
-      ScriptedReply reply{v.bytes, v.eof};
-      reply.piece = piece_for(v, mode == 's' ? SendMode::Split : SendMode::Whole);
-      return reply;
+      return stampede::testing::vector_reply(*vectors_, request);
     });
     lb_ = start_balancer(base_config({spec("a", backend_->port())})).release();
   }
@@ -99,8 +87,7 @@ void BalancerVectors::check(std::size_t index, SendMode mode) {
   Client client(lb_->port());
   ASSERT_TRUE(client.connected());
   const std::string method = v.head ? "HEAD" : "GET";
-  const std::string target =
-      "/v/" + std::to_string(index) + (mode == SendMode::Whole ? "/w" : "/s");
+  const std::string target = stampede::testing::vector_path(index, mode);
   ASSERT_TRUE(client.send(method + " " + target + " HTTP/1.1\r\nHost: lb\r\n\r\n"));
   const Clock::time_point start = Clock::now();
   const std::optional<Response> r = client.read_response(v.head);

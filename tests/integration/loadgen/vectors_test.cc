@@ -34,20 +34,8 @@ class GeneratorVectors : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     vectors_ = new std::vector<ResponseVector>(testing::load_response_vectors());
-    // "/v/INDEX/MODE": vector INDEX, whole (w) or split (s).
     server_ = new ScriptedServer([](std::uint64_t, const std::string& request) {
-      unsigned index = 0;
-      char mode = 'w';
-      const std::size_t path = request.find(" /v/");
-      if (path == std::string::npos ||
-          std::sscanf(request.c_str() + path, " /v/%u/%c", &index, &mode) != 2 ||
-          index >= vectors_->size()) {
-        return testing::ok_reply(request);
-      }
-      const ResponseVector& v = (*vectors_)[index];
-      ScriptedReply reply{v.bytes, v.eof};
-      reply.piece = piece_for(v, mode == 's' ? SendMode::Split : SendMode::Whole);
-      return reply;
+      return testing::vector_reply(*vectors_, request);
     });
   }
   static void TearDownTestSuite() {
@@ -69,7 +57,7 @@ void GeneratorVectors::check(std::size_t index, SendMode mode) {
   SCOPED_TRACE(v.name + (mode == SendMode::Whole ? " (whole)" : " (split)"));
   const std::uint64_t requests = server_->requests();
   Config c;
-  c.url = server_->url("/v/" + std::to_string(index) + (mode == SendMode::Whole ? "/w" : "/s"));
+  c.url = server_->url(testing::vector_path(index, mode));
   c.method = v.head ? "HEAD" : "GET";
   c.cores = 1;
   c.concurrency = kRequests;
