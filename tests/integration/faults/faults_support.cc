@@ -17,8 +17,9 @@
 
 namespace stampede::faults {
 
-Stampede::Stampede(std::vector<std::string> args) {
-  std::vector<std::string> argv{STAMPEDE_BINARY};
+Stampede::Stampede(std::vector<std::string> args, std::vector<std::string> launcher) {
+  std::vector<std::string> argv = std::move(launcher);
+  argv.push_back(STAMPEDE_BINARY);
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--ready-file", dir_.file("ready")});
   process_ = std::make_unique<testing::ChildProcess>(argv);

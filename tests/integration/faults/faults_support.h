@@ -27,11 +27,12 @@ using testing::fd_count;
 using testing::memory;
 using testing::Memory;
 
-// `stampede SUBCOMMAND ARGS... --ready-file F` as a child; port() is 0 when it did not start
-// within 10 s. The destructor kills it.
+// `stampede SUBCOMMAND ARGS... --ready-file F` as a child, run through `launcher` when it is not
+// empty (e.g. {"/usr/bin/prlimit", "--nofile=40:40"}: a program that execs the rest, so pid() is
+// stampede's); port() is 0 when it did not start within 10 s. The destructor kills it.
 class Stampede {
  public:
-  explicit Stampede(std::vector<std::string> args);
+  explicit Stampede(std::vector<std::string> args, std::vector<std::string> launcher = {});
   ~Stampede();
   std::uint16_t port() const { return port_; }
   pid_t pid() const { return process_->pid(); }

@@ -22,7 +22,6 @@
 
 #include "faults_support.h"
 #include "support/scripted_server.h"
-#include "support/temp_dir.h"
 
 namespace stampede::faults {
 namespace {
@@ -232,19 +231,16 @@ TEST(Floods, BalanceBoundsAFloodOfInterimResponsesFromABackend) {
 // it cannot accept wait in the listen queue, it does not spin on accept() meanwhile, and its
 // descriptors come back to where they were.
 TEST(Floods, ServePastItsDescriptorLimitDoesNotSpinAndRecovers) {
-  const testing::TempDir tmp;
-  const std::string& dir = tmp.path();
-  testing::ChildProcess serve({"/usr/bin/prlimit", "--nofile=40:40", STAMPEDE_BINARY, "serve",
-                               "--port", "0", "-q", "--cores", "1", "--ready-file",
-                               dir + "/ready"});
-  const int port = testing::wait_for_port_file(dir + "/ready", 10000ms);
-  ASSERT_GT(port, 0) << serve.stderr_text();
-  ASSERT_TRUE(exchange(static_cast<std::uint16_t>(port), get_request("/warm")));
+  Stampede serve({"serve", "--port", "0", "-q", "--cores", "1"},
+                 {"/usr/bin/prlimit", "--nofile=40:40"});
+  const std::uint16_t port = serve.port();
+  ASSERT_GT(port, 0) << serve.process().stderr_text();
+  ASSERT_TRUE(exchange(serve.port(), get_request("/warm")));
   const std::size_t baseline = fd_count(serve.pid());
   const long cpu_before = cpu_ms(serve.pid());
   std::vector<int> fds;
   for (int i = 0; i < 80; ++i) {
-    const int fd = connect_loopback(static_cast<std::uint16_t>(port), true);
+    const int fd = connect_loopback(port, true);
     ASSERT_GE(fd, 0);
     fds.push_back(fd);
   }
@@ -270,11 +266,11 @@ TEST(Floods, ServePastItsDescriptorLimitDoesNotSpinAndRecovers) {
   EXPECT_GE(fds_during, 39u) << figures;  // (nearly) every descriptor in use: the limit reached
   EXPECT_LT(cpu, 300) << "a server retrying accept() at once burns the whole 2 s";
   EXPECT_LE(fds_after, baseline) << figures;
-  auto after = exchange(static_cast<std::uint16_t>(port), get_request("/after"));
-  ASSERT_TRUE(after) << serve.stderr_text();
+  auto after = exchange(serve.port(), get_request("/after"));
+  ASSERT_TRUE(after) << serve.process().stderr_text();
   EXPECT_EQ(after->status, 200);
-  ASSERT_TRUE(serve.signal(SIGTERM));
-  EXPECT_EQ(serve.wait(10000ms), 0);
+  ASSERT_TRUE(serve.process().signal(SIGTERM));
+  EXPECT_EQ(serve.process().wait(10000ms), 0);
 }
 
 // The soft "Max open files" of `pid` from /proc/PID/limits (0 when unreadable).
@@ -291,17 +287,14 @@ unsigned long soft_nofile(pid_t pid) {
 // 4096: it raises the soft limit at start (as balance does) and holds and answers all of them,
 // instead of leaving 140 unanswered in the listen queue.
 TEST(Floods, ServeRaisesItsSoftDescriptorLimitAndHoldsTheFlood) {
-  const testing::TempDir tmp;
-  const std::string& dir = tmp.path();
-  testing::ChildProcess serve({"/usr/bin/prlimit", "--nofile=64:4096", STAMPEDE_BINARY, "serve",
-                               "--port", "0", "-q", "--cores", "1", "--ready-file",
-                               dir + "/ready"});
-  const int port = testing::wait_for_port_file(dir + "/ready", 10000ms);
-  ASSERT_GT(port, 0) << serve.stderr_text();
+  Stampede serve({"serve", "--port", "0", "-q", "--cores", "1"},
+                 {"/usr/bin/prlimit", "--nofile=64:4096"});
+  const std::uint16_t port = serve.port();
+  ASSERT_GT(port, 0) << serve.process().stderr_text();
   EXPECT_EQ(soft_nofile(serve.pid()), 4096u);
   std::vector<int> fds;
   for (int i = 0; i < 200; ++i) {
-    const int fd = connect_loopback(static_cast<std::uint16_t>(port));
+    const int fd = connect_loopback(port);
     ASSERT_GE(fd, 0);
     fds.push_back(fd);
   }
