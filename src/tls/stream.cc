@@ -102,6 +102,12 @@ bool is_ip_literal(const std::string& host) {
 
 }  // namespace
 
+std::unique_ptr<Stream> Stream::create(SSL_CTX* ctx, net::Fd fd, Role role) {
+  std::unique_ptr<Stream> stream = create(ctx, fd.get(), role);
+  if (stream) stream->owned_ = std::move(fd);
+  return stream;
+}
+
 std::unique_ptr<Stream> Stream::create(SSL_CTX* ctx, int fd, Role role) {
   SSL* ssl = SSL_new(ctx);
   if (ssl == nullptr) return nullptr;
@@ -201,6 +207,24 @@ net::IoStatus Stream::write(const char* data, std::size_t length, std::size_t& n
 void Stream::shutdown() {
   if (established_ && !failed_) SSL_shutdown(ssl_);
   ERR_clear_error();
+}
+
+void Stream::shutdown_write() {
+  shutdown();
+  ::shutdown(socket_.fd, SHUT_WR);
+}
+
+net::IoStatus Stream::writev(const iovec* parts, int count, std::size_t& n) {
+  n = 0;
+  for (int i = 0; i < count; ++i) {
+    std::size_t put = 0;
+    const net::IoStatus s =
+        write(static_cast<const char*>(parts[i].iov_base), parts[i].iov_len, put);
+    if (s != net::IoStatus::Done) return n == 0 ? s : net::IoStatus::Done;
+    n += put;
+    if (put < parts[i].iov_len) break;
+  }
+  return net::IoStatus::Done;
 }
 
 void Stream::close_quietly() {

@@ -1,4 +1,5 @@
-// Stream: TLS over a connected, non-blocking socket, with the socket's vocabulary (IoStatus).
+// Stream: TLS over a connected, non-blocking socket: a net::Stream (net/stream.h has the contract
+// every stream keeps).
 //
 // read() and write() run the handshake first when it is not done; OpenSSL's WANT_READ and
 // WANT_WRITE both become WouldBlock, so a caller on an edge-triggered loop retries on either
@@ -7,8 +8,9 @@
 // edge". Used by the test server's TLS transport and the generator's https connections (and
 // usable by any other connection type: handshake/read/write/shutdown over an fd).
 //
-// Ownership and threads: the Stream does not own the descriptor (close it after the Stream is
-// gone or done with); it owns its SSL object. One thread at a time.
+// Ownership and threads: the Stream owns its SSL object, and the descriptor when created with an
+// net::Fd (the borrowing create(int) is for the generator's SecureChannel, whose socket outlives
+// its streams, until its connector owns its sockets). One thread at a time.
 #pragma once
 
 #include <openssl/ssl.h>
@@ -17,7 +19,9 @@
 #include <memory>
 #include <string_view>
 
+#include "net/fd.h"
 #include "net/socket.h"
+#include "net/stream.h"
 
 namespace stampede::tls {
 
@@ -26,14 +30,16 @@ struct SessionDeleter {
 };
 using SessionPtr = std::unique_ptr<SSL_SESSION, SessionDeleter>;
 
-class Stream {
+class Stream final : public net::Stream {
  public:
   enum class Role { Client, Server };
 
-  // A stream for `fd` under `ctx` (which must outlive it). Null only when OpenSSL is out of
-  // memory.
+  // A stream for `fd` under `ctx` (which must outlive it), owning the socket. Null only when
+  // OpenSSL is out of memory (the socket is closed then).
+  static std::unique_ptr<Stream> create(SSL_CTX* ctx, net::Fd fd, Role role);
+  // The same over a socket the caller keeps (and closes after the stream is gone).
   static std::unique_ptr<Stream> create(SSL_CTX* ctx, int fd, Role role);
-  ~Stream();
+  ~Stream() override;
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
@@ -43,24 +49,29 @@ class Stream {
   void set_session(SSL_SESSION* session);
 
   // Advances the handshake: Done once established, WouldBlock, or Error (see error()).
-  net::IoStatus handshake();
+  net::IoStatus handshake() override;
   // Done (n > 0), WouldBlock, Eof (close_notify or the peer's FIN), or Error.
-  net::IoStatus read(char* buffer, std::size_t capacity, std::size_t& n);
+  net::IoStatus read(char* buffer, std::size_t capacity, std::size_t& n) override;
   // Done with n bytes taken (all of them unless the socket filled up), WouldBlock, or Error.
   // After a short write, call again with the data from the first byte not taken.
-  net::IoStatus write(const char* data, std::size_t length, std::size_t& n);
+  net::IoStatus write(const char* data, std::size_t length, std::size_t& n) override;
+  // The parts one record each, in order, until one is not taken whole.
+  net::IoStatus writev(const iovec* parts, int count, std::size_t& n) override;
   // Sends close_notify (one attempt, best effort).
   void shutdown();
+  // close_notify, then FIN.
+  void shutdown_write() override;
+  int fd() const override { return socket_.fd; }
   // Marks the stream as closed in good order without sending anything, so its session stays
   // resumable (OpenSSL drops sessions of connections that were not shut down).
   void close_quietly();
 
   // After Error: a tls/errors.h code for a TLS failure, else the errno (ECONNRESET...).
-  int error() const { return error_; }
+  int error() const override { return error_; }
   bool established() const { return established_; }
   // The last WouldBlock waited for the socket to take bytes (WANT_WRITE), not to bring some: a
   // read that stopped so goes on when the socket is writable.
-  bool wants_write() const { return SSL_want_write(ssl_) != 0; }
+  bool wants_write() const override { return SSL_want_write(ssl_) != 0; }
   // The handshake resumed an earlier session.
   bool resumed() const;
   // The protocol ALPN selected ("http/1.1"), empty when none.
@@ -82,6 +93,7 @@ class Stream {
 
   SSL* ssl_;
   Socket socket_;
+  net::Fd owned_;  // the socket, when the stream owns it (closed after SSL_free)
   int error_ = 0;
   bool established_ = false;
   bool failed_ = false;  // an error came after some bytes: reported by the next call

@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "net/fd.h"
+#include "net/stream.h"
 #include "support/temp_dir.h"
 #include "tls/context.h"
 #include "tls/errors.h"
@@ -134,6 +136,42 @@ TEST(Stream, InsecureClientTalksAndNegotiatesHttp11) {
   EXPECT_EQ(c.server->read(buffer, sizeof buffer, n), IoStatus::WouldBlock);
   c.server->shutdown();
   EXPECT_EQ(c.client->read(buffer, sizeof buffer, n), IoStatus::Eof);
+}
+
+// Through the net::Stream seam: an owning stream closes its socket, gathers parts, and ends its
+// direction with close_notify and FIN.
+TEST(Stream, IsANetStreamThatOwnsItsSocket) {
+  auto server_ctx = server_context();
+  auto client_ctx = client_context(options(true));
+  SocketPair sockets;
+  std::unique_ptr<net::Stream> client =
+      Stream::create(client_ctx.get(), std::move(sockets.client), Stream::Role::Client);
+  auto server = Stream::create(server_ctx.get(), sockets.server.get(), Stream::Role::Server);
+  ASSERT_TRUE(client && server);
+  const iovec parts[] = {{const_cast<char*>("GET / "), 6}, {const_cast<char*>("HTTP/1.1"), 8}};
+  std::size_t n = 0;
+  IoStatus status = IoStatus::WouldBlock;
+  for (int i = 0; i < 100 && status == IoStatus::WouldBlock; ++i) {
+    status = client->writev(parts, 2, n);  // the handshake runs inside
+    char scratch[1];
+    std::size_t ignored = 0;
+    (void)server->read(scratch, 0, ignored);
+    (void)server->handshake();
+  }
+  ASSERT_EQ(status, IoStatus::Done);
+  EXPECT_EQ(n, 14u);
+  std::string got;
+  char buffer[64];
+  for (int i = 0; i < 100 && got.size() < 14; ++i) {
+    if (server->read(buffer, sizeof buffer, n) == IoStatus::Done) got.append(buffer, n);
+  }
+  EXPECT_EQ(got, "GET / HTTP/1.1");
+  client->shutdown_write();
+  EXPECT_EQ(server->read(buffer, sizeof buffer, n), IoStatus::Eof);
+  const int fd = client->fd();
+  EXPECT_GE(fd, 0);
+  client.reset();
+  EXPECT_EQ(::fcntl(fd, F_GETFD), -1);  // the stream closed the socket it owned
 }
 
 TEST(Stream, HandshakeRunsInsideReadAndWrite) {

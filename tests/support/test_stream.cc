@@ -1,0 +1,143 @@
+#include "support/test_stream.h"
+
+#include <errno.h>
+#include <sys/eventfd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace stampede::testing {
+
+TestStream::TestStream() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+
+std::string TestStream::take_written() {
+  std::string out = written_.substr(taken_);
+  taken_ = written_.size();
+  return out;
+}
+
+bool TestStream::next(Planned* planned) {
+  ++operations_;
+  wants_write_ = false;
+  const auto it = faults_.find(operations_);
+  if (it == faults_.end()) return false;
+  *planned = it->second;
+  return true;
+}
+
+net::IoStatus TestStream::fail(int err) {
+  error_ = err;
+  return net::IoStatus::Error;
+}
+
+net::IoStatus TestStream::handshake() {
+  ++handshakes_;
+  Planned planned{};
+  const bool faulty = next(&planned);
+  if (error_ != 0) return net::IoStatus::Error;
+  if (!faulty) return net::IoStatus::Done;
+  switch (planned.fault) {
+    case Fault::WantWrite:
+      wants_write_ = true;
+      return net::IoStatus::WouldBlock;
+    case Fault::Reset:
+    case Fault::CloseMidWrite:
+      return fail(ECONNRESET);
+    case Fault::Eof:
+      return net::IoStatus::Eof;
+    case Fault::WouldBlock:
+    case Fault::Short:
+      return net::IoStatus::WouldBlock;
+  }
+  return net::IoStatus::Done;
+}
+
+net::IoStatus TestStream::read(char* buffer, std::size_t capacity, std::size_t& n) {
+  n = 0;
+  Planned planned{};
+  const bool faulty = next(&planned);
+  if (error_ != 0) return net::IoStatus::Error;
+  std::size_t limit = std::min(capacity, read_limit_);
+  if (faulty) {
+    switch (planned.fault) {
+      case Fault::WouldBlock:
+        return net::IoStatus::WouldBlock;
+      case Fault::WantWrite:
+        wants_write_ = true;
+        return net::IoStatus::WouldBlock;
+      case Fault::Reset:
+      case Fault::CloseMidWrite:
+        return fail(ECONNRESET);
+      case Fault::Eof:
+        return net::IoStatus::Eof;
+      case Fault::Short:
+        limit = std::min(limit, std::max<std::size_t>(planned.bytes, 1));
+        break;
+    }
+  }
+  const std::size_t available = input_.size() - read_pos_;
+  if (available == 0) return eof_ ? net::IoStatus::Eof : net::IoStatus::WouldBlock;
+  n = std::min(limit, available);
+  std::memcpy(buffer, input_.data() + read_pos_, n);
+  read_pos_ += n;
+  return net::IoStatus::Done;
+}
+
+std::size_t TestStream::take(const char* data, std::size_t length, std::size_t limit) {
+  const std::size_t n = std::min({length, limit, write_capacity_});
+  written_.append(data, n);
+  if (write_capacity_ != static_cast<std::size_t>(-1)) write_capacity_ -= n;
+  return n;
+}
+
+net::IoStatus TestStream::write(const char* data, std::size_t length, std::size_t& n) {
+  const iovec part{const_cast<char*>(data), length};
+  return writev(&part, 1, n);
+}
+
+net::IoStatus TestStream::writev(const iovec* parts, int count, std::size_t& n) {
+  n = 0;
+  Planned planned{};
+  const bool faulty = next(&planned);
+  if (error_ != 0) return net::IoStatus::Error;
+  if (write_shut_) return fail(EPIPE);
+  std::size_t limit = static_cast<std::size_t>(-1);
+  if (faulty) {
+    switch (planned.fault) {
+      case Fault::WouldBlock:
+        return net::IoStatus::WouldBlock;
+      case Fault::WantWrite:
+        wants_write_ = true;
+        return net::IoStatus::WouldBlock;
+      case Fault::Reset:
+        return fail(ECONNRESET);
+      case Fault::Eof:
+        return fail(EPIPE);
+      case Fault::Short:
+        limit = std::max<std::size_t>(planned.bytes, 1);
+        break;
+      case Fault::CloseMidWrite:
+        for (int i = 0; i < count && planned.bytes > 0; ++i) {
+          planned.bytes -=
+              take(static_cast<const char*>(parts[i].iov_base), parts[i].iov_len, planned.bytes);
+        }
+        return fail(EPIPE);
+    }
+  }
+  if (write_capacity_ == 0) {
+    for (int i = 0; i < count; ++i) {
+      if (parts[i].iov_len > 0) return net::IoStatus::WouldBlock;
+    }
+    return net::IoStatus::Done;
+  }
+  for (int i = 0; i < count && limit > 0; ++i) {
+    const std::size_t put =
+        take(static_cast<const char*>(parts[i].iov_base), parts[i].iov_len, limit);
+    n += put;
+    limit -= put;
+    if (put < parts[i].iov_len) break;
+  }
+  return net::IoStatus::Done;
+}
+
+}  // namespace stampede::testing
