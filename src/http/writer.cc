@@ -190,6 +190,11 @@ Result<void> validate_request(const RequestSpec& spec) {
   if (!is_host_field_value(spec.host)) {
     return make_error(fmt::format("Host '{}' is not host[:port]", printable(spec.host)));
   }
+  // RFC 9112 3.2: every HTTP/1.1 request carries a Host (empty when the target has no
+  // authority); a server answers one without it with 400, as RequestParser does.
+  if (!has_host && spec.host.empty()) {
+    return make_error("no Host header (HTTP/1.1 requires one: RFC 9112 3.2)");
+  }
   // RFC 9110 9.3.6: a CONNECT request has no content; parsers read what follows its head as the
   // tunnel's bytes, or as the next request.
   if (spec.method == "CONNECT" && !spec.body.empty()) {

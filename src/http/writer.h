@@ -35,7 +35,8 @@ struct RequestSpec {
 // header name that is not a token; a control character other than HTAB (CR, LF, NUL, ...) in
 // a header value (or in `host`, `content_type`); any Content-Length or Transfer-Encoding header
 // (the body is framed by the Content-Length format_request computes, so no header can
-// contradict it); more than one Host; a CONNECT with a body (parsers take it for the tunnel's
+// contradict it); no Host at all (neither `host` nor a Host header: RFC 9112 3.2) or more than
+// one; a CONNECT with a body (parsers take it for the tunnel's
 // bytes or the next request).
 // A spec it accepts formats to exactly one HTTP/1.1 request, which no parser reads another way.
 // A plain function of the spec's bytes (no I/O, no state): a fuzz target can call it with

@@ -67,6 +67,7 @@ TEST(FormatRequest, ExplicitHeadersWin) {
 
 TEST(FormatRequest, Validation) {
   RequestSpec ok;
+  ok.host = "h";
   ok.headers = {{"X-Fine", "value with spaces"}};
   EXPECT_TRUE(validate_request(ok).ok());
   RequestSpec bad = ok;
@@ -93,6 +94,7 @@ TEST(FormatRequest, Validation) {
 // two requests.
 TEST(FormatRequest, ControlCharactersBadTargetsAndAConnectBodyAreRefused) {
   RequestSpec ok;
+  ok.host = "h";
   ok.headers = {{"X-Tab", "a\tb"}, {"X-Utf8", "\xc3\xa9"}};
   EXPECT_TRUE(validate_request(ok).ok());
   for (const char* value : {"a\x01b", "a\x7f", "\x1b[0m"}) {
@@ -127,11 +129,20 @@ TEST(FormatRequest, ControlCharactersBadTargetsAndAConnectBodyAreRefused) {
     bad.headers = {{"Host", host}};
     EXPECT_FALSE(validate_request(bad).ok()) << host;
   }
-  for (const char* host : {"", "h", "127.0.0.1:8080", "[::1]:80", "www.example.com"}) {
+  for (const char* host : {"h", "127.0.0.1:8080", "[::1]:80", "www.example.com"}) {
     RequestSpec fine = ok;
     fine.host = host;
     EXPECT_TRUE(validate_request(fine).ok()) << host;
   }
+  // RFC 9112 3.2: a Host is required; an empty one (a target with no authority) is a Host.
+  RequestSpec no_host = ok;
+  no_host.host = "";
+  const auto refused = validate_request(no_host);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "no Host header (HTTP/1.1 requires one: RFC 9112 3.2)");
+  no_host.headers.push_back({"Host", ""});
+  EXPECT_TRUE(validate_request(no_host).ok());
+  EXPECT_EQ(format_request(no_host).find("Host: \r\n") != std::string::npos, true);
   // A CONNECT's body would be read as the next request: "GET /admin" smuggled.
   RequestSpec connect;
   connect.method = "CONNECT";
