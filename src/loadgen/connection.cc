@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/clock.h"
+#include "loadgen/connector.h"
 #include "loadgen/ws_client.h"
 
 namespace stampede::loadgen {
@@ -27,10 +28,15 @@ std::vector<std::string> parsed_headers(const ConnectionContext& context) {
 }  // namespace
 
 Connection::Connection(const ConnectionContext& context)
+    : Connection(context, context.websocket ? nullptr : make_connector(context)) {}
+
+Connection::Connection(const ConnectionContext& context, std::unique_ptr<net::Connector> connector)
     : context_(context),
-      socket_(context, context.tls != nullptr),
+      connector_(std::move(connector)),
       parser_(parsed_headers(context)),
       timer_([this] { on_timer(); }) {
+  secure_ = connector_ && connector_->has_handshake();
+  secured_ = !secure_;
   if (context.hook_set && context.hook_set->capture_body) {
     parser_.set_body_callback([this](std::string_view chunk) { body_.append(chunk); });
   }
@@ -103,10 +109,10 @@ void Connection::begin(const SendPermit& permit) {
   } else {
     request_ = context_.request->fixed();
   }
-  if (socket_.is_open() && peer_closed_) close_socket();  // the server closed the idle connection
+  if (stream_ && peer_closed_) close_socket();  // the server closed the idle connection
   written_ = 0;
   if (context_.head_request || head_) parser_.expect_no_body();
-  if (!socket_.is_open()) {
+  if (!stream_) {
     open_socket();
     return;
   }
@@ -127,12 +133,15 @@ void Connection::mark_begin(std::int64_t now_ns) {
 void Connection::open_socket() {
   mark_begin(mono_ns());
   bool at_once = false;  // the connect completed in the call
-  if (const int err = socket_.open(*this, begin_ns_, at_once); err != 0) {
+  const int err = connector_->open(*context_.loop, *this, begin_ns_, at_once);
+  stream_ = connector_->stream();
+  if (err != 0) {
     fail(err);
     return;
   }
   arm_timeout(begin_ns_);
   if (at_once) {
+    connected();
     write_request();
   } else {
     state_ = State::Connecting;
@@ -148,16 +157,14 @@ void Connection::on_events(std::uint32_t events) {
     case State::Writing:
       if (events & kReadEvents) readable_ = true;
       // A TLS handshake (or CONNECT) in progress waits for either direction.
-      if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) ||
-          (socket_.channel() && !socket_.channel()->ready() && (events & EPOLLIN))) {
+      if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) || (!secured_ && (events & EPOLLIN))) {
         write_request();
       }
       break;
     case State::Reading:
       // TLS: a read that stopped for want of writability (WANT_WRITE: a key update's answer or
       // an alert to flush) goes on when the socket drains, as in WsClient.
-      if ((events & kReadEvents) ||
-          (socket_.channel() && (events & EPOLLOUT) && socket_.channel()->wants_write())) {
+      if ((events & kReadEvents) || ((events & EPOLLOUT) && stream_->wants_write())) {
         read_response(events);
       }
       break;
@@ -174,23 +181,32 @@ void Connection::on_events(std::uint32_t events) {
 }
 
 void Connection::on_connect_event() {
-  const int err = socket_.connect_result();
+  const int err = connector_->connect_result();
   if (err != 0) {
     fail(err);
     return;
   }
+  connected();
   write_request();
+}
+
+// Counted once established, so a refused connect is an error and not a connection.
+void Connection::connected() {
+  context_.stats->add_connection(connector_->connected_ns() - begin_ns_);
 }
 
 // The handshake is inside the latency of the request that opened the connection.
 bool Connection::secure_handshake() {
-  SecureChannel& tls = *socket_.channel();
-  switch (tls.handshake()) {
+  switch (connector_->handshake()) {
     case net::IoStatus::Done:
-      context_.stats->add_tls_handshake(tls.resumed(), mono_ns() - socket_.connected_ns());
+      secured_ = true;
+      if (context_.tls != nullptr) {
+        context_.stats->add_tls_handshake(connector_->resumed(),
+                                          mono_ns() - connector_->connected_ns());
+      }
       return true;
     case net::IoStatus::Error:
-      fail(tls.error());
+      fail(connector_->error());
       return false;
     default:
       state_ = State::Writing;
@@ -199,7 +215,7 @@ bool Connection::secure_handshake() {
 }
 
 void Connection::write_request() {
-  if (socket_.channel() && !socket_.channel()->ready() && !secure_handshake()) return;
+  if (!secured_ && !secure_handshake()) return;
   if (written_ == 0) {
     start_ns_ = mono_ns();
     first_byte_ns_ = 0;
@@ -211,13 +227,13 @@ void Connection::write_request() {
   while (written_ < request_.size()) {
     std::size_t n = 0;
     const net::IoStatus status =
-        socket_.write(request_.data() + written_, request_.size() - written_, n);
+        stream_->write(request_.data() + written_, request_.size() - written_, n);
     if (status == net::IoStatus::WouldBlock) {
       state_ = State::Writing;
       return;
     }
     if (status != net::IoStatus::Done) {
-      fail(socket_.error());
+      fail(stream_->error());
       return;
     }
     written_ += n;
@@ -238,14 +254,14 @@ void Connection::read_response(std::uint32_t events) {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = socket_.read(buffer, capacity, n);
+    const net::IoStatus status = stream_->read(buffer, capacity, n);
     if (status == net::IoStatus::WouldBlock) return;
     if (status == net::IoStatus::Eof) {
       on_eof();
       return;
     }
     if (status == net::IoStatus::Error) {
-      fail(socket_.error());
+      fail(stream_->error());
       return;
     }
     context_.stats->add_bytes(n, 0);
@@ -329,7 +345,8 @@ void Connection::complete() {
   // The server said it closes after this response: wait for its FIN, so that the TIME_WAIT
   // is on its side and not on our ephemeral ports.
   state_ = State::Draining;
-  context_.loop->schedule(timer_, context_.loop->now_ns() + close_grace_ns(context_.timeout_ns));
+  context_.loop->schedule(timer_,
+                          context_.loop->now_ns() + net::close_grace_ns(context_.timeout_ns));
 }
 
 void Connection::fail(int err) {
@@ -354,7 +371,7 @@ void Connection::backoff() {
   ++failures_;
   has_pending_ = false;
   state_ = State::Waiting;
-  context_.loop->schedule(timer_, context_.loop->now_ns() + backoff_ns(failures_));
+  context_.loop->schedule(timer_, context_.loop->now_ns() + net::backoff_ns(failures_));
 }
 
 void Connection::drain(std::uint32_t events) {
@@ -362,7 +379,7 @@ void Connection::drain(std::uint32_t events) {
   char* buffer = context_.read_buffer.data();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = socket_.read(buffer, context_.read_buffer.size(), n);
+    const net::IoStatus status = stream_->read(buffer, context_.read_buffer.size(), n);
     if (status == net::IoStatus::WouldBlock) return;
     if (status != net::IoStatus::Done) break;  // EOF or error: the server closed
     context_.stats->add_bytes(n, 0);
@@ -398,7 +415,9 @@ void Connection::arm_timeout(std::int64_t from_ns) {
 // Closing the descriptor also removes it from epoll: no epoll_ctl call.
 void Connection::close_socket() {
   context_.loop->cancel(timer_);
-  socket_.close(responded_ && !unusable_);
+  if (stream_) connector_->close(responded_ && !unusable_);
+  stream_ = nullptr;
+  secured_ = !secure_;
   parser_.reset();
   begin_ns_ = 0;
   readable_ = peer_closed_ = unusable_ = responded_ = false;

@@ -13,6 +13,8 @@
 // outlive every Connection.
 #pragma once
 
+#include <openssl/types.h>
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -21,10 +23,10 @@
 #include <vector>
 
 #include "http/response_parser.h"
-#include "loadgen/client_socket.h"
 #include "loadgen/hooks.h"
 #include "loadgen/request.h"
 #include "loadgen/worker_stats.h"
+#include "net/connector.h"
 #include "net/event_loop.h"
 #include "net/socket.h"
 
@@ -77,8 +79,8 @@ struct ConnectionContext {
   bool paced = false;           // --rps: latency counts from the permit's intended time (corrected)
   std::vector<std::string> count_headers;  // response headers whose values are counted
   // https, wss: the run's client context (null for http://, ws://), the name for SNI and the
-  // certificate; through a proxy the CONNECT request that opens the tunnel (https, ws, wss; see
-  // SecureChannel).
+  // certificate; through a proxy the CONNECT request that opens the tunnel (https, ws, wss).
+  // Each client's net::Connector is made from these (loadgen/connector.h).
   SSL_CTX* tls = nullptr;
   std::string server_name;
   std::string connect_request;
@@ -91,6 +93,9 @@ struct ConnectionContext {
 class Connection final : public net::IoHandler {
  public:
   explicit Connection(const ConnectionContext& context);
+  // With a given connector instead of make_connector(context)'s (a unit test's, over a
+  // TestStream). Not for ws:// contexts.
+  Connection(const ConnectionContext& context, std::unique_ptr<net::Connector> connector);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -126,6 +131,8 @@ class Connection final : public net::IoHandler {
   void mark_begin(std::int64_t now_ns);
   void open_socket();
   void on_connect_event();
+  // The TCP connection is up: counts it, with its connect time.
+  void connected();
   void write_request();
   void read_response(std::uint32_t events);
   // Feeds bytes to the parser; true when the request ended (completed or failed).
@@ -138,7 +145,8 @@ class Connection final : public net::IoHandler {
   void close_socket();
   void finish();
   void arm_timeout(std::int64_t from_ns);
-  // https: runs the CONNECT exchange and the handshake; true once requests can go.
+  // https: runs the CONNECT exchange and the handshake (the connector's); true once requests
+  // can go.
   bool secure_handshake();
   // connection_hooks.cc: the RequestHook calls, made only when context_.hook_set is set.
   bool generate(const SendPermit& permit);
@@ -148,7 +156,10 @@ class Connection final : public net::IoHandler {
   void backoff();
 
   const ConnectionContext& context_;
-  ClientSocket socket_;  // with a SecureChannel for https only
+  std::unique_ptr<net::Connector> connector_;  // null for ws:// (the WsClient has its own)
+  net::Stream* stream_ = nullptr;              // the connector's, while a socket is open
+  bool secure_ = false;   // the connector has a handshake (https) after each connect
+  bool secured_ = false;  // ...and it is done on this socket (always true without one)
   http::ResponseParser parser_;
   net::Timer timer_;
   State state_ = State::Idle;

@@ -8,6 +8,7 @@
 
 #include "core/clock.h"
 #include "core/random.h"
+#include "loadgen/connector.h"
 #include "tls/errors.h"
 #include "ws/handshake.h"
 
@@ -20,14 +21,18 @@ constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
 }  // namespace
 
-WsClient::WsClient(const ConnectionContext& context)
+WsClient::WsClient(const ConnectionContext& context) : WsClient(context, make_connector(context)) {}
+
+WsClient::WsClient(const ConnectionContext& context, std::unique_ptr<net::Connector> connector)
     : context_(context),
       plan_(*context.websocket),
-      socket_(context, context.tls != nullptr || !context.connect_request.empty()),
+      connector_(std::move(connector)),
       parser_(std::vector<std::string>(std::begin(ws::kAnswerFields), std::end(ws::kAnswerFields))),
       session_(ws::Role::Client, *this),
       timer_([this] { on_timer(); }),
-      seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {}
+      seed_(reinterpret_cast<std::uintptr_t>(this) ^ static_cast<std::uint64_t>(mono_ns())) {
+  secure_ = connector_->has_handshake();
+}
 
 WsClient::~WsClient() = default;
 
@@ -79,7 +84,9 @@ void WsClient::open_socket() {
   close_socket();
   begin_ns_ = mono_ns();
   bool at_once = false;  // the connect completed in the call
-  if (const int err = socket_.open(*this, begin_ns_, at_once); err != 0) {
+  const int err = connector_->open(*context_.loop, *this, begin_ns_, at_once);
+  stream_ = connector_->stream();
+  if (err != 0) {
     fail(err);
     return;
   }
@@ -95,7 +102,7 @@ void WsClient::on_events(std::uint32_t events) {
   // TLS: a write that waits for the peer's records (WANT_READ) goes on when bytes arrive (it
   // returns at once when nothing is pending), and a read that stopped for want of writability
   // (WANT_WRITE: a key update's answer or an alert to flush) goes on when the socket drains.
-  const bool may_write = (events & kWriteEvents) || (socket_.channel() && (events & kReadEvents));
+  const bool may_write = (events & kWriteEvents) || (secure_ && (events & kReadEvents));
   const bool may_read = (events & kReadEvents) || read_wants_write_;
   switch (state_) {
     case State::Connecting:
@@ -112,7 +119,7 @@ void WsClient::on_events(std::uint32_t events) {
     case State::Waiting:
     case State::Awaiting:
     case State::Closing:
-      if (!socket_.is_open()) break;
+      if (!stream_) break;
       if (may_write && !write_pending()) return;
       if (may_read) read_frames(events);
       break;
@@ -122,7 +129,7 @@ void WsClient::on_events(std::uint32_t events) {
 }
 
 void WsClient::on_connect_event() {
-  const int err = socket_.connect_result();
+  const int err = connector_->connect_result();
   if (err != 0) {
     fail(err);
     return;
@@ -130,10 +137,11 @@ void WsClient::on_connect_event() {
   connected();
 }
 
-// The TCP connection is up: the upgrade goes now (ws://) or after the CONNECT exchange (through
-// --proxy) and the TLS handshake (wss://).
+// The TCP connection is up (and counted, with its connect time): the upgrade goes now (ws://) or
+// after the CONNECT exchange (through --proxy) and the TLS handshake (wss://).
 void WsClient::connected() {
-  if (socket_.channel()) {
+  context_.stats->add_connection(connector_->connected_ns() - begin_ns_);
+  if (secure_) {
     state_ = State::Securing;
     secure_handshake();
   } else {
@@ -143,16 +151,16 @@ void WsClient::connected() {
 
 // Advances the CONNECT exchange and the TLS handshake; either readiness may move them on.
 void WsClient::secure_handshake() {
-  SecureChannel& tls = *socket_.channel();
-  switch (tls.handshake()) {
+  switch (connector_->handshake()) {
     case net::IoStatus::Done:
       if (context_.tls != nullptr) {
-        context_.stats->add_tls_handshake(tls.resumed(), mono_ns() - socket_.connected_ns());
+        context_.stats->add_tls_handshake(connector_->resumed(),
+                                          mono_ns() - connector_->connected_ns());
       }
       send_handshake();
       break;
     case net::IoStatus::Error:
-      fail(tls.error());
+      fail(connector_->error());
       break;
     default:
       break;
@@ -175,14 +183,14 @@ bool WsClient::read_handshake() {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = socket_.read(buffer, capacity, n);
+    const net::IoStatus status = stream_->read(buffer, capacity, n);
     if (status == net::IoStatus::WouldBlock) {
-      read_wants_write_ = socket_.channel() && socket_.channel()->wants_write();
+      read_wants_write_ = stream_->wants_write();
       return true;
     }
     read_wants_write_ = false;
     if (status != net::IoStatus::Done) {
-      fail(status == net::IoStatus::Eof ? ECONNRESET : socket_.error());
+      fail(status == net::IoStatus::Eof ? ECONNRESET : stream_->error());
       return false;
     }
     context_.stats->add_bytes(n, 0);
@@ -245,10 +253,10 @@ bool WsClient::write_pending() {
         handshaking ? std::string_view(handshake_).substr(written_) : session_.output();
     if (pending.empty()) return true;
     std::size_t n = 0;
-    const net::IoStatus status = socket_.write(pending.data(), pending.size(), n);
+    const net::IoStatus status = stream_->write(pending.data(), pending.size(), n);
     if (status == net::IoStatus::WouldBlock) return true;
     if (status != net::IoStatus::Done) {
-      fail(socket_.error());
+      fail(stream_->error());
       return false;
     }
     context_.stats->add_bytes(0, n);
@@ -265,9 +273,9 @@ void WsClient::read_frames(std::uint32_t events) {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = socket_.read(buffer, capacity, n);
+    const net::IoStatus status = stream_->read(buffer, capacity, n);
     if (status == net::IoStatus::WouldBlock) {
-      read_wants_write_ = socket_.channel() && socket_.channel()->wants_write();
+      read_wants_write_ = stream_->wants_write();
       return;
     }
     read_wants_write_ = false;
@@ -281,7 +289,7 @@ void WsClient::read_frames(std::uint32_t events) {
       return;
     }
     if (status == net::IoStatus::Error) {
-      fail(socket_.error());
+      fail(stream_->error());
       return;
     }
     context_.stats->add_bytes(n, 0);
@@ -293,7 +301,7 @@ void WsClient::read_frames(std::uint32_t events) {
     if (replied_now_) {
       replied_now_ = false;
       complete();
-      if (!socket_.is_open()) return;
+      if (!stream_) return;
     }
     if (!check_session()) return;
     // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
@@ -363,7 +371,7 @@ void WsClient::after_failure() {
   }
   ++failures_;
   state_ = State::Waiting;
-  context_.loop->schedule(timer_, context_.loop->now_ns() + backoff_ns(failures_));
+  context_.loop->schedule(timer_, context_.loop->now_ns() + net::backoff_ns(failures_));
 }
 
 // No more messages: send our close and wait (briefly) for the server's.
@@ -371,7 +379,8 @@ void WsClient::begin_close() {
   state_ = State::Closing;
   session_.close(ws::kCloseNormal);
   if (!write_pending()) return;
-  context_.loop->schedule(timer_, context_.loop->now_ns() + close_grace_ns(context_.timeout_ns));
+  context_.loop->schedule(timer_,
+                          context_.loop->now_ns() + net::close_grace_ns(context_.timeout_ns));
 }
 
 void WsClient::on_timer() {
@@ -406,7 +415,8 @@ void WsClient::arm_timeout(std::int64_t from_ns) {
 // its session for the next socket (a close by the server or a refused upgrade leaves it sound).
 void WsClient::close_socket() {
   context_.loop->cancel(timer_);
-  socket_.close(!tls_failed_);
+  if (stream_) connector_->close(!tls_failed_);
+  stream_ = nullptr;
   parser_.reset();
   begin_ns_ = 0;
   open_ = replied_ = replied_now_ = read_wants_write_ = tls_failed_ = false;

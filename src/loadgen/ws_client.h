@@ -10,11 +10,11 @@
 // close by the server by its code, a protocol error by the code we closed with. After a failure the
 // socket is dropped and the next permit opens a new one, after a backoff when the socket never
 // carried a reply (as the HTTP Connection does). Framing goes through ws::Session (bytes in, bytes
-// out); the ClientSocket's read and write are the only I/O calls: the plain socket for ws://, a
-// SecureChannel for wss:// (as an https:// Connection: SNI, certificate check, the CONNECT tunnel
-// through --proxy, and the last clean socket's session offered for resumption when the client
-// reconnects after a failure) and for ws:// through --proxy (the CONNECT tunnel alone). TLS
-// failures are counted by their tls/errors.h names. A TLS record layer may block on the other
+// out); the read and write of the net::Stream its net::Connector yields are the only I/O calls:
+// plain TCP for ws://, TLS for wss:// (as an https:// Connection: SNI, certificate check, the
+// CONNECT tunnel through --proxy, and the last clean socket's session offered for resumption when
+// the client reconnects after a failure), and for ws:// through --proxy the CONNECT tunnel alone.
+// TLS failures are counted by their tls/errors.h names. A TLS record layer may block on the other
 // direction (WANT_WRITE inside a read, WANT_READ inside a write): the client then retries on either
 // readiness.
 //
@@ -23,13 +23,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "http/response_parser.h"
-#include "loadgen/client_socket.h"
 #include "loadgen/connection.h"
 #include "loadgen/indexed_text.h"
 #include "loadgen/ws_stats.h"
+#include "net/connector.h"
 #include "net/event_loop.h"
 #include "ws/session.h"
 
@@ -46,6 +47,8 @@ struct WsPlan {
 class WsClient final : public net::IoHandler, public ws::SessionHandler {
  public:
   explicit WsClient(const ConnectionContext& context);
+  // With a given connector instead of make_connector(context)'s (a unit test's).
+  WsClient(const ConnectionContext& context, std::unique_ptr<net::Connector> connector);
   ~WsClient();
   WsClient(const WsClient&) = delete;
   WsClient& operator=(const WsClient&) = delete;
@@ -94,7 +97,9 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
 
   const ConnectionContext& context_;
   const WsPlan& plan_;
-  ClientSocket socket_;  // with a SecureChannel for wss, and for ws through --proxy
+  std::unique_ptr<net::Connector> connector_;
+  net::Stream* stream_ = nullptr;  // the connector's, while a socket is open
+  bool secure_ = false;            // the connector has a handshake (wss, a tunnel) after connect
   http::ResponseParser parser_;
   ws::Session session_;
   net::Timer timer_;

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include "net/connector.h"
+
 namespace stampede::tls {
 
 // The server's certificate did not verify (unknown issuer, expired, wrong host name...).
@@ -15,8 +17,8 @@ inline constexpr int kHandshakeFailed = 241;
 inline constexpr int kProtocolVersion = 242;
 // A TLS error after the handshake (bad record, decryption failure...).
 inline constexpr int kProtocolError = 243;
-// The proxy refused the CONNECT tunnel (or answered something else than 2xx).
-inline constexpr int kProxyConnectFailed = 244;
+// The proxy refused the CONNECT tunnel (or answered something else than 2xx): net::Connector's.
+inline constexpr int kProxyConnectFailed = net::kProxyConnectFailed;
 
 // "CERT_VERIFY_FAILED", "TLS_HANDSHAKE_FAILED", "TLS_PROTOCOL_VERSION", "TLS_PROTOCOL_ERROR",
 // "PROXY_CONNECT_FAILED"; nullopt for any other value.

@@ -5,12 +5,13 @@
 // WANT_WRITE both become WouldBlock, so a caller on an edge-triggered loop retries on either
 // readiness while the handshake runs. read() fills the buffer until it is full or the socket is
 // drained, so, as with a plain socket, a Done shorter than the buffer means "wait for the next
-// edge". Used by the test server's TLS transport and the generator's https connections (and
+// edge". Used by the test server's TLS transport and the generator's connector (and
 // usable by any other connection type: handshake/read/write/shutdown over an fd).
 //
 // Ownership and threads: the Stream owns its SSL object, and the descriptor when created with an
-// net::Fd (the borrowing create(int) is for the generator's SecureChannel, whose socket outlives
-// its streams, until its connector owns its sockets). One thread at a time.
+// net::Fd (the borrowing create(int) is for the server's TlsTransport, whose socket outlives its
+// stream, until it is on net::Stream; the generator's connector gives its sockets away). One
+// thread at a time.
 #pragma once
 
 #include <openssl/ssl.h>
