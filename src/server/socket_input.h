@@ -1,5 +1,5 @@
 // SocketInput: what a server connection knows about the input side of its edge-triggered
-// socket, and its reads; shared by Connection and WsConnection (the HTTP side hands it over at
+// stream, and its reads; shared by Connection and WsConnection (the HTTP side hands it over at
 // the switch to WebSocket). Used on the connection's worker thread only.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "net/socket.h"
-#include "server/transport.h"
+#include "net/stream.h"
 
 namespace stampede::server {
 
@@ -28,8 +28,8 @@ struct SocketInput {
 
   // One read of up to `capacity` bytes into `buffer`; notes what it says about the socket. A
   // short read drained the socket, unless the peer closed: then reading goes on to see EOF.
-  net::IoStatus read(Transport& transport, char* buffer, std::size_t capacity, std::size_t& n) {
-    const net::IoStatus status = transport.read(buffer, capacity, n);
+  net::IoStatus read(net::Stream& stream, char* buffer, std::size_t capacity, std::size_t& n) {
+    const net::IoStatus status = stream.read(buffer, capacity, n);
     switch (status) {
       case net::IoStatus::Done:
         if (n < capacity && !hup) unread = false;
