@@ -443,8 +443,7 @@ void Connection::start_websocket() {
   }
   handover.input.swap(in_);
   handover.delay_ns = ws_delay_ns_;
-  handover.socket_unread = input_.unread;
-  handover.peer_hup = input_.hup;
+  handover.socket = input_;
   worker_.loop().cancel(deadline_timer_);
   upgrade_pending_ = false;
   websocket_ = true;

@@ -17,11 +17,18 @@ struct SocketInput {
   bool unread = false;  // the socket may hold bytes not read yet (edge-triggered)
   bool hup = false;     // the peer closed its side: read on to the end of the stream
   bool eof = false;     // a read returned the end of the stream
+  // The last read waited for the socket to take bytes (TLS WANT_WRITE inside a read): it goes
+  // on at the next writable event, which may be the only one to come.
+  bool read_wants_write = false;
 
   // Notes a readiness event. False on EPOLLERR: the connection closes.
   bool on_events(std::uint32_t events) {
     if (events & EPOLLERR) return false;
     if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) unread = true;
+    if ((events & EPOLLOUT) && read_wants_write) {
+      unread = true;
+      read_wants_write = false;
+    }
     if (events & (EPOLLRDHUP | EPOLLHUP)) hup = true;
     return true;
   }
@@ -36,6 +43,7 @@ struct SocketInput {
         break;
       case net::IoStatus::WouldBlock:
         unread = false;
+        read_wants_write = stream.wants_write();
         break;
       case net::IoStatus::Eof:
         unread = false;

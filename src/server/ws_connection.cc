@@ -30,7 +30,7 @@ void WsConnection::start(WsHandover handover) {
   prefix_ = std::move(handover.output);
   prefix_sent_ = 0;
   delay_ns_ = handover.delay_ns;
-  input_ = SocketInput{handover.socket_unread, handover.peer_hup, false};
+  input_ = handover.socket;
   active_ = true;
   last_activity_ns_ = worker_.loop().now_ns();
   if (!session_.reset() || !session_.feed(handover.input.data(), handover.input.size())) {

@@ -30,8 +30,7 @@ struct WsHandover {
   std::string output;             // not yet written: the 101 answer (and any earlier answers)
   std::string input;              // bytes read after the upgrade request (frames sent early)
   std::int64_t delay_ns = 0;
-  bool socket_unread = false;  // the socket may hold bytes not read yet (edge-triggered)
-  bool peer_hup = false;       // the peer closed its side
+  SocketInput socket;  // what the HTTP side knew of the input side
 };
 
 class WsConnection final : public ws::SessionHandler {
