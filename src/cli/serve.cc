@@ -16,7 +16,7 @@
 #include "core/fd_limit.h"
 #include "core/ready_file.h"
 #include "core/units.h"
-#include "server/tls_transport.h"
+#include "server/tls_context.h"
 
 namespace stampede::server {
 namespace {

@@ -39,8 +39,8 @@ Connection::Connection(Worker& worker)
       delay_timer_([this] { on_delay(); }),
       deadline_timer_([this] { on_deadline(); }) {}
 
-bool Connection::open(std::unique_ptr<Transport> transport) {
-  transport_ = std::move(transport);
+bool Connection::open(std::unique_ptr<net::Stream> stream) {
+  stream_ = std::move(stream);
   const std::int64_t now = worker_.loop().now_ns();
   phase_start_ns_ = last_activity_ns_ = now;
   if (!worker_.loop().add(fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this)) return false;
@@ -53,7 +53,7 @@ void Connection::release() {
   websocket_ = upgrade_pending_ = false;
   worker_.loop().cancel(delay_timer_);
   worker_.loop().cancel(deadline_timer_);
-  transport_.reset();
+  stream_.reset();
   parser_.reset();
   clear_buffer(in_);
   clear_buffer(out_);
@@ -135,7 +135,7 @@ void Connection::drain_input() {
 bool Connection::read_once() {
   char* data = worker_.scratch_in();
   std::size_t n = 0;
-  const net::IoStatus status = input_.read(*transport_, data, worker_.scratch_in_size(), n);
+  const net::IoStatus status = input_.read(*stream_, data, worker_.scratch_in_size(), n);
   if (status == net::IoStatus::Error) {
     close_now();
     return false;
@@ -285,8 +285,7 @@ bool Connection::flush() {
   const std::size_t offset = own ? out_sent_ : 0;
   if (pending.size() == offset) return true;
   std::size_t n = 0;
-  const net::IoStatus status =
-      transport_->write(pending.data() + offset, pending.size() - offset, n);
+  const net::IoStatus status = stream_->write(pending.data() + offset, pending.size() - offset, n);
   if (status == net::IoStatus::Error) {
     close_now();
     return false;
@@ -347,7 +346,7 @@ void Connection::finish_up() {
 }
 
 void Connection::start_linger() {
-  transport_->shutdown_write();
+  stream_->shutdown_write();
   lingering_ = true;
   linger_deadline_ns_ = worker_.loop().now_ns() + kLingerNs;
 }
@@ -431,10 +430,10 @@ void Connection::accept_websocket() {
   upgrade_pending_ = true;
 }
 
-// Hands the socket, the unwritten output and the unparsed input to the WebSocket side.
+// Lends the stream, hands over the unwritten output and the unparsed input to the WebSocket side.
 void Connection::start_websocket() {
   WsHandover handover;
-  handover.transport = transport_.get();
+  handover.stream = stream_.get();
   if (out_.empty()) {
     handover.output.swap(worker_.scratch_out());
   } else {
@@ -444,8 +443,7 @@ void Connection::start_websocket() {
   }
   handover.input.swap(in_);
   handover.delay_ns = ws_delay_ns_;
-  handover.socket_unread = input_.unread;
-  handover.peer_hup = input_.hup;
+  handover.socket = input_;
   worker_.loop().cancel(deadline_timer_);
   upgrade_pending_ = false;
   websocket_ = true;

@@ -3,7 +3,9 @@
 // times out idle and slow clients.
 //
 // Ownership and threads: owned by its Worker, which pools the object; every method runs on the
-// worker's thread. The socket is registered once, edge-triggered, for reading and writing.
+// worker's thread. The connection owns its net::Stream (TcpStream, or tls::Stream under --tls-*)
+// while open; the stream's descriptor is registered once, edge-triggered, for reading and
+// writing.
 // Responses of one activation go to the worker's shared output buffer and leave in one write;
 // only what the socket did not take is copied into the connection's own buffer. Input is kept
 // only when parsing has to pause (a delay, a full output buffer) in the middle of a read.
@@ -16,10 +18,10 @@
 
 #include "http/request_parser.h"
 #include "net/event_loop.h"
+#include "net/stream.h"
 #include "server/overrides.h"
 #include "server/responses.h"
 #include "server/socket_input.h"
-#include "server/transport.h"
 #include "server/ws_connection.h"
 
 namespace stampede::server {
@@ -32,17 +34,17 @@ class Connection final : public net::IoHandler {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Starts serving an accepted socket: registers it with the loop. False when that failed
-  // (the caller releases the connection).
-  bool open(std::unique_ptr<Transport> transport);
-  // Back to unused: timers cancelled, socket closed, buffers emptied. Called by the Worker.
+  // Starts serving a connected stream: registers its descriptor with the loop. False when that
+  // failed (the caller releases the connection).
+  bool open(std::unique_ptr<net::Stream> stream);
+  // Back to unused: timers cancelled, stream closed, buffers emptied. Called by the Worker.
   void release();
   // The server is stopping: close now when between requests, else after the current answer.
   void drain();
 
   void on_events(std::uint32_t events) override;
 
-  int fd() const { return transport_->fd(); }
+  int fd() const { return stream_->fd(); }
   std::size_t slot = 0;  // position in the worker's list of live connections
 
  private:
@@ -94,7 +96,7 @@ class Connection final : public net::IoHandler {
   void start_websocket();
 
   Worker& worker_;
-  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<net::Stream> stream_;
   http::RequestParser parser_;
   net::Timer delay_timer_;
   net::Timer deadline_timer_;

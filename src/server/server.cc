@@ -16,7 +16,7 @@
 #include "http/tokens.h"
 #include "net/socket.h"
 #include "server/shared.h"
-#include "server/tls_transport.h"
+#include "server/tls_context.h"
 #include "server/worker.h"
 
 namespace stampede::server {

@@ -3,8 +3,9 @@
 #include <errno.h>
 #include <sys/epoll.h>
 
+#include "net/tcp_stream.h"
 #include "server/http_date.h"
-#include "server/tls_transport.h"
+#include "tls/stream.h"
 
 namespace stampede::server {
 namespace {
@@ -13,6 +14,13 @@ constexpr std::size_t kReadBufferBytes = 64 * 1024;
 constexpr int kAcceptsPerEvent = 64;
 constexpr std::int64_t kAcceptRetryNs = 100'000'000;  // after EMFILE and the like
 
+// The stream for an accepted socket: TLS under `tls` when it is set, else plain TCP. Null only
+// when OpenSSL is out of memory (the socket is closed then).
+std::unique_ptr<net::Stream> make_stream(net::Fd fd, SSL_CTX* tls) {
+  if (tls == nullptr) return std::make_unique<net::TcpStream>(std::move(fd));
+  return tls::Stream::create(tls, std::move(fd), tls::Stream::Role::Server);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Worker>> Worker::create(Shared& shared, int index, net::Fd listener) {
@@ -20,6 +28,10 @@ Result<std::unique_ptr<Worker>> Worker::create(Shared& shared, int index, net::F
   if (!loop) return loop.error();
   std::unique_ptr<Worker> worker(
       new Worker(shared, index, std::move(loop.value()), std::move(listener)));
+  if (!worker->listener_) {
+    worker->accepting_ = false;
+    return worker;
+  }
   // Level-triggered: a bounded accept batch leaves the rest for the next iteration.
   if (auto r = worker->loop_->add(worker->listener_.get(), EPOLLIN, worker.get()); !r) {
     return r.error();
@@ -96,15 +108,23 @@ void Worker::accept_pending() {
       }
       continue;  // ECONNABORTED and the like concern that one connection only
     }
-    auto transport = make_transport(std::move(fd), shared_.tls.get());
-    if (!transport) continue;  // out of memory for TLS: that connection is dropped
-    WorkerCounters::add(counters_.connections, std::uint64_t{1});
-    if (shared_.options.max_connections > 0) {
-      shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
-    }
-    Connection& c = acquire();
-    if (!c.open(std::move(transport))) close(c);
+    auto stream = make_stream(std::move(fd), shared_.tls.get());
+    if (!stream) continue;  // out of memory for TLS: that connection is dropped
+    adopt(std::move(stream));
   }
+}
+
+Connection* Worker::adopt(std::unique_ptr<net::Stream> stream) {
+  WorkerCounters::add(counters_.connections, std::uint64_t{1});
+  if (shared_.options.max_connections > 0) {
+    shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
+  }
+  Connection& c = acquire();
+  if (!c.open(std::move(stream))) {
+    close(c);
+    return nullptr;
+  }
+  return &c;
 }
 
 void Worker::pause_accepting() {

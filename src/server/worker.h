@@ -13,6 +13,7 @@
 #include "core/result.h"
 #include "net/event_loop.h"
 #include "net/fd.h"
+#include "net/stream.h"
 #include "server/connection.h"
 #include "server/error_spread.h"
 #include "server/responses.h"
@@ -22,7 +23,9 @@ namespace stampede::server {
 
 class Worker final : public net::IoHandler {
  public:
-  // Builds the loop and registers `listener` (non-blocking, already listening).
+  // Builds the loop and registers `listener` (non-blocking, already listening). Without a
+  // listener (an empty Fd) the worker accepts nothing and serves only the streams given to
+  // adopt(): the connection unit tests run it so, over in-memory streams.
   static Result<std::unique_ptr<Worker>> create(Shared& shared, int index, net::Fd listener);
   ~Worker();
   Worker(const Worker&) = delete;
@@ -35,6 +38,12 @@ class Worker final : public net::IoHandler {
 
   // The listener is readable: accepts what is pending.
   void on_events(std::uint32_t events) override;
+  // Serves a connected stream (an accepted socket, or a test's in-memory stream): counts the
+  // connection, takes a pooled Connection and registers the stream with the loop. Returns the
+  // connection, or null when registering failed (the stream is closed then). Worker thread.
+  Connection* adopt(std::unique_ptr<net::Stream> stream);
+  // Connections open on this worker.
+  std::size_t live_connections() const { return live_.size(); }
 
   // For the connections, on the worker's thread:
   net::EventLoop& loop() { return *loop_; }

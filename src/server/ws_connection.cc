@@ -26,11 +26,11 @@ WsConnection::WsConnection(Worker& worker, Connection& owner)
       deadline_timer_([this] { on_deadline(); }) {}
 
 void WsConnection::start(WsHandover handover) {
-  transport_ = handover.transport;
+  stream_ = handover.stream;
   prefix_ = std::move(handover.output);
   prefix_sent_ = 0;
   delay_ns_ = handover.delay_ns;
-  input_ = SocketInput{handover.socket_unread, handover.peer_hup, false};
+  input_ = handover.socket;
   active_ = true;
   last_activity_ns_ = worker_.loop().now_ns();
   if (!session_.reset() || !session_.feed(handover.input.data(), handover.input.size())) {
@@ -43,7 +43,7 @@ void WsConnection::start(WsHandover handover) {
 void WsConnection::release() {
   worker_.loop().cancel(delay_timer_);
   worker_.loop().cancel(deadline_timer_);
-  transport_ = nullptr;
+  stream_ = nullptr;
   prefix_.clear();
   prefix_sent_ = 0;
   delayed_.clear();
@@ -88,7 +88,7 @@ void WsConnection::advance() {
 bool WsConnection::read_once() {
   char* data = worker_.scratch_in();
   std::size_t n = 0;
-  const net::IoStatus status = input_.read(*transport_, data, worker_.scratch_in_size(), n);
+  const net::IoStatus status = input_.read(*stream_, data, worker_.scratch_in_size(), n);
   if (status == net::IoStatus::Done) {
     last_activity_ns_ = worker_.loop().now_ns();
     if (session_.feed(data, n)) return true;
@@ -108,7 +108,7 @@ bool WsConnection::flush() {
         in_prefix ? std::string_view(prefix_).substr(prefix_sent_) : session_.output();
     if (pending.empty()) return true;
     std::size_t n = 0;
-    const net::IoStatus status = transport_->write(pending.data(), pending.size(), n);
+    const net::IoStatus status = stream_->write(pending.data(), pending.size(), n);
     if (status == net::IoStatus::Error) {
       close_now();
       return false;
@@ -136,7 +136,7 @@ void WsConnection::finish_up() {
   }
   if (written && session_.close_sent() && !session_.reading() && !shut_) {
     // We refused its input: no close will come, so send our FIN and wait for the peer's.
-    transport_->shutdown_write();
+    stream_->shutdown_write();
     shut_ = true;
   }
   arm_deadline();

@@ -4,10 +4,10 @@
 // by a close with 1011 instead. Bad frames close with 1002/1007/1009 (see ws::Session). Every
 // data message counts as one served request (/count), each 1011 close as an error too.
 //
-// Ownership and threads: owned by its Connection (pooled with it), which hands over its
-// transport on upgrade and forwards its events; every method runs on the worker's thread. The
-// socket stays registered with the Connection as handler. Closing goes through
-// Worker::close(connection), which calls release().
+// Ownership and threads: owned by its Connection (pooled with it), which lends it its stream on
+// upgrade (the Connection keeps owning it) and forwards its events; every method runs on the
+// worker's thread. The stream's descriptor stays registered with the Connection as handler. Closing
+// goes through Worker::close(connection), which calls release().
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,8 @@
 #include <string>
 
 #include "net/event_loop.h"
+#include "net/stream.h"
 #include "server/socket_input.h"
-#include "server/transport.h"
 #include "ws/session.h"
 
 namespace stampede::server {
@@ -26,12 +26,11 @@ class Worker;
 
 // What the HTTP side hands over at the switch.
 struct WsHandover {
-  Transport* transport = nullptr;
-  std::string output;  // not yet written: the 101 answer (and any earlier answers)
-  std::string input;   // bytes read after the upgrade request (frames sent early)
+  net::Stream* stream = nullptr;  // owned by the Connection
+  std::string output;             // not yet written: the 101 answer (and any earlier answers)
+  std::string input;              // bytes read after the upgrade request (frames sent early)
   std::int64_t delay_ns = 0;
-  bool socket_unread = false;  // the socket may hold bytes not read yet (edge-triggered)
-  bool peer_hup = false;       // the peer closed its side
+  SocketInput socket;  // what the HTTP side knew of the input side
 };
 
 class WsConnection final : public ws::SessionHandler {
@@ -68,7 +67,7 @@ class WsConnection final : public ws::SessionHandler {
 
   Worker& worker_;
   Connection& owner_;
-  Transport* transport_ = nullptr;
+  net::Stream* stream_ = nullptr;
   ws::Session session_;
   net::Timer delay_timer_;
   net::Timer deadline_timer_;

@@ -1,22 +1,8 @@
-#include "server/tls_transport.h"
-
-#include <sys/socket.h>
+#include "server/tls_context.h"
 
 #include "tls/self_signed.h"
 
 namespace stampede::server {
-
-void TlsTransport::shutdown_write() {
-  stream_->shutdown();
-  ::shutdown(fd_.get(), SHUT_WR);
-}
-
-std::unique_ptr<Transport> make_transport(net::Fd fd, SSL_CTX* tls) {
-  if (tls == nullptr) return make_tcp_transport(std::move(fd));
-  auto stream = tls::Stream::create(tls, fd.get(), tls::Stream::Role::Server);
-  if (!stream) return nullptr;
-  return std::make_unique<TlsTransport>(std::move(fd), std::move(stream));
-}
 
 Result<tls::ContextPtr> make_tls_context(const ServerOptions& options) {
   if (options.tls_self_signed) {
