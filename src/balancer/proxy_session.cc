@@ -346,8 +346,7 @@ void ProxySession::reply_admin() {
 // The response to the current request is queued: go back to reading the next one.
 void ProxySession::finish_exchange() {
   phase_ = Phase::Head;
-  req_.dispatched = false;
-  req_.local = false;
+  req_ = RequestState{};
   head_started_ = false;
   touch();
   flush_client();

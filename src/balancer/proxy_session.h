@@ -106,7 +106,8 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   bool enter_tunnel(std::size_t head_len);
   void tunnel_step();
 
-  // The request being served: reset by one assignment when its head completes.
+  // The request being served: reset by one assignment when its head completes and when its
+  // exchange ends (nothing of it outlives its response).
   struct RequestState {
     bool local = false;       // answered by the balancer itself (admin endpoints)
     bool done = false;        // its last byte was parsed (and queued upstream)
