@@ -5,6 +5,7 @@
 #include "balancer/backend.h"
 #include "net/socket.h"
 #include "net/tcp_stream.h"
+#include "tls/stream.h"
 
 namespace stampede::balancer {
 
@@ -14,7 +15,17 @@ Result<OpenedStream> open_backend_stream(const BackendState& backend, bool& loca
     local = net::is_local_resource_error(errno);
     return fd.error();
   }
-  return OpenedStream{std::make_unique<net::TcpStream>(std::move(*fd)), true};
+  if (backend.tls_context() == nullptr) {
+    return OpenedStream{std::make_unique<net::TcpStream>(std::move(*fd)), true};
+  }
+  auto stream =
+      tls::Stream::create(backend.tls_context(), std::move(*fd), tls::Stream::Role::Client);
+  if (!stream) {
+    local = true;  // OpenSSL out of memory
+    return make_error("backend " + backend.name() + ": out of memory for TLS");
+  }
+  stream->set_server_name(backend.tls_host());
+  return OpenedStream{std::move(stream), true};
 }
 
 }  // namespace stampede::balancer

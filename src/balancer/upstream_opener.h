@@ -1,5 +1,6 @@
 // UpstreamOpener: how a worker gets a byte stream to a backend. The one production path is
-// open_backend_stream() (a non-blocking TCP connect), which the worker's SocketOpener and the
+// open_backend_stream() (a non-blocking TCP connect; TLS over it for an https backend, whose
+// handshake the stream runs once connected), which the worker's SocketOpener and the
 // health checker both call, so a change of transport or connector is made in one place. Unit
 // tests give a worker their own opener, handing out in-memory streams (tests/support/
 // test_stream.h), so the proxy session and its upstream connection run without sockets.
@@ -33,7 +34,8 @@ class UpstreamOpener {
   virtual Result<OpenedStream> open(const BackendState& backend, bool& local) = 0;
 };
 
-// Starts a non-blocking connect to `backend` (contract as UpstreamOpener::open).
+// Starts a non-blocking connect to `backend` (contract as UpstreamOpener::open): a TcpStream,
+// or for an https backend a tls::Stream with SNI and the certificate check set to its host.
 Result<OpenedStream> open_backend_stream(const BackendState& backend, bool& local);
 
 class SocketOpener final : public UpstreamOpener {
