@@ -21,7 +21,7 @@ FUZZ_DEPS := clang libclang-rt-14-dev llvm-14
 FUZZ_BUILD ?= build-fuzz
 COV_BUILD ?= build-cov
 FUZZ_TARGETS := request_parser response_parser ws_frames utf8 url rcfile balancer_config \
-  request_builder generator_response
+  request_builder generator_response balancer_e2e
 SECONDS ?= 60
 
 .PHONY: all build compile-asan compile-tsan deps test-deps node-deps run demo test test-release test-asan test-tsan format bench clean \

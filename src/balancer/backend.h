@@ -8,6 +8,8 @@
 // them without locks; the histogram is behind a mutex the owner takes once per response.
 #pragma once
 
+#include <openssl/ssl.h>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -32,6 +34,14 @@ class BackendState {
   const std::string& address_text() const { return spec_.address; }
   const net::Address& address() const { return address_; }
   int weight() const { return spec_.weight; }
+  // For an https backend: the client context (the Balancer's, shared by every worker) and the
+  // host its certificate must name (SNI too). Null for a plain one. Set before workers run.
+  SSL_CTX* tls_context() const { return tls_context_; }
+  const std::string& tls_host() const { return tls_host_; }
+  void set_tls(SSL_CTX* context, std::string host) {
+    tls_context_ = context;
+    tls_host_ = std::move(host);
+  }
 
   // Takes traffic: up by the health view and not passively ejected at `now_ns`.
   bool live(std::int64_t now_ns) const {
@@ -55,6 +65,8 @@ class BackendState {
   std::size_t index_;
   BackendSpec spec_;
   net::Address address_;
+  SSL_CTX* tls_context_ = nullptr;
+  std::string tls_host_;
   std::atomic<bool> up_{true};
   std::atomic<std::int64_t> ejected_until_ns_{0};
   std::atomic<std::uint64_t> down_transitions_{0};

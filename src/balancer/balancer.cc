@@ -48,12 +48,40 @@ Result<void> Balancer::open_listeners(std::vector<net::Fd>& listeners, net::Fd& 
   return {};
 }
 
+namespace {
+
+// The host of "host:port" or "[v6]:port", for SNI and the certificate check.
+std::string address_host(const std::string& address) {
+  std::string host = address.substr(0, address.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return host;
+}
+
+}  // namespace
+
 Result<void> Balancer::init() {
   for (std::size_t i = 0; i < config_.backends.size(); ++i) {
     const BackendSpec& spec = config_.backends[i];
     auto address = net::parse_host_port(spec.address);
     if (!address) return make_error("backend " + spec.name + ": " + address.error().message);
     states_.push_back(std::make_unique<BackendState>(i, spec, *address));
+    if (spec.tls) {
+      if (!backend_tls_) {
+        tls::ClientOptions options;
+        options.insecure = config_.backend_insecure;
+        options.ca_file = config_.backend_ca;
+        auto context = tls::make_client_context(options);
+        if (!context) {
+          const std::string what =
+              config_.backend_ca.empty() ? "https backends" : "--backend-ca " + config_.backend_ca;
+          return make_error(what + ": " + context.error().message);
+        }
+        backend_tls_ = std::move(*context);
+      }
+      states_.back()->set_tls(backend_tls_.get(), address_host(spec.address));
+    }
     fleet_.states.push_back(states_.back().get());
   }
   std::vector<net::Fd> listeners;

@@ -20,6 +20,7 @@
 #include "balancer/backend.h"
 #include "balancer/config.h"
 #include "core/result.h"
+#include "tls/context.h"
 
 namespace stampede::balancer {
 
@@ -52,6 +53,7 @@ class Balancer {
   Result<void> open_listeners(std::vector<net::Fd>& listeners, net::Fd& admin);
 
   BalancerConfig config_;
+  tls::ContextPtr backend_tls_;  // for https backends; outlives the workers (declared first)
   std::vector<std::unique_ptr<BackendState>> states_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<HealthChecker> health_;

@@ -110,6 +110,9 @@ const std::vector<SettingDef>& setting_defs() {
        int_field(&BalancerConfig::cores, "cores", 1, kMaxCores)},
       {"ready-file", "PATH", "Write the bound port there once listening (PATH.tmp, then rename)",
        "none", string_field(&BalancerConfig::ready_file)},
+      {"backend-ca", "PATH",
+       "Trust these CA certificates (PEM) for https backends instead of the system store", "none",
+       string_field(&BalancerConfig::backend_ca)},
       {"sticky-header", "NAME", "The header the sticky strategy hashes (a token)", "",
        string_field(&BalancerConfig::sticky_header)},
       {"health-interval", "MS", "Active checks, one per backend per interval, ms", "0 (off)",
@@ -180,6 +183,18 @@ Result<void> check_address(std::string_view what, std::string_view text, bool an
   return {};
 }
 
+// Takes a leading "https://" (TLS) or "http://" off the spec's address.
+void take_scheme(BackendSpec& spec) {
+  for (const auto& [scheme, tls] : {std::pair{std::string_view("https://"), true},
+                                    std::pair{std::string_view("http://"), false}}) {
+    if (std::string_view(spec.address).starts_with(scheme)) {
+      spec.address.erase(0, scheme.size());
+      spec.tls = tls;
+      return;
+    }
+  }
+}
+
 Result<BackendSpec> backend_from_json(const nlohmann::json& j) {
   if (j.is_string()) return parse_backend_spec(j.get<std::string>());
   if (!j.is_object() || !j.contains("name") || !j.contains("address") || !j["name"].is_string() ||
@@ -187,6 +202,7 @@ Result<BackendSpec> backend_from_json(const nlohmann::json& j) {
     return make_error("a backend must be \"name=host:port\" or {\"name\", \"address\"}");
   }
   BackendSpec spec{j["name"].get<std::string>(), j["address"].get<std::string>(), 1};
+  take_scheme(spec);
   if (j.contains("weight")) {
     const nlohmann::json& w = j["weight"];
     if (!w.is_number_integer() || w.get<std::int64_t>() < 1 || w.get<std::int64_t>() > kMaxWeight) {
@@ -234,14 +250,15 @@ Result<Strategy> parse_strategy(std::string_view text) {
 Result<BackendSpec> parse_backend_spec(std::string_view text) {
   std::size_t eq = text.find('=');
   if (eq == std::string_view::npos) {
-    return make_error("--backend: expected NAME=HOST:PORT[,weight=N], got '" + std::string(text) +
-                      "'");
+    return make_error("--backend: expected NAME=[https://]HOST:PORT[,weight=N], got '" +
+                      std::string(text) + "'");
   }
   BackendSpec spec;
   spec.name = std::string(text.substr(0, eq));
   std::string_view rest = text.substr(eq + 1);
   std::size_t comma = rest.find(',');
   spec.address = std::string(rest.substr(0, comma));
+  take_scheme(spec);
   while (comma != std::string_view::npos) {
     rest = rest.substr(comma + 1);
     comma = rest.find(',');
@@ -344,6 +361,12 @@ Result<BalancerConfig> parse_config_json(std::string_view text) {
         if (!spec) return make_error("config: " + spec.error().message);
         c.backends.push_back(std::move(*spec));
       }
+      continue;
+    }
+    if (it.key() == "backend-insecure") {
+      if (!it.value().is_boolean())
+        return make_error("config: \"backend-insecure\" must be true or false");
+      c.backend_insecure = it.value().get<bool>();
       continue;
     }
     if (it.value().is_structured()) {

@@ -25,9 +25,11 @@ struct BackendSpec {
   std::string name;
   std::string address;  // "host:port", resolved by Balancer::start()
   int weight = 1;       // 1..256
+  bool tls = false;     // https://: TLS to the backend (SNI and the certificate check: the host)
 };
 
-// "a=127.0.0.1:9746" or "a=127.0.0.1:9746,weight=3".
+// "a=127.0.0.1:9746", "a=127.0.0.1:9746,weight=3", "a=https://host:9746" (TLS; "http://" is
+// plain, as without a scheme).
 Result<BackendSpec> parse_backend_spec(std::string_view text);
 
 struct BalancerConfig {
@@ -59,6 +61,11 @@ struct BalancerConfig {
   // Client connections open at once, all workers together (HAProxy's maxconn); 0: no cap but
   // the descriptor limit. Past it the balancer stops accepting until one closes.
   int max_connections = 0;
+
+  // TLS to https backends: their certificates are checked against the system trust store, or
+  // against backend_ca (PEM) when given; backend_insecure accepts any certificate.
+  std::string backend_ca;
+  bool backend_insecure = false;
 
   // The health timeout in force: the configured one, or min(1 s, interval).
   Millis effective_health_timeout() const;

@@ -1,14 +1,16 @@
 #include "balancer/health.h"
 
-#include <errno.h>
 #include <sys/epoll.h>
 
 #include "balancer/session_limits.h"
+#include "balancer/upstream_opener.h"
 #include "net/socket.h"
 
 namespace stampede::balancer {
 
-// One check: connect, send the request, read up to the status line. Reports once.
+// One check: connect (and handshake, for a TLS backend), send the request, read up to the
+// status line. Reports once. Every event retries whatever is pending (the request, then the
+// reading), so a stream that waits on the other readiness (TLS) needs no bookkeeping here.
 class HealthChecker::Probe final : public net::IoHandler {
  public:
   Probe(HealthChecker& checker, std::size_t index) : checker_(checker), index_(index) {}
@@ -18,29 +20,36 @@ class HealthChecker::Probe final : public net::IoHandler {
     request_ = "GET " + checker_.config_.health_path +
                " HTTP/1.1\r\nHost: " + state.address_text() +
                "\r\nUser-Agent: stampede-balance\r\nConnection: close\r\n\r\n";
-    auto fd = net::connect_tcp(state.address());
-    if (!fd) return net::is_local_resource_error(errno) ? skip() : report(false);
-    fd_ = std::move(*fd);
-    if (!checker_.loop_.add(fd_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this)) {
-      skip();  // epoll_ctl failed: our memory, not the backend
+    bool local = false;
+    auto opened = open_backend_stream(state, local);
+    if (!opened) return local ? skip() : report(false);
+    stream_ = std::move(opened->stream);
+    connecting_ = opened->connecting;
+    if (!checker_.loop_.add(stream_->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this)) {
+      stream_.reset();
+      return skip();  // epoll_ctl failed: our memory, not the backend
     }
+    registered_ = true;
   }
 
   void on_events(std::uint32_t events) override {
     if (done_) return;
     if (connecting_) {
-      if (const int err = net::connect_result(fd_.get()); err != 0) {
+      if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
+      if (const int err = net::connect_result(stream_->fd()); err != 0) {
         return net::is_local_resource_error(err) ? skip() : report(false);
       }
       connecting_ = false;
-      std::size_t n = 0;
-      // The request is small: one write fits in an empty socket buffer.
-      if (net::write_some(fd_.get(), request_.data(), request_.size(), n) != net::IoStatus::Done ||
-          n != request_.size()) {
-        return report(false);
-      }
     }
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_status();
+    if (sent_ < request_.size()) {
+      std::size_t n = 0;
+      const net::IoStatus status =
+          stream_->write(request_.data() + sent_, request_.size() - sent_, n);
+      if (status == net::IoStatus::Error) return report(false);
+      if (status == net::IoStatus::Done) sent_ += n;
+      if (sent_ < request_.size()) return;
+    }
+    read_status();
   }
 
   // The checker gave up waiting.
@@ -52,7 +61,7 @@ class HealthChecker::Probe final : public net::IoHandler {
     char buf[512];
     for (;;) {
       std::size_t n = 0;
-      auto status = net::read_some(fd_.get(), buf, sizeof buf, n);
+      auto status = stream_->read(buf, sizeof buf, n);
       if (status == net::IoStatus::WouldBlock) return;
       if (status != net::IoStatus::Done) return report(false);
       head_.append(buf, n);
@@ -70,10 +79,11 @@ class HealthChecker::Probe final : public net::IoHandler {
   }
 
   void detach() {
-    if (fd_) {
-      checker_.loop_.remove(fd_.get());
-      fd_.reset();
+    if (registered_) {
+      checker_.loop_.remove(stream_->fd());
+      registered_ = false;
     }
+    stream_.reset();
   }
 
   void report(bool ok) {
@@ -94,9 +104,11 @@ class HealthChecker::Probe final : public net::IoHandler {
 
   HealthChecker& checker_;
   std::size_t index_;
-  net::Fd fd_;
+  std::unique_ptr<net::Stream> stream_;
   std::string request_;
+  std::size_t sent_ = 0;
   std::string head_;
+  bool registered_ = false;
   bool connecting_ = true;
   bool done_ = false;
 };

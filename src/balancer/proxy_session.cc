@@ -64,10 +64,10 @@ std::string_view error_text(int status) {
 
 }  // namespace
 
-ProxySession::ProxySession(Worker& worker, net::Fd fd, bool admin_only)
+ProxySession::ProxySession(Worker& worker, std::unique_ptr<net::Stream> client, bool admin_only)
     : worker_(worker),
-      fd_(std::move(fd)),
-      client_ip_(peer_ip(fd_.get())),
+      client_(std::move(client)),
+      client_ip_(peer_ip(client_->fd())),
       admin_only_(admin_only),
       request_(proxy_limits()) {
   tried_.reserve(worker_.backends().size());
@@ -75,20 +75,24 @@ ProxySession::ProxySession(Worker& worker, net::Fd fd, bool admin_only)
 
 ProxySession::~ProxySession() {
   cancel_attempt();
-  if (fd_) worker_.loop().remove(fd_.get());
+  if (phase_ != Phase::Closed) worker_.loop().remove(client_->fd());
 }
 
 Result<void> ProxySession::start() {
   deadline_ns_ = worker_.loop().now_ns() + ns(worker_.config().client_timeout);
   // Edge-triggered for the whole connection: bytes already queued are reported by the add.
-  return worker_.loop().add(fd_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this);
+  return worker_.loop().add(client_->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this);
 }
 
 void ProxySession::on_events(std::uint32_t events) {
   if (phase_ == Phase::Closed) return;
   if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) client_closed_ = true;
   if (phase_ == Phase::Tunnel) {
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) client_readable_ = true;
+    // EPOLLOUT also resumes a read that waited for the stream to send (TLS WANT_WRITE).
+    if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) ||
+        ((events & EPOLLOUT) && client_->wants_write())) {
+      client_readable_ = true;
+    }
     tunnel_step();
     return;
   }
@@ -97,11 +101,15 @@ void ProxySession::on_events(std::uint32_t events) {
     close();
     return;
   }
+  bool readable = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
   if (events & EPOLLOUT) {
+    // A read that stopped for the stream to send (TLS WANT_WRITE) goes on now.
+    readable = readable || client_read_wants_out_;
+    client_read_wants_out_ = false;
     flush_client();
     if (phase_ == Phase::Closed) return;
   }
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+  if (readable) {
     client_readable_ = true;
     drive_client();
   }
@@ -136,7 +144,7 @@ void ProxySession::read_client() {
     char* p = client_in_.tail(kReadChunk);
     const std::size_t room = client_in_.tail_room();
     std::size_t n = 0;
-    auto status = net::read_some(fd_.get(), p, room, n);
+    auto status = client_->read(p, room, n);
     if (status == net::IoStatus::Done) {
       client_in_.commit(n);
       // A short read drains the socket, unless a FIN came with the data: read on to the EOF,
@@ -147,7 +155,10 @@ void ProxySession::read_client() {
       continue;
     }
     client_readable_ = false;
-    if (status == net::IoStatus::WouldBlock) return;
+    if (status == net::IoStatus::WouldBlock) {
+      client_read_wants_out_ = client_->wants_write();
+      return;
+    }
     if (status == net::IoStatus::Eof) {
       client_eof_ = true;
       on_client_eof();
@@ -269,7 +280,7 @@ void ProxySession::on_client_eof() {
 void ProxySession::flush_client() {
   while (!client_out_.empty()) {
     std::size_t n = 0;
-    auto status = net::write_some(fd_.get(), client_out_.data(), client_out_.size(), n);
+    auto status = client_->write(client_out_.data(), client_out_.size(), n);
     if (status == net::IoStatus::WouldBlock) break;
     if (status != net::IoStatus::Done) {
       close();
@@ -335,8 +346,7 @@ void ProxySession::reply_admin() {
 // The response to the current request is queued: go back to reading the next one.
 void ProxySession::finish_exchange() {
   phase_ = Phase::Head;
-  req_.dispatched = false;
-  req_.local = false;
+  req_ = RequestState{};
   head_started_ = false;
   touch();
   flush_client();
@@ -348,8 +358,7 @@ void ProxySession::close() {
   if (phase_ == Phase::Closed) return;
   cancel_attempt();
   release_upstream(false);
-  worker_.loop().remove(fd_.get());
-  fd_.reset();
+  worker_.loop().remove(client_->fd());
   phase_ = Phase::Closed;
   worker_.close_session(this);
 }

@@ -3,8 +3,12 @@
 // in the client buffer). Bodies stream raw in both directions, chunk framing included: the
 // parsers only say where heads and messages end. Heads are rewritten (head_rewrite.h).
 //
+// I/O: the client connection and the backend one are net::Streams (net/stream.h); the session
+// never touches a descriptor except to register it with the loop.
+//
 // Lifetime: owned by its Worker; runs on the worker's thread only. It closes itself through
-// Worker::close_session() (deferred destruction); it never outlives the worker's loop.
+// Worker::close_session() (deferred destruction: the client stream is closed with the object);
+// it never outlives the worker's loop.
 //
 // Retries (see docs/balance.md): an attempt that failed before any byte of the request reached
 // the backend (connect refused or timed out, or the first write failed) goes to another live
@@ -33,7 +37,7 @@
 #include "http/request_parser.h"
 #include "http/response_parser.h"
 #include "net/event_loop.h"
-#include "net/fd.h"
+#include "net/stream.h"
 
 namespace stampede::balancer {
 
@@ -43,12 +47,12 @@ class Worker;
 class ProxySession final : public net::IoHandler, public UpstreamOwner {
  public:
   // `admin_only`: a connection to --admin-listen, where every request is answered locally.
-  ProxySession(Worker& worker, net::Fd fd, bool admin_only);
+  ProxySession(Worker& worker, std::unique_ptr<net::Stream> client, bool admin_only);
   ~ProxySession();
   ProxySession(const ProxySession&) = delete;
   ProxySession& operator=(const ProxySession&) = delete;
 
-  // Registers the client socket with the loop and reads what is already there.
+  // Registers the client stream with the loop (its first edge reports what is already there).
   Result<void> start();
   void on_events(std::uint32_t events) override;           // client socket
   void on_upstream_events(std::uint32_t events) override;  // the lent backend connection
@@ -102,7 +106,8 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   bool enter_tunnel(std::size_t head_len);
   void tunnel_step();
 
-  // The request being served: reset by one assignment when its head completes.
+  // The request being served: reset by one assignment when its head completes and when its
+  // exchange ends (nothing of it outlives its response).
   struct RequestState {
     bool local = false;       // answered by the balancer itself (admin endpoints)
     bool done = false;        // its last byte was parsed (and queued upstream)
@@ -132,10 +137,11 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
     bool dechunk = false;            // HTTP/1.0 client, chunked response: relay the body plain
     bool upstream_readable = false;  // edge seen, socket not drained yet
     bool upstream_closed = false;    // the backend's FIN or reset was reported: read to EOF
+    bool read_wants_out = false;     // a read waits for the stream to send (TLS WANT_WRITE)
   };
 
   Worker& worker_;
-  net::Fd fd_;
+  std::unique_ptr<net::Stream> client_;
   std::string client_ip_;
   std::size_t slot_ = 0;
   Phase phase_ = Phase::Head;
@@ -144,9 +150,10 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   http::RequestParser request_;
   Buffer client_in_;
   Buffer client_out_;
-  std::uint64_t client_written_ = 0;  // bytes written to the client socket, ever
-  bool client_readable_ = false;      // edge seen, socket not drained yet
-  bool client_closed_ = false;        // the client's FIN or reset was reported: read to EOF
+  std::uint64_t client_written_ = 0;    // bytes written to the client socket, ever
+  bool client_readable_ = false;        // edge seen, socket not drained yet
+  bool client_closed_ = false;          // the client's FIN or reset was reported: read to EOF
+  bool client_read_wants_out_ = false;  // a read waits for the stream to send (TLS WANT_WRITE)
   bool client_eof_ = false;
   bool close_after_flush_ = false;
   bool head_started_ = false;

@@ -14,13 +14,13 @@ namespace {
 
 enum class Flow { Open, Closed };
 
-// Reads `fd` into `to` while it has bytes and `to` has room; Closed at EOF or on an error.
-Flow pump(int fd, bool& readable, Buffer& to, bool& moved) {
+// Reads `from` into `to` while it has bytes and `to` has room; Closed at EOF or on an error.
+Flow pump(net::Stream& from, bool& readable, Buffer& to, bool& moved) {
   while (readable && to.size() < kMaxPendingBytes) {
     char* p = to.tail(kReadChunk);
     const std::size_t room = to.tail_room();
     std::size_t n = 0;
-    auto status = net::read_some(fd, p, room, n);
+    auto status = from.read(p, room, n);
     if (status == net::IoStatus::WouldBlock) {
       readable = false;
       break;
@@ -33,11 +33,11 @@ Flow pump(int fd, bool& readable, Buffer& to, bool& moved) {
   return Flow::Open;
 }
 
-// Writes what `from` holds to `fd`; Closed on an error.
-Flow drain(int fd, Buffer& from, bool& moved) {
+// Writes what `from` holds to `to`; Closed on an error.
+Flow drain(net::Stream& to, Buffer& from, bool& moved) {
   while (!from.empty()) {
     std::size_t n = 0;
-    auto status = net::write_some(fd, from.data(), from.size(), n);
+    auto status = to.write(from.data(), from.size(), n);
     if (status == net::IoStatus::WouldBlock) break;
     if (status != net::IoStatus::Done) return Flow::Closed;
     from.consume(n);
@@ -68,8 +68,8 @@ bool ProxySession::enter_tunnel(std::size_t head_len) {
 
 void ProxySession::tunnel_step() {
   if (phase_ != Phase::Tunnel || !upstream_) return;
-  const int client = fd_.get();
-  const int backend = upstream_->fd();
+  net::Stream& client = *client_;
+  net::Stream& backend = upstream_->stream();
   bool moved = true;
   bool open = true;
   // Repeat while bytes move: a side that stopped for lack of room goes on once the other drained.

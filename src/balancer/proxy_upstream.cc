@@ -44,7 +44,7 @@ void ProxySession::start_attempt(Backend* backend) {
     attempt_.reused = upstream_->reused();
   } else {
     bool local = false;
-    auto conn = UpstreamConn::open(worker_.loop(), *backend, local);
+    auto conn = UpstreamConn::open(worker_.loop(), *backend, worker_.opener(), local);
     if (!conn) {
       attempt_failed(local ? Failure::Local : Failure::Connect, !local);
       return;
@@ -53,7 +53,11 @@ void ProxySession::start_attempt(Backend* backend) {
   }
   upstream_->set_owner(this);
   touch();
-  if (!upstream_->connecting()) flush_upstream();
+  if (!upstream_->connecting()) {
+    flush_upstream();
+  } else if (!upstream_->tcp_connecting()) {
+    on_upstream_events(EPOLLOUT);  // connected already (an in-memory stream): handshake now
+  }
 }
 
 void ProxySession::end_attempt(bool ok) {
@@ -73,16 +77,25 @@ void ProxySession::cancel_attempt() {
 void ProxySession::on_upstream_events(std::uint32_t events) {
   if (!upstream_ || phase_ == Phase::Closed) return;
   if (phase_ == Phase::Tunnel) {
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) attempt_.upstream_readable = true;
+    // EPOLLOUT also resumes a read that waited for the stream to send (TLS WANT_WRITE).
+    if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) ||
+        ((events & EPOLLOUT) && upstream_->stream().wants_write())) {
+      attempt_.upstream_readable = true;
+    }
     tunnel_step();
     return;
   }
   // A FIN or reset: a short read no longer means the socket is drained (see read_upstream).
   if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) attempt_.upstream_closed = true;
   UpstreamConn* conn = upstream_.get();
+  bool readable = events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR);
   if (conn->connecting()) {
-    if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
-    if (const int err = conn->finish_connect(); err != 0) {
+    if (conn->tcp_connecting() && !(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
+    int err = 0;
+    const net::IoStatus status = conn->advance_connect(err);
+    if (status == net::IoStatus::WouldBlock) return;  // the handshake goes on
+    if (status != net::IoStatus::Done) {
+      // A refused connect or a failed handshake: the backend's; our own resources: not.
       const bool local = net::is_local_resource_error(err);
       attempt_failed(local ? Failure::Local : Failure::Connect, !local);
       return;
@@ -90,10 +103,13 @@ void ProxySession::on_upstream_events(std::uint32_t events) {
     touch();
     flush_upstream();
   } else if (events & EPOLLOUT) {
+    // A read that stopped for the stream to send (TLS WANT_WRITE) goes on now.
+    readable = readable || attempt_.read_wants_out;
+    attempt_.read_wants_out = false;
     flush_upstream();
   }
   if (upstream_.get() != conn) return;  // the attempt ended while writing
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+  if (readable) {
     attempt_.upstream_readable = true;
     read_upstream();
   }
@@ -105,10 +121,11 @@ void ProxySession::flush_upstream() {
   while (attempt_.sent < upstream_out_.size()) {
     const std::size_t left = upstream_out_.size() - attempt_.sent;
     std::size_t n = 0;
-    auto status = net::write_some(conn->fd(), upstream_out_.data() + attempt_.sent, left, n);
+    auto status = conn->stream().write(upstream_out_.data() + attempt_.sent, left, n);
     if (status == net::IoStatus::WouldBlock) break;
     if (status != net::IoStatus::Done) {
-      const bool reset = errno == ECONNRESET || errno == EPIPE;
+      const int err = conn->stream().error();
+      const bool reset = err == ECONNRESET || err == EPIPE;
       attempt_failed(attempt_.wrote ? Failure::NoResponse : Failure::NotSent,
                      reset && !attempt_.reused);
       return;
@@ -137,7 +154,7 @@ void ProxySession::read_upstream() {
     char* p = upstream_in_.tail(kReadChunk);
     const std::size_t room = upstream_in_.tail_room();
     std::size_t n = 0;
-    auto status = net::read_some(conn->fd(), p, room, n);
+    auto status = conn->stream().read(p, room, n);
     if (status == net::IoStatus::Done) {
       upstream_in_.commit(n);
       // A short read drains the socket, unless a FIN came with the data: read on to the EOF.
@@ -148,11 +165,14 @@ void ProxySession::read_upstream() {
       continue;
     }
     attempt_.upstream_readable = false;
-    if (status == net::IoStatus::WouldBlock) break;
+    if (status == net::IoStatus::WouldBlock) {
+      attempt_.read_wants_out = conn->stream().wants_write();
+      break;
+    }
     if (status == net::IoStatus::Eof) {
       on_upstream_eof();
     } else {
-      on_upstream_error(errno);
+      on_upstream_error(conn->stream().error());
     }
     return;
   }

@@ -1,52 +1,62 @@
 #include "balancer/upstream.h"
 
-#include <errno.h>
 #include <sys/epoll.h>
 
 #include "balancer/backend.h"
+#include "balancer/upstream_opener.h"
 #include "net/socket.h"
 
 namespace stampede::balancer {
 
 Result<std::unique_ptr<UpstreamConn>> UpstreamConn::open(net::EventLoop& loop, Backend& backend,
-                                                         bool& local) {
-  auto fd = net::connect_tcp(backend.state().address());
-  if (!fd) {
-    local = net::is_local_resource_error(errno);
-    return fd.error();
-  }
-  std::unique_ptr<UpstreamConn> conn(new UpstreamConn(loop, backend, std::move(*fd)));
-  auto added = loop.add(conn->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn.get());
+                                                         UpstreamOpener& opener, bool& local) {
+  auto opened = opener.open(backend.state(), local);
+  if (!opened) return opened.error();
+  std::unique_ptr<UpstreamConn> conn(
+      new UpstreamConn(loop, backend, std::move(opened->stream), opened->connecting));
+  auto added = loop.add(conn->stream_->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn.get());
   if (!added) {
     local = true;  // epoll_ctl: out of memory or over max_user_watches
     return added.error();
   }
+  conn->registered_ = true;
   return conn;
 }
 
-UpstreamConn::UpstreamConn(net::EventLoop& loop, Backend& backend, net::Fd fd)
-    : loop_(loop), backend_(backend), fd_(std::move(fd)) {}
+UpstreamConn::UpstreamConn(net::EventLoop& loop, Backend& backend,
+                           std::unique_ptr<net::Stream> stream, bool connecting)
+    : loop_(loop),
+      backend_(backend),
+      stream_(std::move(stream)),
+      tcp_connecting_(connecting),
+      connecting_(true) {}
 
 UpstreamConn::~UpstreamConn() {
   detach();
 }
 
 void UpstreamConn::detach() {
-  if (fd_) {
-    loop_.remove(fd_.get());
-    fd_.reset();
+  if (registered_) {
+    loop_.remove(stream_->fd());
+    registered_ = false;
   }
   owner_ = nullptr;
 }
 
-int UpstreamConn::finish_connect() {
-  int err = net::connect_result(fd_.get());
-  if (err == 0) connecting_ = false;
-  return err;
+net::IoStatus UpstreamConn::advance_connect(int& err) {
+  if (tcp_connecting_) {
+    err = net::connect_result(stream_->fd());
+    if (err != 0) return net::IoStatus::Error;
+    tcp_connecting_ = false;
+  }
+  const net::IoStatus status = stream_->handshake();
+  if (status == net::IoStatus::Done) connecting_ = false;
+  if (status == net::IoStatus::Error) err = stream_->error();
+  return status;
 }
 
 void UpstreamConn::on_events(std::uint32_t events) {
-  if (!fd_) return;  // detached: a stale event from the batch being dispatched
+  if (!registered_) return;  // detached: a stale event from the batch being dispatched
   if (owner_) {
     owner_->on_upstream_events(events);
     return;

@@ -1,7 +1,8 @@
-// UpstreamConn: one TCP connection to a backend. Registered with the loop once, edge-triggered
-// for IN|OUT|RDHUP, for its whole life (no epoll_ctl per request). It is either idle in its
-// Backend's pool (no owner: any readable event means the backend closed it, and it is dropped)
-// or lent to one ProxySession (the owner), which receives its events.
+// UpstreamConn: one connection to a backend, over a net::Stream. Registered with the loop once,
+// edge-triggered for IN|OUT|RDHUP, for its whole life (no epoll_ctl per request). It is either
+// idle in its Backend's pool (no owner: any readable event means the backend closed it, and it
+// is dropped) or lent to one ProxySession (the owner), which receives its events and reads and
+// writes through stream().
 #pragma once
 
 #include <cstdint>
@@ -9,11 +10,12 @@
 
 #include "core/result.h"
 #include "net/event_loop.h"
-#include "net/fd.h"
+#include "net/stream.h"
 
 namespace stampede::balancer {
 
 class Backend;
+class UpstreamOpener;
 
 class UpstreamOwner {
  public:
@@ -25,23 +27,27 @@ class UpstreamOwner {
 
 class UpstreamConn final : public net::IoHandler {
  public:
-  // Starts a non-blocking connect to `backend` and registers with `loop`. An Error means the
-  // connect failed at once: nothing was sent. `local` then says whether the cause was this
+  // Opens a stream to `backend` through `opener` and registers it with `loop`. An Error means
+  // the connect failed at once: nothing was sent. `local` then says whether the cause was this
   // process's own resources (out of descriptors, memory or local ports), which says nothing
   // about the backend; otherwise (refused, unreachable) the backend is to blame.
   static Result<std::unique_ptr<UpstreamConn>> open(net::EventLoop& loop, Backend& backend,
-                                                    bool& local);
+                                                    UpstreamOpener& opener, bool& local);
   ~UpstreamConn();
   UpstreamConn(const UpstreamConn&) = delete;
   UpstreamConn& operator=(const UpstreamConn&) = delete;
 
   void on_events(std::uint32_t events) override;
 
-  int fd() const { return fd_.get(); }
+  net::Stream& stream() { return *stream_; }
   Backend& backend() { return backend_; }
+  // The TCP connect or the stream's handshake (TLS) is not finished: no request bytes yet.
   bool connecting() const { return connecting_; }
-  // Call on the first event while connecting(): 0 once connected, else the connect errno.
-  int finish_connect();
+  // The TCP connect is still under way (events other than EPOLLOUT/ERR/HUP say nothing yet).
+  bool tcp_connecting() const { return tcp_connecting_; }
+  // Call on events while connecting(): Done once bytes can flow, WouldBlock while the
+  // handshake waits for the backend, Error with `err` the connect errno or the stream's error.
+  net::IoStatus advance_connect(int& err);
   // Whether this connection carried a request before the current one.
   bool reused() const { return reused_; }
   void mark_used() { reused_ = true; }
@@ -50,18 +56,22 @@ class UpstreamConn final : public net::IoHandler {
   std::int64_t idle_since_ns() const { return idle_since_ns_; }
   void set_idle_since(std::int64_t ns) { idle_since_ns_ = ns; }
 
-  // Deregisters and closes the socket now; the object may still receive (and ignores) an
-  // event already collected by the loop, so its destruction is deferred by the caller.
+  // Deregisters from the loop and ignores later events; the stream (and its descriptor) goes
+  // with the object, whose destruction the caller defers (an event already collected by the
+  // loop may still arrive).
   void detach();
 
  private:
-  UpstreamConn(net::EventLoop& loop, Backend& backend, net::Fd fd);
+  UpstreamConn(net::EventLoop& loop, Backend& backend, std::unique_ptr<net::Stream> stream,
+               bool connecting);
 
   net::EventLoop& loop_;
   Backend& backend_;
-  net::Fd fd_;
+  std::unique_ptr<net::Stream> stream_;
   UpstreamOwner* owner_ = nullptr;
   std::int64_t idle_since_ns_ = 0;
+  bool registered_ = false;
+  bool tcp_connecting_ = true;
   bool connecting_ = true;
   bool reused_ = false;
 };

@@ -9,6 +9,7 @@
 #include "balancer/session_limits.h"
 #include "balancer/upstream.h"
 #include "net/socket.h"
+#include "net/tcp_stream.h"
 
 namespace stampede::balancer {
 namespace {
@@ -68,8 +69,11 @@ Result<void> Worker::init() {
   }
   policy_ =
       make_policy(params_.config->strategy, PolicyParams{backend_ptrs_, params_.seed, nullptr});
-  listener_ = std::make_unique<Listener>(*this, std::move(params_.listen_fd), false);
-  if (auto r = listener_->start(); !r) return r;
+  opener_ = params_.opener != nullptr ? params_.opener : &socket_opener_;
+  if (params_.listen_fd) {
+    listener_ = std::make_unique<Listener>(*this, std::move(params_.listen_fd), false);
+    if (auto r = listener_->start(); !r) return r;
+  }
   if (params_.admin_fd) {
     admin_listener_ = std::make_unique<Listener>(*this, std::move(params_.admin_fd), true);
     if (auto r = admin_listener_->start(); !r) return r;
@@ -110,20 +114,19 @@ void Worker::accept_all(int listen_fd, bool admin) {
       }
       continue;  // ECONNABORTED and the like concern that one connection only
     }
-    if (params_.open_connections != nullptr) {
-      params_.open_connections->fetch_add(1, std::memory_order_relaxed);
-    }
-    auto session = std::make_unique<ProxySession>(*this, std::move(fd), admin);
-    session->set_slot(sessions_.size());
-    if (!session->start()) {
-      // Dropping it closes the socket.
-      if (params_.open_connections != nullptr) {
-        params_.open_connections->fetch_sub(1, std::memory_order_relaxed);
-      }
-      continue;
-    }
-    sessions_.push_back(std::move(session));
+    adopt(std::make_unique<net::TcpStream>(std::move(fd)), admin);
   }
+}
+
+ProxySession* Worker::adopt(std::unique_ptr<net::Stream> stream, bool admin) {
+  auto session = std::make_unique<ProxySession>(*this, std::move(stream), admin);
+  if (!session->start()) return nullptr;  // dropping it closes the stream
+  if (params_.open_connections != nullptr) {
+    params_.open_connections->fetch_add(1, std::memory_order_relaxed);
+  }
+  session->set_slot(sessions_.size());
+  sessions_.push_back(std::move(session));
+  return sessions_.back().get();
 }
 
 // Whether another client connection may be accepted now. --max-connections counts every
@@ -150,7 +153,7 @@ void Worker::sweep() {
   for (Backend* b : backend_ptrs_)
     b->expire_idle(cutoff);
   // Connections left queued (out of descriptors, or at --max-connections) get no new edge.
-  accept_all(listener_->fd(), false);
+  if (listener_) accept_all(listener_->fd(), false);
   if (admin_listener_) accept_all(admin_listener_->fd(), true);
   loop_->schedule(*sweep_timer_, now + sweep_interval_ns_);
 }
@@ -192,7 +195,7 @@ void Worker::schedule_reap() {
     dead_sessions_.clear();
     dead_conns_.clear();
     // A session closed: under --max-connections a queued client may take its place now.
-    if (params_.open_connections != nullptr) accept_all(listener_->fd(), false);
+    if (params_.open_connections != nullptr && listener_) accept_all(listener_->fd(), false);
   });
 }
 

@@ -13,8 +13,10 @@
 #include "balancer/backend.h"
 #include "balancer/config.h"
 #include "balancer/policy.h"
+#include "balancer/upstream_opener.h"
 #include "net/event_loop.h"
 #include "net/fd.h"
+#include "net/stream.h"
 
 namespace stampede::balancer {
 
@@ -44,11 +46,15 @@ struct WorkerParams {
   const BalancerConfig* config = nullptr;
   std::span<BackendState* const> states;
   const Fleet* fleet = nullptr;  // what the admin endpoint reports (all workers)
-  net::Fd listen_fd;             // this worker's listener (SO_REUSEPORT when several)
+  net::Fd listen_fd;             // this worker's listener (SO_REUSEPORT when several); none in
+                                 // unit tests, which hand the worker client streams (adopt())
   net::Fd admin_fd;              // only worker 0, only with --admin-listen
   std::uint64_t seed = 1;
   // With --max-connections: the client connections open on all workers (the Balancer's).
   std::atomic<int>* open_connections = nullptr;
+  // How backend connections are opened; null: the worker's own SocketOpener. Unit tests pass
+  // one handing out in-memory streams. Must outlive the worker.
+  UpstreamOpener* opener = nullptr;
 };
 
 class Worker {
@@ -64,6 +70,7 @@ class Worker {
 
   net::EventLoop& loop() { return *loop_; }
   Policy& policy() { return *policy_; }
+  UpstreamOpener& opener() { return *opener_; }
   const BalancerConfig& config() const { return *params_.config; }
   const Fleet& fleet() const { return *params_.fleet; }
   std::span<Backend* const> backends() const { return backend_ptrs_; }
@@ -76,6 +83,10 @@ class Worker {
   // A connection to `backend` failed in a way that means it is down (refused, reset, connect
   // timeout): out of rotation at once, for every worker.
   void passive_failure(Backend& backend);
+
+  // A new client connection over `stream`, registered with the loop; null when that failed (the
+  // stream is dropped). The worker owns the session; a pointer for tests.
+  ProxySession* adopt(std::unique_ptr<net::Stream> stream, bool admin);
 
   // Deferred destruction: the object leaves the loop now and is freed after the current
   // dispatch batch, so events already collected for it are ignored, not use-after-free.
@@ -96,6 +107,8 @@ class Worker {
   std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<Backend*> backend_ptrs_;
   std::unique_ptr<Policy> policy_;
+  SocketOpener socket_opener_;
+  UpstreamOpener* opener_ = nullptr;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<Listener> admin_listener_;
   std::vector<std::unique_ptr<ProxySession>> sessions_;  // ProxySession::slot() is the index

@@ -38,9 +38,14 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
       ->type_name("PATH");
   app.add_option(
          "--backend", backends,
-         "A backend to send requests to, repeatable (weight 1..256, default 1); default none: "
+         "A backend to send requests to, repeatable (https:// for TLS to it; weight 1..256, "
+         "default 1); default none: "
          "give at least one here or in --config")
-      ->type_name("NAME=HOST:PORT[,weight=N]");
+      ->type_name("NAME=[https://]HOST:PORT[,weight=N]");
+  bool backend_insecure = false;
+  app.add_flag("--backend-insecure", backend_insecure,
+               "https backends: accept any certificate (self-signed, expired, other host); "
+               "default: verify");
   // The settings come with their help from one table (balancer/config.h); the values are
   // applied in the order of their names, after --config.
   for (const SettingHelp& setting : describe_settings()) {
@@ -61,6 +66,7 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
     if (app.count("--" + key) == 0) continue;
     if (auto r = apply_setting(out.config, key, value); !r) return r.error();
   }
+  if (backend_insecure) out.config.backend_insecure = true;
   if (!backends.empty()) out.config.backends.clear();
   for (const std::string& text : backends) {
     auto spec = parse_backend_spec(text);

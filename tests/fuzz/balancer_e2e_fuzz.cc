@@ -1,0 +1,226 @@
+// Fuzz target: the balancer end to end (balancer::ProxySession, UpstreamConn, the pool, retries,
+// the tunnel) over in-memory streams (tests/support/test_stream.h), as nginx's OSS-Fuzz harness
+// drives nginx: no socket, no thread, no clock wait.
+// Input: byte 0 flags (bits 0-1: the client's read limit, 1/7/64/unlimited bytes per read;
+// bit 2: pooling on; bit 3: the client half-closes after its bytes; bit 4: every deadline
+// expires at the end; bit 5: --retries 0), then sections separated by "\n~~\n": the client's
+// bytes, then the bytes each backend connection answers, in the order the balancer opens them
+// (two backends, round robin; a connection past the last section gets nothing). A backend
+// connection is fed its whole section, then EOF. The client's and the backends' readiness
+// edges are delivered in rounds (bounded), then the deadlines (bit 4), then a few more rounds.
+// Oracle:
+// - every request a backend receives is framed without ambiguity: our strict RequestParser reads
+//   each backend's bytes with no error, never a head with both Content-Length and
+//   Transfer-Encoding (invalid chunk framing would be a parse error);
+// - the backends never see more requests than the balancer accepted: on each connection at
+//   most the requests the client completed (heads the same parser read in the client's bytes),
+//   over all connections at most that many times (retries + 2) (a retry, a stale re-send);
+// - no backend connection is reused after an error: a connection that got a second request
+//   had answered the first with one complete, valid, keep-alive response and nothing more;
+// - what the client receives parses as responses (unless a HEAD or a 101 makes a response
+//   unparseable without the request; then only no crash); no head with both framings;
+// - no crash, no sanitizer report, the session ends its rounds (no livelock: bounded loops).
+#include <sys/epoll.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "balancer/backend.h"
+#include "balancer/proxy_session.h"
+#include "balancer/upstream_opener.h"
+#include "balancer/worker.h"
+#include "fuzz_check.h"
+#include "http/request_parser.h"
+#include "http/response_parser.h"
+#include "support/test_stream.h"
+
+namespace {
+
+namespace balancer = stampede::balancer;
+namespace http = stampede::http;
+using stampede::testing::TestStream;
+
+constexpr std::string_view kSeparator = "\n~~\n";
+constexpr int kRounds = 48;
+
+// Hands out TestStreams fed with the next backend section (then EOF).
+class SectionOpener final : public balancer::UpstreamOpener {
+ public:
+  explicit SectionOpener(std::vector<std::string_view> replies) : replies_(std::move(replies)) {}
+
+  stampede::Result<balancer::OpenedStream> open(const balancer::BackendState&,
+                                                bool& local) override {
+    local = false;
+    auto stream = std::make_unique<TestStream>();
+    if (next_ < replies_.size()) {
+      stream->feed(replies_[next_]);
+      replies.push_back(replies_[next_]);
+    } else {
+      replies.push_back({});
+    }
+    ++next_;
+    stream->feed_eof();
+    streams.push_back(stream.get());
+    return balancer::OpenedStream{std::move(stream), false};
+  }
+
+  std::vector<TestStream*> streams;       // every connection opened, in order
+  std::vector<std::string_view> replies;  // what each was fed
+
+ private:
+  std::vector<std::string_view> replies_;
+  std::size_t next_ = 0;
+};
+
+bool both_framings(std::span<const http::Header> headers) {
+  bool cl = false, te = false;
+  for (const http::Header& h : headers) {
+    cl = cl || http::iequals(h.name, "content-length");
+    te = te || http::iequals(h.name, "transfer-encoding");
+  }
+  return cl && te;
+}
+
+// Complete request heads in `bytes` until the end, the first error (`error` set) or the end
+// of an Upgrade request.
+std::size_t count_requests(std::string_view bytes, bool& error, bool check_framing) {
+  http::RequestParser parser;
+  std::size_t heads = 0;
+  error = false;
+  for (int guard = 0; guard < 10000 && !bytes.empty(); ++guard) {
+    http::Step step = parser.feed(bytes.data(), bytes.size());
+    FUZZ_CHECK(step.consumed <= bytes.size(), "consumed %zu of %zu", step.consumed, bytes.size());
+    bytes.remove_prefix(step.consumed);
+    if (step.event == http::Event::Error) {
+      error = true;
+      break;
+    }
+    if (step.event == http::Event::HeadComplete) {
+      ++heads;
+      if (check_framing) {
+        FUZZ_CHECK(!both_framings(parser.headers()), "a request forwarded with CL and TE");
+      }
+    }
+    if (step.event == http::Event::NeedMore) break;
+    // After an Upgrade request the bytes may be a tunnel's: not HTTP any more.
+    if (step.event == http::Event::MessageComplete && parser.upgrade()) break;
+  }
+  return heads;
+}
+
+// Whether `reply` is exactly one complete, valid, keep-alive response (bodiless after a HEAD).
+bool one_clean_response(std::string_view reply, bool head) {
+  http::ResponseParser parser;
+  if (head) parser.expect_no_body();
+  std::size_t used = 0;
+  for (int guard = 0; guard < 10000 && used <= reply.size(); ++guard) {
+    http::Step step = parser.feed(reply.data() + used, reply.size() - used);
+    used += step.consumed;
+    if (step.event == http::Event::Error || step.event == http::Event::NeedMore) return false;
+    if (step.event == http::Event::MessageComplete) {
+      return used == reply.size() && parser.keep_alive();
+    }
+  }
+  return false;
+}
+
+// The client's bytes parse as responses (stops quietly at a 101 or a cut).
+void check_client_output(std::string_view bytes) {
+  http::ResponseParser parser({"content-length", "transfer-encoding"});
+  for (int guard = 0; guard < 10000 && !bytes.empty(); ++guard) {
+    http::Step step = parser.feed(bytes.data(), bytes.size());
+    bytes.remove_prefix(step.consumed);
+    FUZZ_CHECK(step.event != http::Event::Error, "the client got an unparseable response");
+    if (step.event == http::Event::HeadComplete) {
+      FUZZ_CHECK(!(parser.captured(0) && parser.captured(1)), "a response with CL and TE");
+      if (parser.status() == 101) return;
+    }
+    if (step.event == http::Event::NeedMore) return;
+  }
+}
+
+void round(balancer::ProxySession& session) {
+  if (session.closed()) return;
+  session.on_events(EPOLLIN | EPOLLOUT);
+  if (session.closed()) return;
+  session.on_upstream_events(EPOLLIN | EPOLLOUT);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1 || size > 16384) return 0;
+  const std::uint8_t flags = data[0];
+  const std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
+  std::vector<std::string_view> sections;
+  for (std::size_t at = 0;;) {
+    const std::size_t sep = input.find(kSeparator, at);
+    sections.push_back(input.substr(at, sep == std::string_view::npos ? sep : sep - at));
+    if (sep == std::string_view::npos) break;
+    at = sep + kSeparator.size();
+  }
+  const std::string_view client_bytes = sections.front();
+  sections.erase(sections.begin());
+
+  balancer::BalancerConfig config;
+  config.pool_max_idle = (flags & 4) ? 4 : 0;
+  config.retries = (flags & 32) ? 0 : 1;
+  std::vector<std::unique_ptr<balancer::BackendState>> states;
+  std::vector<balancer::BackendState*> state_ptrs;
+  for (std::size_t i = 0; i < 2; ++i) {
+    balancer::BackendSpec spec{std::string(1, static_cast<char>('a' + i)), "127.0.0.1:1", 1};
+    config.backends.push_back(spec);
+    states.push_back(std::make_unique<balancer::BackendState>(i, spec, stampede::net::Address{}));
+    state_ptrs.push_back(states.back().get());
+  }
+  SectionOpener opener(sections);
+  balancer::WorkerParams params;
+  params.config = &config;
+  params.states = state_ptrs;
+  params.opener = &opener;
+  auto worker = balancer::Worker::create(std::move(params));
+  FUZZ_CHECK(worker.ok(), "worker: %s", worker.ok() ? "" : worker.error().message.c_str());
+  (*worker)->loop().update_time();
+
+  auto client_stream = std::make_unique<TestStream>();
+  TestStream& client = *client_stream;
+  static constexpr std::size_t kLimits[] = {1, 7, 64, std::numeric_limits<std::size_t>::max()};
+  client.set_read_limit(kLimits[flags & 3]);
+  client.feed(client_bytes);
+  if (flags & 8) client.feed_eof();
+  balancer::ProxySession* session = (*worker)->adopt(std::move(client_stream), false);
+  FUZZ_CHECK(session != nullptr, "adopt failed");
+
+  for (int i = 0; i < kRounds; ++i)
+    round(*session);
+  if ((flags & 16) && !session->closed()) {
+    session->on_tick(std::numeric_limits<std::int64_t>::max());
+    for (int i = 0; i < 4; ++i)
+      round(*session);
+  }
+
+  bool client_error = false;
+  const std::size_t accepted = count_requests(client_bytes, client_error, false);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < opener.streams.size(); ++i) {
+    bool error = false;
+    const std::size_t heads = count_requests(opener.streams[i]->written(), error, true);
+    FUZZ_CHECK(!error, "backend connection %zu got bytes our parser refuses", i);
+    FUZZ_CHECK(heads <= accepted, "connection %zu got %zu requests, %zu accepted", i, heads,
+               accepted);
+    FUZZ_CHECK(heads < 2 || one_clean_response(opener.replies[i],
+                                               opener.streams[i]->written().starts_with("HEAD ")),
+               "connection %zu reused after a bad or unfinished response", i);
+    total += heads;
+  }
+  FUZZ_CHECK(total <= accepted * static_cast<std::size_t>(config.retries + 2),
+             "backends got %zu requests, %zu accepted", total, accepted);
+  const bool head_request = client_bytes.find("HEAD") != std::string_view::npos;
+  if (!head_request) check_client_output(client.written());
+  return 0;
+}
