@@ -30,7 +30,8 @@ Connection::Connection(const ConnectionContext& context)
     : context_(context),
       socket_(context, context.tls != nullptr),
       parser_(parsed_headers(context)),
-      timer_([this] { on_timer(); }) {
+      timer_([this] { on_timer(); }),
+      flight_(context.pipeline > 1 ? context.pipeline : 0) {
   if (context.hook_set && context.hook_set->capture_body) {
     parser_.set_body_callback([this](std::string_view chunk) { body_.append(chunk); });
   }
@@ -44,6 +45,10 @@ void Connection::start() {
     ws_->start();
     return;
   }
+  if (context_.pipeline > 1) {
+    fill(/*after_busy=*/false);
+    return;
+  }
   request_next(/*after_busy=*/false);
 }
 
@@ -54,6 +59,13 @@ bool Connection::finished() const {
 void Connection::stop_sending() {
   if (ws_) {
     ws_->stop_sending();
+    return;
+  }
+  if (context_.pipeline > 1) {
+    // The owner dropped its held permits: the requests in flight are still answered.
+    has_pending_ = pending_due_ = false;
+    no_more_ = true;
+    if (flight_.empty() && state_ != State::Finished) finish();
     return;
   }
   switch (state_) {
@@ -86,6 +98,12 @@ void Connection::request_next(bool after_busy) {
 }
 
 void Connection::send_pending() {
+  if (context_.pipeline > 1 && has_pending_) {
+    pending_due_ = true;
+    if (state_ == State::Waiting) context_.loop->cancel(timer_);  // a backoff: paced by now
+    fill(/*after_busy=*/true);  // during a connect or a write: taken when that is done
+    return;
+  }
   if (state_ != State::Waiting || !has_pending_) return;
   has_pending_ = false;
   begin(pending_);
@@ -125,7 +143,15 @@ void Connection::mark_begin(std::int64_t now_ns) {
 
 // A non-blocking connect; the socket is registered once, for its whole life.
 void Connection::open_socket() {
-  mark_begin(mono_ns());
+  if (context_.pipeline > 1) {
+    begin_ns_ = mono_ns();
+    flight_.front().begin_ns = begin_ns_;  // the one request a new socket carries
+    if (RateStats* rate = context_.stats->rate()) {
+      rate->on_sent(flight_.front().intended_ns, begin_ns_, flight_.front().waited_for_connection);
+    }
+  } else {
+    mark_begin(mono_ns());
+  }
   bool at_once = false;  // the connect completed in the call
   if (const int err = socket_.open(*this, begin_ns_, at_once); err != 0) {
     fail(err);
@@ -158,7 +184,11 @@ void Connection::on_events(std::uint32_t events) {
       // an alert to flush) goes on when the socket drains, as in WsClient.
       if ((events & kReadEvents) ||
           (socket_.channel() && (events & EPOLLOUT) && socket_.channel()->wants_write())) {
-        read_response(events);
+        if (context_.pipeline > 1) {
+          read_pipelined(events);
+        } else {
+          read_response(events);
+        }
       }
       break;
     case State::Draining:
@@ -202,10 +232,14 @@ void Connection::write_request() {
   if (socket_.channel() && !socket_.channel()->ready() && !secure_handshake()) return;
   if (written_ == 0) {
     start_ns_ = mono_ns();
-    first_byte_ns_ = 0;
-    if (begin_ns_ == 0) {  // a reused connection: the request begins with its first byte
-      mark_begin(start_ns_);
-      arm_timeout(begin_ns_);
+    if (context_.pipeline > 1) {
+      start_batch(start_ns_);
+    } else {
+      first_byte_ns_ = 0;
+      if (begin_ns_ == 0) {  // a reused connection: the request begins with its first byte
+        mark_begin(start_ns_);
+        arm_timeout(begin_ns_);
+      }
     }
   }
   while (written_ < request_.size()) {
@@ -224,6 +258,17 @@ void Connection::write_request() {
     context_.stats->add_bytes(0, n);
   }
   state_ = State::Reading;
+  if (context_.pipeline > 1) {
+    batch_.clear();
+    written_ = 0;
+    if (readable_) {
+      readable_ = false;
+      read_pipelined(EPOLLIN);
+    } else if (pending_due_) {
+      fill(/*after_busy=*/true);
+    }
+    return;
+  }
   if (readable_) {
     readable_ = false;
     read_response(EPOLLIN);
@@ -333,6 +378,10 @@ void Connection::complete() {
 }
 
 void Connection::fail(int err) {
+  if (context_.pipeline > 1) {
+    fail_pipelined(err);
+    return;
+  }
   const std::int64_t end = mono_ns();
   const std::int64_t begun = begin_ns_ ? begin_ns_ : end;
   const std::int64_t from = context_.paced ? intended_ns_ : begun;
@@ -350,9 +399,9 @@ void Connection::fail(int err) {
   backoff();
 }
 
+// A held permit (pipelined only: a connection holding one is not otherwise busy) is kept.
 void Connection::backoff() {
   ++failures_;
-  has_pending_ = false;
   state_ = State::Waiting;
   context_.loop->schedule(timer_, context_.loop->now_ns() + backoff_ns(failures_));
 }
@@ -374,7 +423,12 @@ void Connection::drain(std::uint32_t events) {
 void Connection::on_timer() {
   switch (state_) {
     case State::Waiting:
-      if (!has_pending_) request_next();  // backoff over (a held permit is the owner's)
+      // Backoff over (a held permit is the owner's until it releases it).
+      if (context_.pipeline > 1) {
+        if (!has_pending_ || pending_due_) fill(/*after_busy=*/true);
+      } else if (!has_pending_) {
+        request_next();
+      }
       break;
     case State::Connecting:
     case State::Writing:
