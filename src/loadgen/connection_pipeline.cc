@@ -125,9 +125,12 @@ void Connection::read_pipelined(std::uint32_t events) {
 }
 
 bool Connection::consume_pipelined(const char* data, std::size_t length, std::int64_t end_ns) {
-  while (length > 0) {
-    if (flight_.empty()) {  // bytes beyond every response asked for: do not reuse the socket
-      close_socket();
+  // Fed until it needs more, even with no bytes left: a HEAD response completes in a feed of
+  // nothing after its head.
+  for (;;) {
+    if (flight_.empty()) {
+      if (length == 0) return true;
+      close_socket();  // bytes beyond every response asked for: do not reuse the socket
       reconnect(/*responded=*/true);
       return false;
     }
@@ -156,7 +159,6 @@ bool Connection::consume_pipelined(const char* data, std::size_t length, std::in
         return false;
     }
   }
-  return true;
 }
 
 void Connection::complete_front(std::int64_t end_ns) {

@@ -64,6 +64,23 @@ TEST(Pipeline, ExactlyNAtAnyDepthConnectionsAndCores) {
   EXPECT_EQ(totals.requests, 1008u);
 }
 
+// HEAD responses have no body whatever their Content-Length: the parser is told so for every
+// response of the batch, and the last one in a read completes without more bytes coming.
+TEST(Pipeline, HeadResponsesEachComplete) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  Config c = pipelined(s->port(), 8);
+  c.method = "HEAD";
+  c.max_requests = 1000;
+  c.concurrency = 2;
+  c.timeout = std::chrono::seconds(2);  // a response left waiting fails in 2 s, not 10
+  RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, 1000u);
+  EXPECT_EQ(r.status_counts[200], 1000u);
+  EXPECT_EQ(r.total_errors, 0u);
+  EXPECT_EQ(s->stop().requests, 1000u);
+}
+
 // Each request's latency counts from its own write, not per batch (wrk's pipeline script
 // records one latency per batch, its last response's): of 4 requests written together, the
 // first is answered at once and the others 300 ms later.
