@@ -399,7 +399,8 @@ void Connection::fail(int err) {
   backoff();
 }
 
-// A held permit (pipelined only: a connection holding one is not otherwise busy) is kept.
+// A held permit is kept: only a pipelined connection can fail while holding one, and the owner
+// releases it as usual.
 void Connection::backoff() {
   ++failures_;
   state_ = State::Waiting;
