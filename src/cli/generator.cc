@@ -34,7 +34,7 @@ namespace {
 
 // What CLI11 fills: strings as given, converted and checked by to_config().
 struct Args {
-  std::optional<std::string> url, n, c, t, d, cores, method, content_type, index, script;
+  std::optional<std::string> url, n, c, t, d, cores, pipeline, method, content_type, index, script;
   std::optional<std::string> rps, ramp, html, max_p99, max_error_rate, min_rps;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::optional<std::string> cert, key, secure_protocol, proxy;
@@ -81,6 +81,10 @@ void define_options(CLI::App& app, Args& a) {
                  "default none")
       ->multi_option_policy(last);
   app.add_option("--cores", a.cores, "Worker threads; default half the cores")
+      ->multi_option_policy(last);
+  app.add_option("--pipeline", a.pipeline,
+                 "With -k: up to this many requests in flight per connection, written together "
+                 "(1 to 256); default 1")
       ->multi_option_policy(last);
   app.add_option(
          "-R,--requestGenerator", a.script,
@@ -148,6 +152,7 @@ RawOptions to_raw(const Args& a) {
   r.max_seconds = raw(a.t, "-t");
   r.timeout = raw(a.d, "--timeout");
   r.cores = raw(a.cores, "--cores");
+  r.pipeline = raw(a.pipeline, "--pipeline");
   r.method = raw(a.method, "-m");
   r.content_type = raw(a.content_type, "-T");
   r.index_param = raw(a.index, "--index");

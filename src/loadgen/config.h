@@ -18,6 +18,9 @@ namespace stampede::loadgen {
 
 struct HookSet;  // loadgen/hooks.h
 
+// --pipeline's limit: beyond it a connection's requests outgrow any server's socket buffers.
+inline constexpr std::uint32_t kMaxPipeline = 256;
+
 // How long a run lasts when neither max_requests nor max_duration is set (loadtest 8's default).
 inline constexpr std::chrono::seconds kDefaultDuration{10};
 
@@ -33,6 +36,9 @@ struct Config {
   std::uint32_t concurrency = 10;  // -c: connections, spread over the workers
   std::uint32_t cores = 1;         // --cores: worker threads (capped at concurrency)
   bool keep_alive = false;         // -k: reuse connections; else one connection per request
+  // --pipeline: requests in flight per connection, written together (1 to kMaxPipeline; 1: wait
+  // for each response). More than 1 needs keep_alive, and no WebSocket, script or hooks.
+  std::uint32_t pipeline = 1;
 
   std::string method = "GET";  // upper case
   // -H, .loadtestrc headers: names lower-cased, one entry per name (the last value wins), in

@@ -34,7 +34,8 @@ Connection::Connection(const ConnectionContext& context, std::unique_ptr<net::Co
     : context_(context),
       connector_(std::move(connector)),
       parser_(parsed_headers(context)),
-      timer_([this] { on_timer(); }) {
+      timer_([this] { on_timer(); }),
+      flight_(context.pipeline > 1 ? context.pipeline : 0) {
   secure_ = connector_ && connector_->has_handshake();
   secured_ = !secure_;
   if (context.hook_set && context.hook_set->capture_body) {
@@ -50,6 +51,10 @@ void Connection::start() {
     ws_->start();
     return;
   }
+  if (context_.pipeline > 1) {
+    fill(/*after_busy=*/false);
+    return;
+  }
   request_next(/*after_busy=*/false);
 }
 
@@ -60,6 +65,13 @@ bool Connection::finished() const {
 void Connection::stop_sending() {
   if (ws_) {
     ws_->stop_sending();
+    return;
+  }
+  if (context_.pipeline > 1) {
+    // The owner dropped its held permits: the requests in flight are still answered.
+    has_pending_ = pending_due_ = false;
+    no_more_ = true;
+    if (flight_.empty() && state_ != State::Finished) finish();
     return;
   }
   switch (state_) {
@@ -92,6 +104,12 @@ void Connection::request_next(bool after_busy) {
 }
 
 void Connection::send_pending() {
+  if (context_.pipeline > 1 && has_pending_) {
+    pending_due_ = true;
+    if (state_ == State::Waiting) context_.loop->cancel(timer_);  // a backoff: paced by now
+    fill(/*after_busy=*/true);  // during a connect or a write: taken when that is done
+    return;
+  }
   if (state_ != State::Waiting || !has_pending_) return;
   has_pending_ = false;
   begin(pending_);
@@ -131,7 +149,15 @@ void Connection::mark_begin(std::int64_t now_ns) {
 
 // A non-blocking connect; the socket is registered once, for its whole life.
 void Connection::open_socket() {
-  mark_begin(mono_ns());
+  if (context_.pipeline > 1) {
+    begin_ns_ = mono_ns();
+    flight_.front().begin_ns = begin_ns_;  // the one request a new socket carries
+    if (RateStats* rate = context_.stats->rate()) {
+      rate->on_sent(flight_.front().intended_ns, begin_ns_, flight_.front().waited_for_connection);
+    }
+  } else {
+    mark_begin(mono_ns());
+  }
   bool at_once = false;  // the connect completed in the call
   const int err = connector_->open(*context_.loop, *this, begin_ns_, at_once);
   stream_ = connector_->stream();
@@ -165,7 +191,11 @@ void Connection::on_events(std::uint32_t events) {
       // TLS: a read that stopped for want of writability (WANT_WRITE: a key update's answer or
       // an alert to flush) goes on when the socket drains, as in WsClient.
       if ((events & kReadEvents) || ((events & EPOLLOUT) && stream_->wants_write())) {
-        read_response(events);
+        if (context_.pipeline > 1) {
+          read_pipelined(events);
+        } else {
+          read_response(events);
+        }
       }
       break;
     case State::Draining:
@@ -218,10 +248,14 @@ void Connection::write_request() {
   if (!secured_ && !secure_handshake()) return;
   if (written_ == 0) {
     start_ns_ = mono_ns();
-    first_byte_ns_ = 0;
-    if (begin_ns_ == 0) {  // a reused connection: the request begins with its first byte
-      mark_begin(start_ns_);
-      arm_timeout(begin_ns_);
+    if (context_.pipeline > 1) {
+      start_batch(start_ns_);
+    } else {
+      first_byte_ns_ = 0;
+      if (begin_ns_ == 0) {  // a reused connection: the request begins with its first byte
+        mark_begin(start_ns_);
+        arm_timeout(begin_ns_);
+      }
     }
   }
   while (written_ < request_.size()) {
@@ -240,6 +274,17 @@ void Connection::write_request() {
     context_.stats->add_bytes(0, n);
   }
   state_ = State::Reading;
+  if (context_.pipeline > 1) {
+    batch_.clear();
+    written_ = 0;
+    if (readable_) {
+      readable_ = false;
+      read_pipelined(EPOLLIN);
+    } else if (pending_due_) {
+      fill(/*after_busy=*/true);
+    }
+    return;
+  }
   if (readable_) {
     readable_ = false;
     read_response(EPOLLIN);
@@ -350,6 +395,10 @@ void Connection::complete() {
 }
 
 void Connection::fail(int err) {
+  if (context_.pipeline > 1) {
+    fail_pipelined(err);
+    return;
+  }
   const std::int64_t end = mono_ns();
   const std::int64_t begun = begin_ns_ ? begin_ns_ : end;
   const std::int64_t from = context_.paced ? intended_ns_ : begun;
@@ -367,9 +416,10 @@ void Connection::fail(int err) {
   backoff();
 }
 
+// A held permit is kept: only a pipelined connection can fail while holding one, and the owner
+// releases it as usual.
 void Connection::backoff() {
   ++failures_;
-  has_pending_ = false;
   state_ = State::Waiting;
   context_.loop->schedule(timer_, context_.loop->now_ns() + net::backoff_ns(failures_));
 }
@@ -391,7 +441,12 @@ void Connection::drain(std::uint32_t events) {
 void Connection::on_timer() {
   switch (state_) {
     case State::Waiting:
-      if (!has_pending_) request_next();  // backoff over (a held permit is the owner's)
+      // Backoff over (a held permit is the owner's until it releases it).
+      if (context_.pipeline > 1) {
+        if (!has_pending_ || pending_due_) fill(/*after_busy=*/true);
+      } else if (!has_pending_) {
+        request_next();
+      }
       break;
     case State::Connecting:
     case State::Writing:

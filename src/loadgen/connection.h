@@ -9,6 +9,13 @@
 // Each request ends in exactly one record in WorkerStats (a response or a failure), except when
 // the worker abandons requests in flight at the end of a -t run or on an interrupt.
 //
+// Pipelined (ConnectionContext::pipeline > 1, keep-alive only; connection_pipeline.cc): up to N
+// requests in flight, their bytes written together (one write for every permit that is due when
+// the connection writes), each with its own times in an InFlight ring. After each read the
+// answered requests are replaced at once, in one write. A connection that ends with requests
+// unanswered counts each once: the oldest under the failure that ended it (ECONNRESET...), the
+// others as kUnanswered; then it reconnects. A new socket carries one request until connected.
+//
 // Thread: the worker's, only. Owned by its Worker; the loop, the context and what it points to
 // outlive every Connection.
 #pragma once
@@ -24,6 +31,7 @@
 
 #include "http/response_parser.h"
 #include "loadgen/hooks.h"
+#include "loadgen/in_flight.h"
 #include "loadgen/request.h"
 #include "loadgen/worker_stats.h"
 #include "net/connector.h"
@@ -85,10 +93,17 @@ struct ConnectionContext {
   std::string server_name;
   std::string connect_request;
   const WsPlan* websocket = nullptr;  // ws:// runs: each client is a WsClient
+  // --pipeline: requests in flight per connection, 1 to kMaxPipeline; more than 1 needs
+  // keep_alive and no websocket or hook_set (Config's validate() refuses the rest).
+  std::uint32_t pipeline = 1;
   const HookSet* hook_set = nullptr;  // Config::hooks; null: no hook work at all
   RequestHook* hook = nullptr;        // the worker's, when hook_set is set
   std::uint32_t worker = 0;           // the worker's id, for RequestOutcome
 };
+
+// The error code of a pipelined request still unanswered when its connection ended behind an
+// older one (that one has the failure's own code) or behind a response that closed it.
+inline constexpr std::string_view kUnanswered = "PIPELINE_UNANSWERED";
 
 class Connection final : public net::IoHandler {
  public:
@@ -155,6 +170,28 @@ class Connection final : public net::IoHandler {
                                std::int64_t uncorrected_ns);
   void backoff();
 
+  // connection_pipeline.cc: the pipelined path (context_.pipeline > 1).
+  // Takes permits up to `depth` in flight and writes them (or connects first), or finishes.
+  void fill(bool after_busy);
+  // Appends permits to batch_ until `depth` are in flight: a held permit once the owner released
+  // it, then due ones; stops at one not yet due (held) or when the owner says stop.
+  void take_permits(std::size_t depth, bool after_busy);
+  // The batch's write begins at now_ns: tops it up (after a connect) and stamps its requests.
+  void start_batch(std::int64_t now_ns);
+  void read_pipelined(std::uint32_t events);
+  // Feeds bytes read at end_ns; false when the connection ended (a failure, or a response that
+  // closes it).
+  bool consume_pipelined(const char* data, std::size_t length, std::int64_t end_ns);
+  void complete_front(std::int64_t end_ns);
+  // The connection ends with requests unanswered: each counted once (see kUnanswered); err 0:
+  // no failure (the server closed after a response), all are kUnanswered.
+  void abandon_flight(int err, std::int64_t end_ns);
+  void fail_pipelined(int err);
+  void eof_pipelined();
+  // The socket is done with (closed with what it carried counted): reconnect, or back off when
+  // it never delivered a response.
+  void reconnect(bool responded);
+
   const ConnectionContext& context_;
   std::unique_ptr<net::Connector> connector_;  // null for ws:// (the WsClient has its own)
   net::Stream* stream_ = nullptr;              // the connector's, while a socket is open
@@ -186,6 +223,13 @@ class Connection final : public net::IoHandler {
   std::uint64_t index_ = 0;  // the index of the request in flight
   bool head_ = false;        // a generated HEAD request is in flight
   std::string body_;         // the response body, when HookSet::capture_body
+
+  // Pipelined only (context_.pipeline > 1).
+  InFlight flight_;            // requests taken, oldest first (the last unwritten_ not written)
+  std::string batch_;          // the bytes of the requests being written together
+  std::size_t unwritten_ = 0;  // entries at the back of flight_ whose write has not begun
+  bool pending_due_ = false;   // the owner released the held permit (pending_): take it next
+  bool no_more_ = false;       // the owner said stop: finish once flight_ is empty
 };
 
 }  // namespace stampede::loadgen

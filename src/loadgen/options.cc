@@ -167,6 +167,11 @@ Result<void> convert_numbers(const RawOptions& raw, Config& config) {
     if (!n) return n.error();
     config.cores = static_cast<std::uint32_t>(*n);
   }
+  if (raw.pipeline) {
+    auto n = whole_number(*raw.pipeline, 1, kMaxPipeline);
+    if (!n) return n.error();
+    config.pipeline = static_cast<std::uint32_t>(*n);
+  }
   if (raw.timeout) {
     auto d = duration(*raw.timeout, std::chrono::milliseconds(1), false);
     if (!d) return d.error();

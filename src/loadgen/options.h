@@ -36,6 +36,7 @@ struct RawOptions {
   std::optional<RawValue> concurrency;     // -c / concurrency
   std::optional<RawValue> timeout;         // -d, --timeout / timeout (milliseconds)
   std::optional<RawValue> cores;           // --cores
+  std::optional<RawValue> pipeline;        // --pipeline (command line only)
   std::optional<RawValue> method;          // -m / method
   std::optional<RawValue> content_type;    // -T / contentType
   std::optional<RawValue> index_param;     // --index / indexParam

@@ -221,6 +221,7 @@ ConnectionContext make_context(const Config& config, const RequestTemplate& requ
   context.server_name = route.server_name;
   context.connect_request = route.connect_request;
   context.keep_alive = config.keep_alive;
+  context.pipeline = config.pipeline;
   context.head_request = config.method == "HEAD";
   context.timeout_ns = config.timeout.count();
   context.count_headers = config.count_headers;

@@ -67,13 +67,15 @@ class FixedServer {
   std::thread thread_;
 };
 
-long allocations_for(const std::string& url, bool keep_alive, std::uint64_t requests) {
+long allocations_for(const std::string& url, bool keep_alive, std::uint64_t requests,
+                     std::uint32_t pipeline = 1) {
   Config c;
   c.url = url;
   c.concurrency = 1;
   c.cores = 1;
   c.keep_alive = keep_alive;
   c.max_requests = requests;
+  c.pipeline = pipeline;
   c.timeout = std::chrono::seconds(10);
   const long before = stampede::test::allocations.load();
   auto r = run(c);
@@ -91,6 +93,15 @@ TEST(SteadyState, KeepAliveRequestsDoNotAllocate) {
   FixedServer server(false);
   const long small = allocations_for(server.url(), true, 1000);
   const long large = allocations_for(server.url(), true, 11000);
+  EXPECT_LT(large - small, 10) << small << " vs " << large;
+  RecordProperty("allocations", std::to_string(small) + " vs " + std::to_string(large));
+}
+
+// --pipeline 16: the in-flight ring and the batch are sized once per connection.
+TEST(SteadyState, PipelinedRequestsDoNotAllocate) {
+  FixedServer server(false);
+  const long small = allocations_for(server.url(), true, 1000, 16);
+  const long large = allocations_for(server.url(), true, 11000, 16);
   EXPECT_LT(large - small, 10) << small << " vs " << large;
   RecordProperty("allocations", std::to_string(small) + " vs " + std::to_string(large));
 }

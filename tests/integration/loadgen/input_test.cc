@@ -187,6 +187,31 @@ TEST(HostileInput, GeneratorNumbers) {
     expect_refused(dir, target, c);
 }
 
+// --pipeline: its bounds, and the combinations that cannot keep one request per answer in order
+// (no -k: a connection per request; WebSocket; Lua scripts, which see one request at a time).
+TEST(HostileInput, PipelineDepthAndCombinations) {
+  SilentListener target;
+  CaseDir dir;
+  const std::string url = target.url();
+  const std::vector<HostileCase> cases = {
+      {{url, "-k", "--pipeline", "0"}, "--pipeline: must be at least 1, got '0'"},
+      {{url, "-k", "--pipeline", "-3"}, "--pipeline: must not be negative: '-3'"},
+      {{url, "-k", "--pipeline", "257"}, "--pipeline: too large: '257' (at most 256)"},
+      {{url, "-k", "--pipeline", "99999999999999999999"},
+       "--pipeline: number too large: '99999999999999999999'"},
+      {{url, "-k", "--pipeline", "2x"}, "--pipeline: not a number: '2x'"},
+      {{url, "--pipeline", "4"},
+       "--pipeline needs -k: without it each request has a connection of its own"},
+      {{target.url("ws"), "-k", "--pipeline", "4"},
+       "--pipeline does not apply to WebSocket (ws://, wss://)"},
+      {{url, "-k", "--pipeline", "4", "-R", "request.lua"},
+       "--pipeline does not work with Lua scripts or request callbacks (they see one request at "
+       "a time on a connection)"},
+  };
+  for (const HostileCase& c : cases)
+    expect_refused(dir, target, c);
+}
+
 // CR, LF and other control bytes: refused where they would reach the request's head, and
 // escaped in the error line of every subcommand (never written raw to the terminal).
 TEST(HostileInput, ControlBytesAreRefusedAndEscaped) {

@@ -1,0 +1,32 @@
+// A burst of pipelined requests written in one send, and every response that came back until
+// the peer closed: for the tests that check that serve and balance answer pipelined requests in
+// order and stop at a malformed one. Over loopback.h (127.0.0.1, bounded waits); the responses
+// are split by http::ResponseParser, so a response that is not valid HTTP shows as `garbled`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stampede::testing {
+
+struct BurstReply {
+  int status = 0;
+  std::string body;
+};
+
+struct BurstResult {
+  bool connected = false;
+  std::vector<BurstReply> replies;  // in the order they arrived
+  bool closed = false;              // the peer closed the connection (EOF or reset) after them
+  bool garbled = false;             // bytes that were not a valid response (or one cut short)
+};
+
+// Connects to 127.0.0.1:`port`, sends `burst` (one send_all), then reads until the peer closes
+// or nothing arrives for `quiet` (then `closed` is false).
+BurstResult send_burst(std::uint16_t port, std::string_view burst,
+                       std::chrono::milliseconds quiet = std::chrono::milliseconds(5000));
+
+}  // namespace stampede::testing
