@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "net/io_backend.h"
 
 namespace stampede::balancer {
 
@@ -59,6 +60,8 @@ struct BalancerConfig {
   // Client connections open at once, all workers together (HAProxy's maxconn); 0: no cap but
   // the descriptor limit. Past it the balancer stops accepting until one closes.
   int max_connections = 0;
+
+  net::IoBackend io = net::kDefaultIoBackend;  // --io: what each worker's loop waits with
 
   // The health timeout in force: the configured one, or min(1 s, interval).
   Millis effective_health_timeout() const;

@@ -36,6 +36,15 @@ int ClientSocket::open(net::IoHandler& handler, std::int64_t start_ns, bool& con
   return 0;
 }
 
+void ClientSocket::close(bool clean) {
+  if (!fd_) return;
+  if (channel_) channel_->close(clean);
+  // Removed before the close: an io_uring poll would keep the socket open (and unclosed for the
+  // server) until the loop heard of its number again.
+  context_.loop->remove(fd_.get());
+  fd_.reset();
+}
+
 int ClientSocket::connect_result() {
   const int err = net::connect_result(fd_.get());
   if (err == 0) established();

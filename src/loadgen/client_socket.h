@@ -66,10 +66,7 @@ class ClientSocket {
   std::int64_t connected_ns() const { return connected_ns_; }
   // Closes the socket, which also removes it from epoll. `clean`: the channel keeps the
   // socket's TLS session for the next socket (see SecureChannel::close).
-  void close(bool clean) {
-    if (channel_ && fd_) channel_->close(clean);
-    fd_.reset();
-  }
+  void close(bool clean);
   bool is_open() const { return static_cast<bool>(fd_); }
   // The channel over the socket; null for a plain one.
   SecureChannel* channel() const { return channel_.get(); }

@@ -4,6 +4,7 @@
 // Contracts:
 // - Every method except stop() and post() must be called on the loop's own thread.
 // - An IoHandler registered with add() must stay alive until remove() is called for its fd.
+//   remove() comes before the descriptor's close (poller.h says why).
 //   A handler may remove and destroy itself inside its own on_events(); destroying *another*
 //   handler during dispatch must go through defer() so no stale event reaches freed memory.
 // - A Timer belongs to its owner; its destructor cancels it. Timers fire after I/O dispatch,

@@ -11,6 +11,9 @@
 //   remove and destroy itself inside its own on_events(). Destroying *another* handler during
 //   dispatch still goes through EventLoop::defer(): epoll may hold an event for it collected
 //   by the current wait() (the io_uring backend drops those too, but nothing relies on it).
+// - Callers remove() a descriptor before closing it. epoll forgets a registration when its
+//   descriptor closes; an io_uring poll holds the socket open until remove() (or until the
+//   number is registered again, which replaces the forgotten registration).
 // Loop thread only, like the EventLoop that owns it.
 #pragma once
 

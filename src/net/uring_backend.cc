@@ -1,5 +1,6 @@
 #include "net/uring_backend.h"
 
+#include <errno.h>
 #include <sys/epoll.h>
 
 #include <cstring>
@@ -87,12 +88,16 @@ void UringPoller::cancel(int fd, const Entry& entry) {
 }
 
 Result<void> UringPoller::add(int fd, std::uint32_t events, IoHandler* handler) {
-  if (fd < 0) return make_error("io_uring poll add: " + std::string(std::strerror(EBADF)));
-  if (static_cast<std::size_t>(fd) >= entries_.size()) entries_.resize(fd + 1);
-  Entry& entry = entries_[fd];
-  if (entry.generation != 0) {
-    return make_error("io_uring poll add: " + std::string(std::strerror(EEXIST)));
+  if (fd < 0) {
+    errno = EBADF;  // as epoll_ctl leaves it, for callers that report errno
+    return make_error("io_uring poll add: " + std::string(std::strerror(EBADF)));
   }
+  if (static_cast<std::size_t>(fd) >= entries_.size()) entries_.resize(fd + 1);
+  // Still registered: its descriptor was closed without remove() and the kernel gave the number
+  // out again (epoll forgets a registration at close). Its poll, which holds the old socket
+  // open until then, is cancelled now.
+  remove(fd);
+  Entry& entry = entries_[fd];
   entry = Entry{handler, events, next_generation_++, 0, false, false};
   if (next_generation_ == 0) next_generation_ = 1;
   arm(fd, entry);

@@ -16,7 +16,7 @@ constexpr std::int64_t kAcceptRetryNs = 100'000'000;  // after EMFILE and the li
 }  // namespace
 
 Result<std::unique_ptr<Worker>> Worker::create(Shared& shared, int index, net::Fd listener) {
-  auto loop = net::EventLoop::create();
+  auto loop = net::EventLoop::create(shared.options.io);
   if (!loop) return loop.error();
   std::unique_ptr<Worker> worker(
       new Worker(shared, index, std::move(loop.value()), std::move(listener)));

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
@@ -316,6 +317,40 @@ TEST_P(EventLoopTest, RemovedDescriptorReportsNothingMore) {
   EXPECT_EQ(added.calls, 1);
   EXPECT_EQ(removed.calls, 0);
   loop->remove(pipe.read_end.get());
+}
+
+TEST_P(EventLoopTest, RemoveThenCloseLetsThePeerSeeTheClose) {
+  auto loop = make_loop();
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+  Fd ours(fds[0]), peer(fds[1]);
+  Counter counter;
+  ASSERT_TRUE(loop->add(ours.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, &counter).ok());
+  (void)loop->run_once(0);
+  loop->remove(ours.get());
+  ours.reset();
+  (void)loop->run_once(0);  // an io_uring poll lets go of the socket once its removal is in
+  char byte;
+  EXPECT_EQ(::read(peer.get(), &byte, 1), 0);  // end of stream, not EAGAIN
+}
+
+TEST_P(EventLoopTest, NumberOfADescriptorClosedWithoutRemoveCanBeRegisteredAgain) {
+  auto loop = make_loop();
+  Counter first, second;
+  auto old_pipe = std::make_unique<WatchedPipe>();
+  const int number = old_pipe->read_end.get();
+  ASSERT_TRUE(loop->add(number, EPOLLIN | EPOLLET, &first).ok());
+  (void)loop->run_once(0);
+  old_pipe.reset();  // closed without remove(), as epoll allows
+  WatchedPipe pipe;
+  ASSERT_EQ(pipe.read_end.get(), number);  // the kernel hands out the lowest free number
+  ASSERT_TRUE(loop->add(number, EPOLLIN | EPOLLET, &second).ok());
+  pipe.put();
+  for (int i = 0; i < 100 && second.calls == 0; ++i)
+    (void)loop->run_once(10'000'000);
+  EXPECT_EQ(second.calls, 1);
+  EXPECT_EQ(first.calls, 0);
+  loop->remove(number);
 }
 
 TEST_P(EventLoopTest, ManyDescriptorsEachReportedOnce) {

@@ -3,11 +3,6 @@
 // leads to epoll with the reason.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,6 +12,7 @@
 
 #include "net/event_loop.h"
 #include "net/io_backend.h"
+#include "support/forbid_io_uring.h"
 
 namespace stampede::net {
 namespace {
@@ -90,22 +86,6 @@ TEST(UringBackend, CompletionOfARegistrationRemovedInDispatchIsDropped) {
   loop.remove(b.read_end.get());
 }
 
-// Makes io_uring_setup fail with EPERM in this process, as a container's seccomp profile does.
-void forbid_io_uring() {
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
-    std::perror("seccomp");
-    std::exit(3);
-  }
-}
-
 TEST(UringBackend, AvailableHereAndChosenWhenAsked) {
   const IoBackendChoice choice = choose_io_backend(IoBackend::Uring);
   EXPECT_EQ(choice.backend, IoBackend::Uring) << choice.fallback_reason;
@@ -117,7 +97,7 @@ TEST(UringBackendDeathTest, ForbiddenIoUringFallsBackToEpollWithTheReason) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
-        forbid_io_uring();
+        testing::forbid_io_uring();
         const IoBackendChoice choice = choose_io_backend(IoBackend::Uring);
         std::fprintf(stderr, "%s\n", choice.fallback_reason.c_str());
         const bool strict_create_fails = !EventLoop::create(IoBackend::Uring).ok();
