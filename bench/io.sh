@@ -76,19 +76,19 @@ echo
 echo "median over rounds (requests/s, CPU µs per request):"
 print_medians "$out"
 
-# ratio A B FIELD: per round, A's value over B's (FIELD 3: requests/s, 4: µs/request); median.
+# ratio A B FIELD: per round, A's value over B's (FIELD 1: requests/s, 0: µs/request); median.
 ratio() {
-  paste <(grep "^$1 c=" "$out" | awk -v f="$3" '{ print $f }') \
-        <(grep "^$2 c=" "$out" | awk -v f="$3" '{ print $f }') |
+  paste <(grep "^$1 c=" "$out" | awk -v f="$3" '{ print $(NF - f) }') \
+        <(grep "^$2 c=" "$out" | awk -v f="$3" '{ print $(NF - f) }') |
     awk '$2 > 0 { print $1 / $2 }' | median
 }
 echo
 echo "median of per-round ratios (requests/s, CPU per request):"
 for prog in generator serve balance; do
-  printf '  %-22s %6.3f  %6.3f\n' "$prog uring/epoll" "$(ratio "$prog uring" "$prog epoll" 3)" "$(ratio "$prog uring" "$prog epoll" 4)"
+  printf '  %-22s %6.3f  %6.3f\n' "$prog uring/epoll" "$(ratio "$prog uring" "$prog epoll" 1)" "$(ratio "$prog uring" "$prog epoll" 0)"
 done
 for b in epoll uring; do
-  printf '  %-22s %6.3f  %6.3f\n' "generator $b/wrk" "$(ratio "generator $b" wrk 3)" "$(ratio "generator $b" wrk 4)"
+  printf '  %-22s %6.3f  %6.3f\n' "generator $b/wrk" "$(ratio "generator $b" wrk 1)" "$(ratio "generator $b" wrk 0)"
 done
 
 # System calls per request: strace -c -f counts every call; a fixed request count divides them.
