@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "net/io_backend.h"
 
 namespace stampede::balancer {
 
@@ -66,6 +67,7 @@ struct BalancerConfig {
   // against backend_ca (PEM) when given; backend_insecure accepts any certificate.
   std::string backend_ca;
   bool backend_insecure = false;
+  net::IoBackend io = net::kDefaultIoBackend;  // --io: what each worker's loop waits with
 
   // The health timeout in force: the configured one, or min(1 s, interval).
   Millis effective_health_timeout() const;

@@ -60,7 +60,7 @@ Worker::~Worker() {
 }
 
 Result<void> Worker::init() {
-  auto loop = net::EventLoop::create();
+  auto loop = net::EventLoop::create(params_.config->io);
   if (!loop) return loop.error();
   loop_ = std::move(*loop);
   for (BackendState* state : params_.states) {

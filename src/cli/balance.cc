@@ -52,6 +52,8 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
     app.add_option("--" + setting.key, raw[setting.key], setting.description)
         ->type_name(setting.value_name);
   }
+  std::optional<std::string> io;
+  add_io_option(app, io);
   CommandLine out;
   const Result<bool> help = parse_cli_into(out, app, argc, argv);
   if (!help) return help.error();
@@ -73,13 +75,16 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
     if (!spec) return spec.error();
     out.config.backends.push_back(std::move(*spec));
   }
+  auto backend = parse_io_option(io);
+  if (!backend) return backend.error();
+  out.config.io = *backend;
   return out;
 }
 
 int cli_main(int argc, char** argv) {
   auto parsed = parse_command_line(argc, argv);
   if (const std::optional<int> code = exit_before_run(parsed)) return *code;
-  const BalancerConfig& config = parsed->config;
+  BalancerConfig& config = parsed->config;
   if (auto r = validate(config); !r) return fail(r.error().message, 2);
 
   // Signals are taken by sigwait() below; worker threads inherit the mask.
@@ -91,6 +96,7 @@ int cli_main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   const std::uint64_t fd_limit = raise_fd_limit();
 
+  config.io = settle_io_backend(config.io);
   auto lb = Balancer::start(config);
   if (!lb) return fail(lb.error().message, 2);
   const std::string cap = config.max_connections > 0

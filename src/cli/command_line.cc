@@ -24,6 +24,26 @@ Result<std::optional<std::string>> parse_cli(CLI::App& app, const std::vector<st
   return parse_cli(app, static_cast<int>(argv.size()), argv.data());
 }
 
+void add_io_option(CLI::App& app, std::optional<std::string>& text) {
+  app.add_option("--io", text,
+                 std::string("What the event loops wait with: uring (io_uring) or epoll; where "
+                             "io_uring is unavailable, epoll with a warning; default ") +
+                     std::string(net::io_backend_name(net::kDefaultIoBackend)))
+      ->type_name("uring|epoll");
+}
+
+Result<net::IoBackend> parse_io_option(const std::optional<std::string>& text) {
+  if (!text) return net::kDefaultIoBackend;
+  if (auto backend = net::parse_io_backend(*text)) return *backend;
+  return make_error("--io: expected uring or epoll, got '" + *text + "'");
+}
+
+net::IoBackend settle_io_backend(net::IoBackend requested) {
+  const net::IoBackendChoice choice = net::choose_io_backend(requested);
+  if (!choice.fallback_reason.empty()) print_error_line(choice.fallback_reason);
+  return choice.backend;
+}
+
 Result<void> refuse_empty_values(const CLI::App& app,
                                  const std::vector<std::string>& may_be_empty) {
   for (const CLI::Option* option : app.get_options()) {

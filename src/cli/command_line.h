@@ -13,6 +13,7 @@
 
 #include "core/error_line.h"
 #include "core/result.h"
+#include "net/io_backend.h"
 
 namespace CLI {
 class App;
@@ -49,6 +50,15 @@ Result<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... args
 // "not given" (which would run with the default, as if the option had not been typed).
 Result<void> refuse_empty_values(const CLI::App& app,
                                  const std::vector<std::string>& may_be_empty = {});
+
+// --io uring|epoll, the same on every subcommand that runs event loops: declares it on `app`,
+// into `text` (nullopt: not given).
+void add_io_option(CLI::App& app, std::optional<std::string>& text);
+// The backend --io names (not given: net::kDefaultIoBackend), or an Error for any other value.
+Result<net::IoBackend> parse_io_option(const std::optional<std::string>& text);
+// At start, before any loop is made: `requested` when it works here; else epoll, after one line
+// on stderr saying why io_uring cannot be used (net::choose_io_backend).
+net::IoBackend settle_io_backend(net::IoBackend requested);
 
 // For a subcommand's main, after parsing into `parsed` (a type with `bool help` and
 // `std::string help_text`): the exit code when the command stops here, 2 after printing the

@@ -37,7 +37,7 @@ struct Args {
   std::optional<std::string> url, n, c, t, d, cores, pipeline, method, content_type, index, script;
   std::optional<std::string> rps, ramp, html, max_p99, max_error_rate, min_rps;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
-  std::optional<std::string> cert, key, secure_protocol, proxy;
+  std::optional<std::string> cert, key, secure_protocol, proxy, io;
   bool insecure = false;
   std::vector<std::string> headers, cookies, count_headers;
   bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
@@ -130,6 +130,7 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--count-header", a.count_headers,
                  "Count responses by the value of this header (repeatable); default none")
       ->allow_extra_args(false);
+  add_io_option(app, a.io);
 }
 
 std::optional<RawValue> raw(const std::optional<std::string>& value, const char* origin) {
@@ -341,6 +342,9 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (!rc) return rc.error();
   auto config = to_config(merge(to_raw(args), *rc));
   if (!config) return config.error();
+  auto io = parse_io_option(args.io);
+  if (!io) return io.error();
+  config->io = *io;
   if (auto r = check_websocket_options(*config, config->rps > 0); !r) return r.error();
   if (auto scripts = attach_scripts(*config); !scripts) return scripts.error();
   return CliRequest{CliRequest::Action::Run, std::move(config).value(), {}};
@@ -368,6 +372,7 @@ int cli_main(int argc, char** argv) {
     print_error_line(fits.error().message);
     return 2;
   }
+  request->config.io = settle_io_backend(request->config.io);
   // What escapes the run is a failed run (1), not bad input.
   return exit_on_exception(1, [&] { return run_and_report(request->config); });
 }

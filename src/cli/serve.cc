@@ -26,6 +26,7 @@ struct RawArgs {
   std::string positional_port, port, delay, error, percent, cores, body, file;
   std::string max_header_bytes, max_uri_bytes, max_body_bytes;
   std::string idle_timeout, header_timeout, drain_timeout, max_connections;
+  std::optional<std::string> io;
 };
 
 void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
@@ -85,6 +86,7 @@ void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
   app.add_option("--max-connections", raw.max_connections,
                  "Client connections open at once; more wait to be accepted; default no cap")
       ->type_name("N");
+  add_io_option(app, raw.io);
 }
 
 Result<std::uint64_t> to_count(std::string_view flag, const std::string& text, std::uint64_t max) {
@@ -248,6 +250,9 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   if (app.count("--body") > 0) cli.server.body = raw.body;
   cli.server.body_file = raw.file;
   if (auto r = convert_numbers(raw, cli.server); !r) return r.error();
+  auto io = parse_io_option(raw.io);
+  if (!io) return io.error();
+  cli.server.io = *io;
   if (auto r = validate(cli.server); !r) return r.error();
   if (!cli.server.tls_cert_file.empty()) {
     // Unreadable or mismatched files are bad input (exit 2), found before anything starts.
@@ -269,6 +274,7 @@ int cli_main(int argc, char** argv) {
   const sigset_t signals = block_stop_signals(previous);
   // Each client holds a descriptor: a soft limit of 1024 would cap a server that may hold more.
   raise_fd_limit();
+  parsed->server.io = settle_io_backend(parsed->server.io);
   auto server = Server::start(parsed->server);
   int code = 0;
   if (!server) {

@@ -13,6 +13,7 @@
 
 #include "core/result.h"
 #include "loadgen/thresholds.h"
+#include "net/io_backend.h"
 
 namespace stampede::loadgen {
 
@@ -73,6 +74,10 @@ struct Config {
   std::shared_ptr<const HookSet> hooks;
   std::string request_script;  // -R FILE.lua: request(id) builds each request (cli only)
   std::string body_script;     // -p/-u/-a FILE.lua: body(id) gives each body (cli only)
+
+  // --io: what each worker's loop waits with; the cli settles it with choose_io_backend()
+  // first (a library caller asking for Uring where it is unavailable gets a failed run).
+  net::IoBackend io = net::kDefaultIoBackend;
 
   bool quiet = false;     // no progress lines
   bool json = false;      // the result as JSON instead of the text report (cli only)

@@ -106,6 +106,7 @@ Result<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
     WorkerParams params;
     params.id = i;
     params.connections = share(config.concurrency, count, i);
+    params.io = config.io;
     params.context = context;
     params.budget = &budget;
     if (config.rps > 0) {

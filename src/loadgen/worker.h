@@ -21,7 +21,8 @@ namespace stampede::loadgen {
 struct WorkerParams {
   std::uint32_t id = 0;  // 0-based: the instance index callbacks see
   std::uint32_t connections = 1;
-  ConnectionContext context;  // loop, owner and stats are filled in by the worker
+  net::IoBackend io = net::kDefaultIoBackend;  // the backend of the worker's loop
+  ConnectionContext context;                   // loop, owner and stats are filled in by the worker
   // The -n budget shared by all workers, whose ticket numbers are the request indexes; outlives
   // the worker. create() reserves one ticket per connection from it, so create every worker
   // before any runs.

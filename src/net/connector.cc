@@ -33,6 +33,7 @@ TcpConnector::~TcpConnector() {
 int TcpConnector::open(EventLoop& loop, IoHandler& handler, std::int64_t start_ns,
                        bool& connected) {
   close(false);
+  loop_ = &loop;
   connected_ns_ = start_ns;
   error_ = 0;
   connect_sent_ = 0;
@@ -127,6 +128,8 @@ IoStatus TcpConnector::fail(int err) {
 }
 
 void TcpConnector::close(bool clean) {
+  // io_uring's poll would hold the socket open past its close (poller.h); free with epoll.
+  if (stream_ && loop_) loop_->forget(stream_->fd());
   if (secure_) {
     options_.tls->release(clean);
     secure_.reset();

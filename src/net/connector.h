@@ -135,6 +135,7 @@ class TcpConnector final : public Connector {
   IoStatus fail(int err);
 
   ConnectorOptions options_;
+  EventLoop* loop_ = nullptr;       // the socket's loop, told before the socket closes
   std::optional<TcpStream> tcp_;    // the plain stream (also under a tunnel without TLS)
   std::unique_ptr<Stream> secure_;  // the TLS stream
   Stream* stream_ = nullptr;        // whichever of the two the socket has

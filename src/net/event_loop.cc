@@ -2,13 +2,14 @@
 
 #include <errno.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <string>
 
 #include "core/clock.h"
+#include "net/epoll_backend.h"
+#include "net/uring_backend.h"
 
 namespace stampede::net {
 
@@ -30,21 +31,20 @@ Timer::~Timer() {
   if (loop_ && armed()) loop_->cancel(*this);
 }
 
-Result<std::unique_ptr<EventLoop>> EventLoop::create() {
-  Fd ep(epoll_create1(EPOLL_CLOEXEC));
-  if (!ep) return make_error(std::string("epoll_create1: ") + std::strerror(errno));
+Result<std::unique_ptr<EventLoop>> EventLoop::create(IoBackend backend) {
+  auto poller = backend == IoBackend::Uring ? UringPoller::create() : EpollPoller::create();
+  if (!poller) return poller.error();
   Fd wake(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
   if (!wake) return make_error(std::string("eventfd: ") + std::strerror(errno));
-  std::unique_ptr<EventLoop> loop(new EventLoop(std::move(ep), std::move(wake)));
+  std::unique_ptr<EventLoop> loop(new EventLoop(std::move(*poller), std::move(wake)));
   if (auto r = loop->add(loop->wake_.get(), EPOLLIN, loop->waker_.get()); !r) return r.error();
   return loop;
 }
 
-EventLoop::EventLoop(Fd epoll, Fd wake)
-    : epoll_(std::move(epoll)),
+EventLoop::EventLoop(std::unique_ptr<Poller> poller, Fd wake)
+    : poller_(std::move(poller)),
       wake_(std::move(wake)),
       waker_(std::make_unique<Waker>(wake_.get())),
-      events_(256),
       now_ns_(mono_ns()) {}
 
 EventLoop::~EventLoop() {
@@ -55,27 +55,19 @@ EventLoop::~EventLoop() {
 }
 
 Result<void> EventLoop::add(int fd, std::uint32_t events, IoHandler* handler) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = handler;
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
-    return make_error(std::string("epoll_ctl add: ") + std::strerror(errno));
-  }
-  return {};
+  return poller_->add(fd, events, handler);
 }
 
 Result<void> EventLoop::modify(int fd, std::uint32_t events, IoHandler* handler) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = handler;
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) {
-    return make_error(std::string("epoll_ctl mod: ") + std::strerror(errno));
-  }
-  return {};
+  return poller_->modify(fd, events, handler);
 }
 
 void EventLoop::remove(int fd) {
-  epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+  poller_->remove(fd);
+}
+
+void EventLoop::forget(int fd) {
+  poller_->forget(fd);
 }
 
 void EventLoop::schedule(Timer& timer, std::int64_t deadline_ns) {
@@ -164,19 +156,6 @@ std::int64_t EventLoop::update_time() {
   return now_ns_ = mono_ns();
 }
 
-int EventLoop::wait(std::int64_t timeout_ns) {
-  if (have_pwait2_) {
-    timespec ts{static_cast<time_t>(timeout_ns / 1'000'000'000),
-                static_cast<long>(timeout_ns % 1'000'000'000)};
-    int n = epoll_pwait2(epoll_.get(), events_.data(), static_cast<int>(events_.size()),
-                         timeout_ns < 0 ? nullptr : &ts, nullptr);
-    if (n >= 0 || errno != ENOSYS) return n;
-    have_pwait2_ = false;
-  }
-  int ms = timeout_ns < 0 ? -1 : static_cast<int>((timeout_ns + 999'999) / 1'000'000);
-  return epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()), ms);
-}
-
 bool EventLoop::run_once(std::int64_t max_wait_ns) {
   if (stopped()) return false;
   std::int64_t timeout = max_wait_ns;
@@ -186,12 +165,9 @@ bool EventLoop::run_once(std::int64_t max_wait_ns) {
     if (timeout < 0 || until < timeout) timeout = until;
   }
   if (!deferred_.empty()) timeout = 0;
-  int n = wait(timeout);
+  poller_->wait(timeout);
   update_time();
-  for (int i = 0; i < n; ++i) {
-    static_cast<IoHandler*>(events_[i].data.ptr)->on_events(events_[i].events);
-  }
-  if (n == static_cast<int>(events_.size())) events_.resize(events_.size() * 2);
+  poller_->dispatch();
   if (after_io_) after_io_();
   drain_posted();
   fire_timers();

@@ -1,13 +1,16 @@
-// EventLoop: one epoll instance and one timer heap, owned and run by exactly one thread.
+// EventLoop: one poller (epoll or io_uring, chosen at create(); io_backend.h) and one timer
+// heap, owned and run by exactly one thread.
 //
 // Contracts:
 // - Every method except stop() and post() must be called on the loop's own thread.
 // - An IoHandler registered with add() must stay alive until remove() is called for its fd.
+//   remove() comes before the descriptor's close (poller.h says why).
 //   A handler may remove and destroy itself inside its own on_events(); destroying *another*
 //   handler during dispatch must go through defer() so no stale event reaches freed memory.
 // - A Timer belongs to its owner; its destructor cancels it. Timers fire after I/O dispatch,
 //   in deadline order, with now_ns() already updated.
-// - now_ns() is the monotonic time cached once per iteration (after epoll returns); call
+// - Registrations take epoll masks on either backend; poller.h states the trigger semantics.
+// - now_ns() is the monotonic time cached once per iteration (after the wait returns); call
 //   update_time() for a fresh reading.
 #pragma once
 
@@ -22,12 +25,14 @@
 
 #include "core/result.h"
 #include "net/fd.h"
+#include "net/io_backend.h"
 
 namespace stampede::net {
 
 class IoHandler {
  public:
-  // `events` is the epoll event mask (EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP, EPOLLRDHUP).
+  // `events` is the epoll event mask (EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP, EPOLLRDHUP), on
+  // either backend.
   virtual void on_events(std::uint32_t events) = 0;
 
  protected:
@@ -35,6 +40,7 @@ class IoHandler {
 };
 
 class EventLoop;
+class Poller;
 
 class Timer {
  public:
@@ -57,7 +63,9 @@ class Timer {
 
 class EventLoop {
  public:
-  static Result<std::unique_ptr<EventLoop>> create();
+  // An Error when `backend` cannot be set up (for Uring: see choose_io_backend(), which a
+  // program calls once at start to fall back to epoll with a reason).
+  static Result<std::unique_ptr<EventLoop>> create(IoBackend backend = kDefaultIoBackend);
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
@@ -65,6 +73,9 @@ class EventLoop {
   Result<void> add(int fd, std::uint32_t events, IoHandler* handler);
   Result<void> modify(int fd, std::uint32_t events, IoHandler* handler);
   void remove(int fd);
+  // Call right before closing a registered descriptor instead of remove() (poller.h): free with
+  // epoll, a cancelled poll with io_uring.
+  void forget(int fd);
 
   // Arms (or re-arms) `timer` to fire at `deadline_ns` on the monotonic clock.
   void schedule(Timer& timer, std::int64_t deadline_ns);
@@ -90,19 +101,17 @@ class EventLoop {
   std::int64_t update_time();
 
  private:
-  EventLoop(Fd epoll, Fd wake);
+  EventLoop(std::unique_ptr<Poller> poller, Fd wake);
   void heap_swap(std::size_t a, std::size_t b);
   void sift_up(std::size_t i);
   void sift_down(std::size_t i);
   void fire_timers();
   void drain_posted();
-  int wait(std::int64_t timeout_ns);
 
   class Waker;
-  Fd epoll_;
+  std::unique_ptr<Poller> poller_;
   Fd wake_;
   std::unique_ptr<Waker> waker_;
-  std::vector<epoll_event> events_;
   std::vector<Timer*> heap_;
   std::vector<std::function<void()>> deferred_;
   std::function<void()> after_io_;
@@ -111,7 +120,6 @@ class EventLoop {
   std::atomic<bool> has_posted_{false};
   std::atomic<bool> stop_{false};
   std::int64_t now_ns_ = 0;
-  bool have_pwait2_ = true;
 };
 
 }  // namespace stampede::net

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "net/io_backend.h"
 
 namespace stampede::server {
 
@@ -43,6 +44,7 @@ struct ServerOptions {
   // maxconn); 0: no cap but the descriptor limit. Past it no connection is accepted (they
   // wait in the listen queue) until one closes.
   std::uint32_t max_connections = 0;
+  net::IoBackend io = net::kDefaultIoBackend;  // --io: what each worker's loop waits with
 };
 
 // Checks ranges and combinations (status codes, percent, cores, id characters, limits).

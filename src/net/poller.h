@@ -1,0 +1,44 @@
+// Poller: the part of an EventLoop that differs between I/O backends (io_backend.h): keeping
+// the registered descriptors, waiting for readiness and calling their IoHandlers. The loop owns
+// the timers, the posted and deferred work, and decides how long a wait may last.
+//
+// Contracts every backend keeps (the EventLoop tests run over each):
+// - Registration with EPOLLET is edge-triggered: after add(), a handler is called once for the
+//   readiness present at add() and again whenever new readiness arrives; without EPOLLET it is
+//   called in every dispatch while the descriptor is ready (a listener that accepts a bounded
+//   batch sees the rest in the next iteration).
+// - After remove(fd), no later wait() reports anything of that registration, so a handler may
+//   remove and destroy itself inside its own on_events(). Destroying *another* handler during
+//   dispatch still goes through EventLoop::defer(): epoll may hold an event for it collected
+//   by the current wait() (the io_uring backend drops those too, but nothing relies on it).
+// - Callers remove() a descriptor before closing it. epoll forgets a registration when its
+//   descriptor closes; an io_uring poll holds the socket open until remove() (or until the
+//   number is registered again, which replaces the forgotten registration).
+// Loop thread only, like the EventLoop that owns it.
+#pragma once
+
+#include <cstdint>
+
+#include "core/result.h"
+
+namespace stampede::net {
+
+class IoHandler;
+
+class Poller {
+ public:
+  virtual ~Poller() = default;
+  virtual Result<void> add(int fd, std::uint32_t events, IoHandler* handler) = 0;
+  virtual Result<void> modify(int fd, std::uint32_t events, IoHandler* handler) = 0;
+  virtual void remove(int fd) = 0;
+  // The descriptor is about to be closed: what remove() does, where the close would not do it by
+  // itself. epoll forgets a descriptor when it closes, so its forget() costs nothing (no
+  // epoll_ctl per closed connection); an io_uring poll must be cancelled.
+  virtual void forget(int fd) { remove(fd); }
+  // Waits at most `timeout_ns` (< 0: no bound; 0: do not block) for readiness and collects it.
+  virtual void wait(std::int64_t timeout_ns) = 0;
+  // Calls the handlers of what the last wait() collected.
+  virtual void dispatch() = 0;
+};
+
+}  // namespace stampede::net

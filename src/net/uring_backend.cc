@@ -1,0 +1,176 @@
+#include "net/uring_backend.h"
+
+#include <errno.h>
+#include <sys/epoll.h>
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "net/event_loop.h"
+
+namespace stampede::net {
+namespace {
+
+constexpr unsigned kSubmissionEntries = 256;
+// Completions can outnumber submissions (multishot): room for a burst from every connection.
+// With IORING_FEAT_NODROP the kernel keeps any excess until the next wait rather than drop it.
+constexpr unsigned kCompletionEntries = 4096;
+// user_data of the POLL_REMOVE requests (skipped on success; -ENOENT for a poll already ended).
+constexpr std::uint64_t kCancelTag = ~std::uint64_t{0};
+
+std::uint64_t pack(int fd, std::uint32_t generation) {
+  return (std::uint64_t{generation} << 32) | static_cast<std::uint32_t>(fd);
+}
+
+std::string describe(const char* what, int negative_errno) {
+  return std::string(what) + ": " + std::strerror(-negative_errno);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Poller>> UringPoller::create() {
+  std::unique_ptr<UringPoller> poller(new UringPoller());
+  io_uring_params params{};
+  params.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN;
+  params.cq_entries = kCompletionEntries;
+  int r = io_uring_queue_init_params(kSubmissionEntries, &poller->ring_, &params);
+  if (r == -EINVAL) {  // before Linux 5.19: no COOP_TASKRUN
+    params = io_uring_params{};
+    params.flags = IORING_SETUP_CQSIZE;
+    params.cq_entries = kCompletionEntries;
+    r = io_uring_queue_init_params(kSubmissionEntries, &poller->ring_, &params);
+  }
+  if (r < 0) return make_error(describe("io_uring_setup", r));
+  poller->ring_ready_ = true;
+  if (!(params.features & IORING_FEAT_EXT_ARG) || !(params.features & IORING_FEAT_NODROP)) {
+    return make_error("io_uring: the kernel lacks IORING_FEAT_EXT_ARG (Linux 5.11)");
+  }
+  // Multishot poll (5.13) and skipping successful completions (5.17) are not in the feature
+  // bits; IORING_FEAT_CQE_SKIP (5.17) stands for both.
+  if (!(params.features & IORING_FEAT_CQE_SKIP)) {
+    return make_error("io_uring: the kernel lacks IORING_FEAT_CQE_SKIP (Linux 5.17)");
+  }
+  return std::unique_ptr<Poller>(std::move(poller));
+}
+
+UringPoller::~UringPoller() {
+  if (ring_ready_) io_uring_queue_exit(&ring_);
+}
+
+io_uring_sqe* UringPoller::next_sqe() {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  while (!sqe) {  // the queue is full: hand it to the kernel and take a fresh entry
+    io_uring_submit(&ring_);
+    sqe = io_uring_get_sqe(&ring_);
+  }
+  return sqe;
+}
+
+void UringPoller::arm(int fd, Entry& entry) {
+  io_uring_sqe* sqe = next_sqe();
+  const std::uint32_t mask = entry.events & ~(EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE);
+  if (entry.events & EPOLLET) {
+    io_uring_prep_poll_multishot(sqe, fd, mask);
+  } else {
+    io_uring_prep_poll_add(sqe, fd, mask);
+  }
+  io_uring_sqe_set_data64(sqe, pack(fd, entry.generation));
+  entry.armed = true;
+}
+
+void UringPoller::cancel(int fd, const Entry& entry) {
+  if (!entry.armed) return;
+  io_uring_sqe* sqe = next_sqe();
+  io_uring_prep_poll_remove(sqe, pack(fd, entry.generation));
+  io_uring_sqe_set_data64(sqe, kCancelTag);
+  io_uring_sqe_set_flags(sqe, IOSQE_CQE_SKIP_SUCCESS);
+}
+
+Result<void> UringPoller::add(int fd, std::uint32_t events, IoHandler* handler) {
+  if (fd < 0) {
+    errno = EBADF;  // as epoll_ctl leaves it, for callers that report errno
+    return make_error("io_uring poll add: " + std::string(std::strerror(EBADF)));
+  }
+  if (static_cast<std::size_t>(fd) >= entries_.size()) entries_.resize(fd + 1);
+  // Still registered: its descriptor was closed without remove() and the kernel gave the number
+  // out again (epoll forgets a registration at close). Its poll, which holds the old socket
+  // open until then, is cancelled now.
+  remove(fd);
+  Entry& entry = entries_[fd];
+  entry = Entry{handler, events, next_generation_++, 0, false, false};
+  if (next_generation_ == 0) next_generation_ = 1;
+  arm(fd, entry);
+  return {};
+}
+
+Result<void> UringPoller::modify(int fd, std::uint32_t events, IoHandler* handler) {
+  if (fd < 0 || static_cast<std::size_t>(fd) >= entries_.size() || entries_[fd].generation == 0) {
+    return make_error("io_uring poll modify: " + std::string(std::strerror(ENOENT)));
+  }
+  remove(fd);
+  return add(fd, events, handler);
+}
+
+void UringPoller::remove(int fd) {
+  if (fd < 0 || static_cast<std::size_t>(fd) >= entries_.size()) return;
+  Entry& entry = entries_[fd];
+  if (entry.generation == 0) return;
+  cancel(fd, entry);
+  entry = Entry{};
+}
+
+void UringPoller::wait(std::int64_t timeout_ns) {
+  io_uring_cqe* cqe = nullptr;
+  if (timeout_ns == 0) {
+    io_uring_submit_and_get_events(&ring_);
+  } else if (timeout_ns < 0) {
+    io_uring_submit_and_wait(&ring_, 1);
+  } else {
+    __kernel_timespec ts{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
+    io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+  }
+  // -EINTR and -ETIME leave nothing to collect; the loop goes round again.
+  unsigned head;
+  unsigned seen = 0;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    collect(*cqe);
+    ++seen;
+  }
+  io_uring_cq_advance(&ring_, seen);
+}
+
+void UringPoller::collect(const io_uring_cqe& cqe) {
+  if (cqe.user_data == kCancelTag) return;
+  const int fd = static_cast<int>(cqe.user_data & 0xffff'ffffu);
+  const auto generation = static_cast<std::uint32_t>(cqe.user_data >> 32);
+  if (static_cast<std::size_t>(fd) >= entries_.size()) return;
+  Entry& entry = entries_[fd];
+  if (entry.generation != generation) return;  // from a removed registration
+  if (!(cqe.flags & IORING_CQE_F_MORE)) entry.armed = false;
+  if (cqe.res > 0) {
+    entry.pending |= static_cast<std::uint32_t>(cqe.res);
+  } else if (cqe.res < 0 && cqe.res != -ECANCELED) {
+    entry.pending |= EPOLLERR;  // the poll itself failed: the handler finds out why
+  }
+  // Queued also with nothing to report when the poll ended, so dispatch() re-arms it.
+  if (!entry.queued && (entry.pending != 0 || !entry.armed)) {
+    entry.queued = true;
+    ready_.push_back(Ready{fd, generation});
+  }
+}
+
+void UringPoller::dispatch() {
+  // Handlers may add (growing entries_) or remove registrations: index afresh after each call.
+  for (const Ready& ready : ready_) {
+    if (entries_[ready.fd].generation != ready.generation) continue;
+    const std::uint32_t mask = std::exchange(entries_[ready.fd].pending, 0);
+    entries_[ready.fd].queued = false;
+    if (mask != 0) entries_[ready.fd].handler->on_events(mask);
+    Entry& entry = entries_[ready.fd];
+    if (entry.generation == ready.generation && !entry.armed) arm(ready.fd, entry);
+  }
+  ready_.clear();
+}
+
+}  // namespace stampede::net

@@ -1,0 +1,66 @@
+// UringPoller: the io_uring backend of the EventLoop (poller.h gives the contract).
+//
+// Each registered descriptor gets one IORING_OP_POLL_ADD: multishot for an EPOLLET
+// registration (each wake-up of the socket posts a completion carrying the epoll mask, as
+// epoll's edge trigger does), one-shot and re-armed after every dispatch for a level-triggered
+// one (so it reports again while the descriptor stays ready). add/remove only queue
+// submission entries; wait() hands them to the kernel in the same io_uring_enter that waits
+// (io_uring_submit_and_wait_timeout, nanosecond timeout), so a steady loop makes one system call
+// per iteration for its readiness and none for registrations beyond one per connection.
+//
+// Completions are folded per descriptor before dispatch (one on_events call with the union of
+// the masks, like one epoll_event). A completion names its registration by (fd, generation) in
+// user_data, so one that arrives after remove() (or after remove and add of the same fd number)
+// is dropped, and the kernel-side request is cancelled with POLL_REMOVE.
+#pragma once
+
+#include <liburing.h>
+
+#include <memory>
+#include <vector>
+
+#include "net/poller.h"
+
+namespace stampede::net {
+
+class UringPoller final : public Poller {
+ public:
+  // An Error when the kernel has no io_uring, forbids it (seccomp, io_uring_disabled), or lacks
+  // what this backend needs (IORING_FEAT_EXT_ARG, multishot poll: Linux 5.13 on).
+  static Result<std::unique_ptr<Poller>> create();
+  ~UringPoller() override;
+
+  Result<void> add(int fd, std::uint32_t events, IoHandler* handler) override;
+  Result<void> modify(int fd, std::uint32_t events, IoHandler* handler) override;
+  void remove(int fd) override;
+  void wait(std::int64_t timeout_ns) override;
+  void dispatch() override;
+
+ private:
+  struct Entry {
+    IoHandler* handler = nullptr;
+    std::uint32_t events = 0;
+    std::uint32_t generation = 0;  // 0: no registration
+    std::uint32_t pending = 0;     // mask collected for the next dispatch
+    bool queued = false;           // in ready_
+    bool armed = false;            // a poll request of this generation is (being) submitted
+  };
+  struct Ready {
+    int fd;
+    std::uint32_t generation;
+  };
+
+  UringPoller() = default;
+  io_uring_sqe* next_sqe();
+  void arm(int fd, Entry& entry);
+  void cancel(int fd, const Entry& entry);
+  void collect(const io_uring_cqe& cqe);
+
+  io_uring ring_{};
+  bool ring_ready_ = false;
+  std::vector<Entry> entries_;  // indexed by fd
+  std::vector<Ready> ready_;
+  std::uint32_t next_generation_ = 1;
+};
+
+}  // namespace stampede::net
