@@ -127,7 +127,7 @@ std::string_view ApiHook::on_outcome(const loadgen::RequestOutcome& outcome) {
 }  // namespace
 
 std::shared_ptr<const loadgen::HookSet> make_hooks(const LoadTestOptions& options,
-                                                   const loadgen::Config& config) {
+                                                   const http::RequestSpec& base) {
   if (!options.status_callback && !options.content_inspector && !options.request_generator &&
       !options.index_param_callback) {
     return nullptr;
@@ -139,9 +139,7 @@ std::shared_ptr<const loadgen::HookSet> make_hooks(const LoadTestOptions& option
   callbacks->index_param = options.index_param_callback;
   callbacks->index_name = options.index_param;
   callbacks->collect_headers = options.collect_headers;
-  auto url = http::parse_url(config.url);
-  if (!url) throw Error(url.error().message);
-  callbacks->base = loadgen::make_request_spec(config, *url);
+  callbacks->base = base;
   // Host travels apart from the headers a generator sees (it cannot change the target).
   auto& headers = callbacks->base.headers;
   for (auto it = headers.begin(); it != headers.end(); ++it) {

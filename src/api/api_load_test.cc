@@ -6,7 +6,7 @@
 namespace stampede::api {
 
 struct LoadTest::Impl {
-  loadgen::Config config;
+  loadgen::Plan plan;
   loadgen::StopSignal stop;
   std::optional<loadgen::RunResult> result;  // set by the thread when the run ran
   std::string error;                         // set by the thread when it could not start
@@ -26,21 +26,19 @@ loadgen::RunHooks hooks_for(const LoadTestOptions& options, loadgen::StopSignal*
 }  // namespace
 
 Result load_test(const LoadTestOptions& options) {
-  const loadgen::Config config = to_config(options);
-  check_startable(config);
-  auto run = loadgen::run(config, hooks_for(options, nullptr));
+  const loadgen::Plan plan = prepare(options);
+  auto run = loadgen::run(plan, hooks_for(options, nullptr));
   if (!run) throw Error(run.error().message);
   return make_result(std::move(run).value());
 }
 
 LoadTest start_load_test(const LoadTestOptions& options) {
   auto impl = std::make_unique<LoadTest::Impl>();
-  impl->config = to_config(options);
-  check_startable(impl->config);
+  impl->plan = prepare(options);
   LoadTest::Impl* state = impl.get();
   const loadgen::RunHooks hooks = hooks_for(options, &state->stop);
   state->thread = std::thread([state, hooks] {
-    auto run = loadgen::run(state->config, hooks);
+    auto run = loadgen::run(state->plan, hooks);
     if (run) {
       state->result = std::move(run).value();
     } else {

@@ -1,4 +1,4 @@
-// LoadTestOptions -> loadgen::Config, with the command line's defaults and checks.
+// LoadTestOptions -> loadgen::Config -> loadgen::Plan, with the command line's defaults and checks.
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -61,17 +61,17 @@ loadgen::Config to_config(const LoadTestOptions& options) {
   config.insecure = options.insecure;
   config.cert_file = options.cert;
   config.key_file = options.key;
-  config.quiet = options.progress == nullptr;
-  if (auto valid = loadgen::validate(config); !valid) throw Error(valid.error().message);
-  config.hooks = make_hooks(options, config);
   return config;
 }
 
-void check_startable(const loadgen::Config& config) {
-  auto url = http::parse_url(config.url);
-  if (!url) throw Error(url.error().message);
-  auto address = net::resolve(url->host, url->port);
-  if (!address) throw Error(address.error().message);
+loadgen::Plan prepare(const LoadTestOptions& options) {
+  auto plan = loadgen::prepare(to_config(options));
+  if (!plan) throw Error(plan.error().message);
+  if (auto r = loadgen::attach_hooks(*plan, make_hooks(options, plan->spec)); !r) {
+    throw Error(r.error().message);
+  }
+  if (auto r = loadgen::resolve(*plan); !r) throw Error(r.error().message);
+  return std::move(plan).value();
 }
 
 }  // namespace stampede::api

@@ -14,6 +14,7 @@
 #include "http/writer.h"
 #include "loadgen/config.h"
 #include "loadgen/hooks.h"
+#include "loadgen/plan.h"
 #include "loadgen/report_json.h"
 #include "loadgen/report_text.h"
 #include "loadgen/request.h"
@@ -26,16 +27,18 @@
 
 namespace stampede::api {
 
-// The Config for `options`, with a HookSet when a callback is set. Throws stampede::Error for
-// options the load generator rejects or does not support.
+// The Config for `options`. Throws stampede::Error for options the API itself refuses.
 loadgen::Config to_config(const LoadTestOptions& options);
 
-// Resolves the target too, so that a test that would fail to start throws before it starts.
-void check_startable(const loadgen::Config& config);
+// The prepared run for `options` (loadgen::prepare), with a HookSet when a callback is set and
+// the target resolved, so that a test that would fail to start throws before it starts. Throws
+// stampede::Error for options the load generator rejects or does not support.
+loadgen::Plan prepare(const LoadTestOptions& options);
 
-// The HookSet running the options' callbacks (api_hook.cc); null when none is set.
+// The HookSet running the options' callbacks (api_hook.cc), starting from the run's request
+// `base`; null when none is set.
 std::shared_ptr<const loadgen::HookSet> make_hooks(const LoadTestOptions& options,
-                                                   const loadgen::Config& config);
+                                                   const http::RequestSpec& base);
 
 Result make_result(loadgen::RunResult run);
 

@@ -19,6 +19,7 @@
 #include "cli/command_line.h"
 #include "core/fd_limit.h"
 #include "loadgen/options.h"
+#include "loadgen/plan.h"
 #include "loadgen/rcfile.h"
 #include "loadgen/report_html.h"
 #include "loadgen/report_json.h"
@@ -32,7 +33,7 @@
 namespace stampede::loadgen {
 namespace {
 
-// What CLI11 fills: strings as given, converted and checked by to_config().
+// What CLI11 fills: strings as given, converted and checked by to_options() and prepare().
 struct Args {
   std::optional<std::string> url, n, c, t, d, cores, pipeline, method, content_type, index, script;
   std::optional<std::string> rps, ramp, html, max_p99, max_error_rate, min_rps;
@@ -271,13 +272,13 @@ class SignalWatcher {
 
 // After the report: the HTML file (1 when it cannot be written), then the thresholds (3 and one
 // line each when crossed).
-int finish_outputs(const Config& config, const RunResult& result) {
-  const std::vector<std::string> crossed = crossed_thresholds(result, config.thresholds);
+int finish_outputs(const CliSettings& settings, const RunResult& result) {
+  const std::vector<std::string> crossed = crossed_thresholds(result, settings.thresholds);
   std::vector<std::string> findings;
   for (const std::string& line : crossed)
     findings.push_back("Threshold crossed: " + line);
-  if (!config.html.empty()) {
-    if (auto r = write_html_report(result, config.html, findings); !r) {
+  if (!settings.html.empty()) {
+    if (auto r = write_html_report(result, settings.html, findings); !r) {
       print_error_line(r.error().message);
       return 1;
     }
@@ -287,42 +288,45 @@ int finish_outputs(const Config& config, const RunResult& result) {
   return crossed.empty() ? 0 : 3;
 }
 
-// -R and -p/-u/-a FILE.lua: the scripts are loaded and checked now, before anything is sent.
-Result<void> attach_scripts(Config& config) {
-  if (config.request_script.empty() && config.body_script.empty()) return {};
-  auto url = http::parse_url(config.url);
-  if (!url) return url.error();
+// -R and -p/-u/-a FILE.lua: the scripts are loaded and checked now, before anything is sent;
+// each starts from the plan's request.
+Result<void> attach_scripts(Plan& plan, const CliSettings& settings) {
+  if (settings.request_script.empty() && settings.body_script.empty()) return {};
+  if (auto r = check_websocket_scripts(plan.url, settings.request_script, settings.body_script);
+      !r) {
+    return r;
+  }
   script::ScriptParams params;
-  params.request_script = config.request_script;
-  params.body_script = config.body_script;
-  params.base = make_request_spec(config, *url);
+  params.request_script = settings.request_script;
+  params.body_script = settings.body_script;
+  params.base = plan.spec;
   auto hooks = script::make_script_hooks(params);
   if (!hooks) return hooks.error();
-  config.hooks = std::move(hooks).value();
-  return {};
+  return attach_hooks(plan, std::move(hooks).value());
 }
 
-int run_and_report(const Config& config) {
+int run_and_report(const Plan& plan, const CliSettings& settings) {
   StopSignal stop;
   Result<RunResult> result = make_error("not run");
   {
     SignalWatcher watcher(stop);
     RunHooks hooks;
-    hooks.progress = config.quiet ? nullptr : &std::cerr;
+    hooks.progress = settings.quiet ? nullptr : &std::cerr;
     hooks.stop = &stop;
-    result = run(config, hooks);
+    result = run(plan, hooks);
   }
   if (!result) {
     print_error_line(result.error().message);
     return 1;
   }
+  const Config& config = plan.config;
   if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(*result).dump());
-  if (config.json) {
+  if (settings.json) {
     write_json_report(*result, std::cout);
   } else {
     write_text_report(*result, std::cout);
   }
-  return finish_outputs(config, *result);
+  return finish_outputs(settings, *result);
 }
 
 }  // namespace
@@ -335,19 +339,20 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
   define_options(app, args);
   auto parsed = parse_cli(app, argc, argv, &describe);
   if (!parsed) return parsed.error();
-  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, std::move(**parsed)};
-  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}};
+  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed)};
+  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}};
   if (auto r = check_leftovers(app); !r) return r.error();
   auto rc = read_loadtestrc(rc_dir);
   if (!rc) return rc.error();
-  auto config = to_config(merge(to_raw(args), *rc));
-  if (!config) return config.error();
+  auto options = to_options(merge(to_raw(args), *rc));
+  if (!options) return options.error();
   auto io = parse_io_option(args.io);
   if (!io) return io.error();
-  config->io = *io;
-  if (auto r = check_websocket_options(*config, config->rps > 0); !r) return r.error();
-  if (auto scripts = attach_scripts(*config); !scripts) return scripts.error();
-  return CliRequest{CliRequest::Action::Run, std::move(config).value(), {}};
+  options->config.io = *io;
+  auto plan = prepare(std::move(options->config));
+  if (!plan) return plan.error();
+  if (auto scripts = attach_scripts(*plan, options->cli); !scripts) return scripts.error();
+  return CliRequest{CliRequest::Action::Run, std::move(plan).value(), std::move(options->cli), {}};
 }
 
 int cli_main(int argc, char** argv) {
@@ -368,13 +373,13 @@ int cli_main(int argc, char** argv) {
     case CliRequest::Action::Run:
       break;
   }
-  if (auto fits = fit_file_limit(request->config); !fits) {
+  if (auto fits = fit_file_limit(request->plan.config); !fits) {
     print_error_line(fits.error().message);
     return 2;
   }
-  request->config.io = settle_io_backend(request->config.io);
+  request->plan.config.io = settle_io_backend(request->plan.config.io);
   // What escapes the run is a failed run (1), not bad input.
-  return exit_on_exception(1, [&] { return run_and_report(request->config); });
+  return exit_on_exception(1, [&] { return run_and_report(request->plan, request->settings); });
 }
 
 }  // namespace stampede::loadgen

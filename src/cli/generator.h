@@ -5,19 +5,22 @@
 #include <string>
 
 #include "core/result.h"
-#include "loadgen/config.h"
+#include "loadgen/options.h"
+#include "loadgen/plan.h"
 
 namespace stampede::loadgen {
 
 struct CliRequest {
   enum class Action { Run, Help, Version };
   Action action = Action::Run;
-  Config config;     // Run
-  std::string text;  // Help: the help text
+  Plan plan;             // Run: prepared, its scripts attached as hooks
+  CliSettings settings;  // Run: the outputs, thresholds and scripts
+  std::string text;      // Help: the help text
 };
 
-// Parses argv (argv[0] is the program; options before or after the URL) and fills what it does
-// not give from `rc_dir`/.loadtestrc. Errors are one line for the user, without "stampede: ".
+// Parses argv (argv[0] is the program; options before or after the URL), fills what it does
+// not give from `rc_dir`/.loadtestrc, prepares the run (plan.h) and loads its scripts. Errors
+// are one line for the user, without "stampede: ".
 Result<CliRequest> parse_command_line(int argc, const char* const* argv,
                                       const std::filesystem::path& rc_dir);
 

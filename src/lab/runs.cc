@@ -97,7 +97,6 @@ loadgen::Config make_load_config(const LoadSettings& load, const std::string& ur
   config.max_duration = load.duration;
   config.rps = load.rps;
   config.count_headers = counted_headers();
-  config.quiet = true;
   return config;
 }
 
@@ -124,7 +123,6 @@ Result<std::vector<SessionResult>> run_sessions(const std::string& url, std::uin
     c.timeout = kSessionRequestTimeout;
     c.headers = {{std::string(kSessionHeader), fmt::format("s{}", i + 1)}};
     c.count_headers = counted_headers();
-    c.quiet = true;
   }
   std::vector<std::thread> threads;
   Result<void> started;
@@ -188,7 +186,6 @@ Result<DirectLatency> probe_latency(const std::string& host_port, Interrupt& int
   config.keep_alive = true;
   config.max_requests = kProbeRequests;
   config.max_duration = kProbeLimit;
-  config.quiet = true;
   auto result = run_load(config, interrupt);
   if (!result) return result.error();
   if (result->latency.count() == 0 || result->total_errors == result->total_requests) {

@@ -1,6 +1,7 @@
-// Config: every option of a load-generator run, typed. Filled by the command line
-// (cli/generator.h) or directly by library callers (the lab, tests); checked by validate()
-// before a run.
+// Config: every option of a load-generator run, typed but not yet checked: what an entry point
+// fills (the command line and .loadtestrc through options.h, the C++ API, the lab, tests).
+// prepare() (plan.h) parses and checks it once into the Plan a run takes. What only the command
+// line acts on (its reports, thresholds and scripts) is not here: options.h, CliSettings.
 #pragma once
 
 #include <chrono>
@@ -11,8 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/result.h"
-#include "loadgen/thresholds.h"
 #include "net/io_backend.h"
 
 namespace stampede::loadgen {
@@ -71,18 +70,10 @@ struct Config {
   bool timeline = false;  // keep a per-second timeline (RunResult::timeline); on with --rps
 
   // Per-request callbacks or a script (loadgen/hooks.h); null: the static path, no hook cost.
+  // Hooks made from the run's request are set on the plan instead (attach_hooks, plan.h).
   std::shared_ptr<const HookSet> hooks;
-  std::string request_script;  // -R FILE.lua: request(id) builds each request (cli only)
-  std::string body_script;     // -p/-u/-a FILE.lua: body(id) gives each body (cli only)
+#include "net/io_backend.h"
 
-  // --io: what each worker's loop waits with; the cli settles it with choose_io_backend()
-  // first (a library caller asking for Uring where it is unavailable gets a failed run).
-  net::IoBackend io = net::kDefaultIoBackend;
-
-  bool quiet = false;     // no progress lines
-  bool json = false;      // the result as JSON instead of the text report (cli only)
-  std::string html;       // --html: also write the HTML report to this file (cli only)
-  Thresholds thresholds;  // --max-p99, --max-error-rate, --min-rps (cli only: exit status 3)
 
   // The limit on how long a -t run waits for requests in flight after it stops sending.
   std::chrono::nanoseconds drain_timeout() const {
@@ -94,10 +85,6 @@ struct Config {
     return kDefaultDuration;
   }
 };
-
-// Checks a Config made by hand (the cli builds valid ones): URL scheme and syntax, counts >= 1,
-// method and header syntax. The message is one line for the user.
-Result<void> validate(const Config& config);
 
 // Half the cores of this machine, at least 1 (loadtest's default for --cores).
 std::uint32_t default_cores();

@@ -114,7 +114,7 @@ Result<void> add_cookie(const RawValue& raw, Config& config) {
 }
 
 // The body and the method it implies, in loadtest's precedence order (the last source wins).
-Result<void> resolve_body(const RawOptions& raw, Config& config) {
+Result<void> resolve_body(const RawOptions& raw, Config& config, CliSettings& cli) {
   struct Source {
     const std::optional<RawValue>& value;
     bool is_file;
@@ -131,7 +131,7 @@ Result<void> resolve_body(const RawOptions& raw, Config& config) {
   for (const Source& s : sources) {
     if (!s.value) continue;
     if (s.is_file && s.value->text.ends_with(".lua")) {
-      config.body_script = s.value->text;  // its body(id) gives each body
+      cli.body_script = s.value->text;  // its body(id) gives each body
       config.body = "";
     } else if (s.is_file) {
       auto contents = read_body_file(*s.value);
@@ -211,10 +211,10 @@ Result<std::optional<double>> threshold(const std::optional<RawValue>& raw, doub
   return std::optional<double>(*n);
 }
 
-Result<void> convert_outputs(const RawOptions& raw, Config& config) {
+Result<void> convert_outputs(const RawOptions& raw, CliSettings& cli) {
   if (raw.html) {
     if (raw.html->text.empty()) return option_error(*raw.html, "empty file name");
-    config.html = raw.html->text;
+    cli.html = raw.html->text;
   }
   constexpr double kAny = std::numeric_limits<double>::max();
   auto p99 = threshold(raw.max_p99, kAny, "a number of milliseconds");
@@ -223,43 +223,42 @@ Result<void> convert_outputs(const RawOptions& raw, Config& config) {
   if (!errors) return errors.error();
   auto rps = threshold(raw.min_rps, kAny, "a number of requests per second");
   if (!rps) return rps.error();
-  config.thresholds = Thresholds{*p99, *errors, *rps};
+  cli.thresholds = Thresholds{*p99, *errors, *rps};
   return {};
 }
 
 // A script builds each request (or body) from its id: --index would be silently ignored there.
-// `config` has its scripts set.
-Result<void> check_index_with_scripts(const RawValue& index, const Config& config) {
-  if (config.request_script.empty() && config.body_script.empty()) return {};
+// `cli` has its scripts set.
+Result<void> check_index_with_scripts(const RawValue& index, const CliSettings& cli) {
+  if (cli.request_script.empty() && cli.body_script.empty()) return {};
   std::string uses;
-  if (!config.request_script.empty()) {
-    uses = "of request(id) in '" + config.request_script + "'";
+  if (!cli.request_script.empty()) {
+    uses = "of request(id) in '" + cli.request_script + "'";
   }
-  if (!config.body_script.empty()) {
-    uses +=
-        (uses.empty() ? "of body(id) in '" : " and of body(id) in '") + config.body_script + "'";
+  if (!cli.body_script.empty()) {
+    uses += (uses.empty() ? "of body(id) in '" : " and of body(id) in '") + cli.body_script + "'";
   }
   return option_error(index, "does not apply to Lua scripts: use the id argument " + uses);
 }
 
-Result<void> convert_request(const RawOptions& raw, Config& config) {
+Result<void> convert_request(const RawOptions& raw, Config& config, CliSettings& cli) {
   if (raw.method) {
     config.method = upper_case(raw.method->text);
     if (!http::is_token(config.method)) {
       return option_error(*raw.method, "invalid method '" + raw.method->text + "'");
     }
   }
-  if (auto r = resolve_body(raw, config); !r) return r;
+  if (auto r = resolve_body(raw, config, cli); !r) return r;
   if (raw.content_type) {
     if (!is_field_value(raw.content_type->text)) {
       return option_error(*raw.content_type, "invalid content type");
     }
     config.content_type = raw.content_type->text;
   }
-  if (raw.request_script) config.request_script = raw.request_script->text;
+  if (raw.request_script) cli.request_script = raw.request_script->text;
   if (raw.index_param) {
     if (raw.index_param->text.empty()) return option_error(*raw.index_param, "empty parameter");
-    if (auto r = check_index_with_scripts(*raw.index_param, config); !r) return r;
+    if (auto r = check_index_with_scripts(*raw.index_param, cli); !r) return r;
     config.index_param = raw.index_param->text;
   }
   for (const RawValue& h : raw.headers) {
@@ -326,22 +325,22 @@ RawOptions merge(RawOptions cli, const RawOptions& rc) {
   return cli;
 }
 
-Result<Config> to_config(const RawOptions& raw) {
-  Config config;
+Result<Options> to_options(const RawOptions& raw) {
+  Options out;
+  Config& config = out.config;
   config.cores = default_cores();
   if (!raw.url || raw.url->text.empty()) return make_error("missing URL (see --help)");
   config.url = raw.url->text;
   if (auto r = convert_numbers(raw, config); !r) return r.error();
-  if (auto r = convert_request(raw, config); !r) return r.error();
+  if (auto r = convert_request(raw, config, out.cli); !r) return r.error();
   if (auto r = convert_rate(raw, config); !r) return r.error();
-  if (auto r = convert_outputs(raw, config); !r) return r.error();
+  if (auto r = convert_outputs(raw, out.cli); !r) return r.error();
   config.keep_alive = raw.keep_alive;
   convert_tls(raw, config);
-  config.quiet = raw.quiet;
-  config.json = raw.json;
+  out.cli.quiet = raw.quiet;
+  out.cli.json = raw.json;
   config.timeline = raw.json || raw.html;  // the JSON and HTML reports have a timeline
-  if (auto r = validate(config); !r) return r.error();
-  return config;
+  return out;
 }
 
 }  // namespace stampede::loadgen

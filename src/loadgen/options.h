@@ -1,5 +1,6 @@
 // RawOptions: option values as the user wrote them, from the command line or .loadtestrc, before
-// any checking. to_config() is the one place that validates and converts them into a Config.
+// any checking. to_options() converts them (checking each value's own syntax) into the Config
+// that prepare() (plan.h) then checks as a whole, and the command line's own settings.
 #pragma once
 
 #include <chrono>
@@ -11,6 +12,7 @@
 
 #include "core/result.h"
 #include "loadgen/config.h"
+#include "loadgen/thresholds.h"
 
 namespace stampede::loadgen {
 
@@ -72,12 +74,29 @@ struct RawOptions {
   bool json = false;
 };
 
+// What only the command line acts on, beside the run's Config: its outputs and the Lua scripts
+// it loads (cli/generator.cc).
+struct CliSettings {
+  std::string request_script;  // -R FILE.lua: request(id) builds each request
+  std::string body_script;     // -p/-u/-a FILE.lua: body(id) gives each body
+  bool quiet = false;          // no progress lines
+  bool json = false;           // the result as JSON instead of the text report
+  std::string html;            // --html: also write the HTML report to this file
+  Thresholds thresholds;       // --max-p99, --max-error-rate, --min-rps (exit status 3)
+};
+
+struct Options {
+  Config config;
+  CliSettings cli;
+};
+
 // Fills what `cli` leaves unset from `rc` (loadtest: the file is used only for options the
 // command line does not give). Headers from both are kept, the file's first, so a header on the
 // command line wins; cookies come from the command line when it gives any.
 RawOptions merge(RawOptions cli, const RawOptions& rc);
 
-// Validates and converts. Reads body files. Errors are one line naming the offending option.
-Result<Config> to_config(const RawOptions& raw);
+// Converts, checking each value. Reads body files. Errors are one line naming the offending
+// option. The Config is not yet checked as a whole: prepare() does that.
+Result<Options> to_options(const RawOptions& raw);
 
 }  // namespace stampede::loadgen

@@ -36,37 +36,15 @@ std::string authority(const http::Url& url) {
 
 }  // namespace
 
-Result<void> validate_route(const Config& config, const http::Url& url) {
+Result<Route> make_route(const Config& config, const http::Url& url) {
+  Route route;
   if (!config.proxy.empty()) {
-    if (auto proxy = parse_proxy(config.proxy); !proxy) return proxy.error();
+    auto proxy = parse_proxy(config.proxy);
+    if (!proxy) return proxy.error();
+    route.proxy = std::move(proxy).value();
   }
   if (auto range = tls::parse_secure_protocol(config.secure_protocol); !range) {
     return make_error("--secure-protocol: " + range.error().message);
-  }
-  if (url.tls()) {
-    if (auto ctx = tls::make_client_context(client_options(config)); !ctx) return ctx.error();
-  }
-  return {};
-}
-
-Result<Route> make_route(const Config& config, const http::Url& url) {
-  Route route;
-  if (config.proxy.empty()) {
-    auto address = net::resolve(url.host, url.port);
-    if (!address) return address.error();
-    route.address = *address;
-  } else {
-    auto proxy = parse_proxy(config.proxy);
-    if (!proxy) return proxy.error();
-    auto address = net::resolve(proxy->host, proxy->port);
-    if (!address) return address.error();
-    route.address = *address;
-    if (url.tls() || url.websocket()) {  // a tunnel: TLS, or a WebSocket a proxy cannot relay
-      route.connect_request =
-          fmt::format("CONNECT {0} HTTP/1.1\r\nHost: {0}\r\n\r\n", authority(url));
-    } else {
-      route.absolute_form = true;
-    }
   }
   if (url.tls()) {
     auto ctx = tls::make_client_context(client_options(config));
@@ -74,7 +52,20 @@ Result<Route> make_route(const Config& config, const http::Url& url) {
     route.tls = std::move(ctx).value();
     route.server_name = url.host;
   }
+  if (route.proxy) {
+    if (url.tls() || url.websocket()) {  // a tunnel: TLS, or a WebSocket a proxy cannot relay
+      route.connect_request =
+          fmt::format("CONNECT {0} HTTP/1.1\r\nHost: {0}\r\n\r\n", authority(url));
+    } else {
+      route.absolute_form = true;
+    }
+  }
   return route;
+}
+
+Result<net::Address> resolve_route(const Route& route, const http::Url& url) {
+  if (route.proxy) return net::resolve(route.proxy->host, route.proxy->port);
+  return net::resolve(url.host, url.port);
 }
 
 std::string failure_name(int err) {

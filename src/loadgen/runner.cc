@@ -11,12 +11,9 @@
 #include <fmt/ostream.h>
 
 #include "core/clock.h"
-#include "http/url.h"
-#include "loadgen/request.h"
 #include "loadgen/route.h"
 #include "loadgen/worker.h"
 #include "loadgen/ws_client.h"
-#include "loadgen/ws_run.h"
 #include "net/socket.h"
 
 namespace stampede::loadgen {
@@ -200,7 +197,8 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
   add_ws_error_codes(result.ws, result.error_codes);
 }
 
-RunResult settings_of(const Config& config, std::uint32_t workers) {
+RunResult settings_of(const Plan& plan, std::uint32_t workers) {
+  const Config& config = plan.config;
   RunResult r;
   r.url = config.url;
   r.cores = workers;
@@ -209,18 +207,18 @@ RunResult settings_of(const Config& config, std::uint32_t workers) {
   r.concurrency = config.concurrency;
   r.keep_alive = config.keep_alive;
   r.clients = config.concurrency;
-  r.websocket = is_websocket(config);
+  r.websocket = plan.websocket();
   return r;
 }
 
-ConnectionContext make_context(const Config& config, const RequestTemplate& request,
-                               const Route& route) {
+ConnectionContext make_context(const Plan& plan, const net::Address& address) {
+  const Config& config = plan.config;
   ConnectionContext context;
-  context.request = &request;
-  context.address = route.address;
-  context.tls = route.tls.get();
-  context.server_name = route.server_name;
-  context.connect_request = route.connect_request;
+  context.request = &plan.request;
+  context.address = address;
+  context.tls = plan.route.tls.get();
+  context.server_name = plan.route.server_name;
+  context.connect_request = plan.route.connect_request;
   context.keep_alive = config.keep_alive;
   context.pipeline = config.pipeline;
   context.head_request = config.method == "HEAD";
@@ -228,6 +226,7 @@ ConnectionContext make_context(const Config& config, const RequestTemplate& requ
   context.count_headers = config.count_headers;
   context.paced = config.rps > 0;
   context.hook_set = config.hooks.get();
+  if (plan.websocket()) context.websocket = &plan.ws;
   return context;
 }
 
@@ -253,9 +252,10 @@ void fill_rate(RunResult& result, const WorkerStats& total, const Config& config
 }
 
 // The workers' stats summed; the run ends at the last worker's end, or at the interrupt.
-RunResult merge_workers(const Config& config, const std::vector<std::unique_ptr<Worker>>& workers,
+RunResult merge_workers(const Plan& plan, const std::vector<std::unique_ptr<Worker>>& workers,
                         std::int64_t start_ns, std::int64_t stopped_at) {
-  RunResult result = settings_of(config, static_cast<std::uint32_t>(workers.size()));
+  const Config& config = plan.config;
+  RunResult result = settings_of(plan, static_cast<std::uint32_t>(workers.size()));
   WorkerStats total(config.count_headers.size());
   std::int64_t end = start_ns;
   for (const auto& w : workers) {
@@ -331,18 +331,22 @@ void StopSignal::on_stop(std::function<void()> wake) {
 }
 
 Result<RunResult> run(const Config& config, const RunHooks& hooks) {
-  if (auto valid = validate(config); !valid) return valid.error();
-  auto url = http::parse_url(config.url);
-  if (!url) return url.error();
-  auto route = make_route(config, *url);
-  if (!route) return route.error();
-  http::RequestSpec spec = make_request_spec(config, *url);
-  if (route->absolute_form) spec.target = "http://" + url->host_header + url->target;
-  const RequestTemplate request = RequestTemplate::build(spec, config.index_param);
+  auto plan = prepare(config);
+  if (!plan) return plan.error();
+  return run(*plan, hooks);
+}
 
-  ConnectionContext context = make_context(config, request, *route);
-  const WsPlan ws_plan = url->websocket() ? make_ws_plan(config, *url) : WsPlan{};
-  if (url->websocket()) context.websocket = &ws_plan;
+Result<RunResult> run(const Plan& plan, const RunHooks& hooks) {
+  net::Address address;
+  if (plan.address) {
+    address = *plan.address;
+  } else {
+    auto resolved = resolve_route(plan.route, plan.url);
+    if (!resolved) return resolved.error();
+    address = *resolved;
+  }
+  const Config& config = plan.config;
+  ConnectionContext context = make_context(plan, address);
   const std::uint32_t count = std::min(config.cores, config.concurrency);
   SharedBudget budget(config.max_requests, count);
   Monitor monitor;
@@ -372,7 +376,7 @@ Result<RunResult> run(const Config& config, const RunHooks& hooks) {
   for (auto& t : threads)
     t.join();
 
-  return merge_workers(config, *workers, start, stopped_at);
+  return merge_workers(plan, *workers, start, stopped_at);
 }
 
 }  // namespace stampede::loadgen

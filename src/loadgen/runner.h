@@ -15,6 +15,7 @@
 
 #include "core/result.h"
 #include "loadgen/config.h"
+#include "loadgen/plan.h"
 #include "loadgen/ws_stats.h"
 #include "stats/histogram.h"
 #include "stats/timeline.h"
@@ -123,8 +124,12 @@ struct RunHooks {
   StopSignal* stop = nullptr;  // stop early; the result covers what ran
 };
 
-// Runs `config` (validated here). Errors are set-up failures (bad config, name resolution,
-// event loop creation); a run that started always returns a RunResult, whatever the errors.
+// Runs `plan` as prepare() made it, without checking it again; resolves its target first unless
+// resolve() did. Errors are set-up failures (name resolution, event loop creation, a hook that
+// cannot start); a run that started always returns a RunResult, whatever the errors.
+Result<RunResult> run(const Plan& plan, const RunHooks& hooks = {});
+
+// prepare(config), then run(plan): a bad config is an error too.
 Result<RunResult> run(const Config& config, const RunHooks& hooks = {});
 
 }  // namespace stampede::loadgen

@@ -10,11 +10,6 @@
 
 namespace stampede::loadgen {
 
-bool is_websocket(const Config& config) {
-  auto url = http::parse_url(config.url);
-  return url && url->websocket();
-}
-
 WsPlan make_ws_plan(const Config& config, const http::Url& url) {
   std::string host = url.host_header;
   bool has_agent = false;
@@ -48,8 +43,8 @@ WsPlan make_ws_plan(const Config& config, const http::Url& url) {
   return plan;
 }
 
-Result<void> check_websocket_options(const Config& config, bool rate_given) {
-  if (rate_given && is_websocket(config)) {
+Result<void> check_websocket_rate(const Config& config, const http::Url& url) {
+  if (config.rps > 0 && url.websocket()) {
     return make_error(
         "--rps is not supported for WebSocket URLs: each client sends its next message when the "
         "reply to the last one arrives");
@@ -57,25 +52,33 @@ Result<void> check_websocket_options(const Config& config, bool rate_given) {
   return {};
 }
 
-Result<void> check_websocket_config(const Config& config, const http::Url& url) {
+Error websocket_hooks_error() {
+  return make_error(
+      "per-request callbacks (status_callback, content_inspector, request_generator, "
+      "index_param_callback) are not called for a WebSocket URL: each message is the body, "
+      "with index_param replaced");
+}
+
+Result<void> check_websocket_scripts(const http::Url& url, const std::string& request_script,
+                                     const std::string& body_script) {
   if (!url.websocket()) return {};
   constexpr std::string_view kGiveTheMessage = "give the message with --data, -P or -p FILE";
-  if (!config.request_script.empty()) {
-    return make_error("-R '" + config.request_script +
+  if (!request_script.empty()) {
+    return make_error("-R '" + request_script +
                       "': a Lua request script does not apply to a WebSocket URL: " +
                       std::string(kGiveTheMessage));
   }
-  if (!config.body_script.empty()) {
-    return make_error("'" + config.body_script +
+  if (!body_script.empty()) {
+    return make_error("'" + body_script +
                       "': a Lua body script does not apply to a WebSocket URL: " +
                       std::string(kGiveTheMessage) + " (text, not a .lua file)");
   }
-  if (config.hooks) {
-    return make_error(
-        "per-request callbacks (status_callback, content_inspector, request_generator, "
-        "index_param_callback) are not called for a WebSocket URL: each message is the body, "
-        "with index_param replaced");
-  }
+  return {};
+}
+
+Result<void> check_websocket_config(const Config& config, const http::Url& url) {
+  if (!url.websocket()) return {};
+  if (config.hooks) return websocket_hooks_error();
   if (config.index_param.empty()) return {};
   if (url.target.find(config.index_param) == std::string::npos) return {};
   return make_error("--index: '" + config.index_param +

@@ -4,7 +4,7 @@
 // instead of one), then the bytes a server answers. A listener on a loopback port (port 0), on a
 // thread of this process, answers every connection it accepts: it reads the request head, writes
 // the input bytes, closes its writing side and reads until the generator closes (each wait
-// bounded by poll). The generator runs -n 3 with a 300 ms timeout, quiet.
+// bounded by poll). The generator runs -n 3 with a 300 ms timeout, without progress lines.
 // Oracle: the run starts and ends (bounded: every request ends in a response, EOF or the
 // timeout); exactly 3 requests are counted; requests = responses counted by status + transport
 // failures, exactly; every error code is a documented one for a plain-HTTP run (docs/output.md:
@@ -130,7 +130,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   config.keep_alive = (flags & 1) != 0;
   if ((flags & 2) != 0) config.method = "HEAD";
   config.timeout = std::chrono::milliseconds(300);
-  config.quiet = true;
 
   const auto started = std::chrono::steady_clock::now();
   auto result = loadgen::run(config);

@@ -134,7 +134,7 @@ TEST(LoadgenWsIndex, BinaryAndFixedMessages) {
 }
 
 // The URL goes once per connection: a parameter in its path or query is refused before
-// anything is sent, by run() as by the command line (validate()).
+// anything is sent, by run() as by the command line (prepare()).
 TEST(LoadgenWsIndex, ParameterInTheUrlIsRefused) {
   testing::RecordingWsServer server;
   ASSERT_NE(server.port(), 0);
@@ -144,16 +144,16 @@ TEST(LoadgenWsIndex, ParameterInTheUrlIsRefused) {
   for (const std::string target : {"/chat/IDX", "/chat?id=IDX"}) {
     Config c = index_ws_config(server.port());
     c.url = "ws://127.0.0.1:" + std::to_string(server.port()) + target;
-    const auto valid = validate(c);
+    const auto valid = prepare(c);
     ASSERT_FALSE(valid) << target;
     EXPECT_EQ(valid.error().message, expected);
     const auto r = run(c);
     ASSERT_FALSE(r) << target;
     EXPECT_EQ(r.error().message, expected);
     c.url = "wss://127.0.0.1:" + std::to_string(server.port()) + target;
-    EXPECT_FALSE(validate(c)) << target;
+    EXPECT_FALSE(prepare(c).ok()) << target;
     c.url = "http://127.0.0.1:" + std::to_string(server.port()) + target;
-    EXPECT_TRUE(validate(c)) << target;  // HTTP sends the URL with each request
+    EXPECT_TRUE(prepare(c).ok()) << target;  // HTTP sends the URL with each request
   }
   EXPECT_TRUE(server.messages().empty());
 }

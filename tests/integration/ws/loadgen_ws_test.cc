@@ -186,12 +186,15 @@ TEST(LoadgenWs, ProtocolErrorsAreCountedByTheCodeWeClosedWith) {
 
 TEST(LoadgenWs, RateIsRefusedForWebSockets) {
   Config c = ws_config(9);
-  auto refused = check_websocket_options(c, true);
-  ASSERT_FALSE(refused);
+  c.rps = 100;
+  auto refused = prepare(c);
+  ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("--rps"), std::string::npos);
-  EXPECT_TRUE(check_websocket_options(c, false));
+  c.rps = 0;
+  EXPECT_TRUE(prepare(c).ok());
+  c.rps = 100;
   c.url = "http://127.0.0.1:9/";
-  EXPECT_TRUE(check_websocket_options(c, true));
+  EXPECT_TRUE(prepare(c).ok());
 }
 
 }  // namespace

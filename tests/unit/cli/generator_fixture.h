@@ -1,6 +1,6 @@
 // The fixture of the generator's command-line tests: parse() runs parse_command_line() with a
 // fresh folder (a TempDir, removed after the test) as the one holding .loadtestrc, and appends
-// `url` (when not empty) to every command line.
+// `url` (when not empty) to every command line; config() and settings() read what it made.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -30,7 +30,13 @@ class GeneratorCommandLine : public ::testing::Test {
   Config config(std::vector<std::string> args) {
     auto r = parse(std::move(args));
     EXPECT_TRUE(r.ok()) << r.error().message;
-    return r.ok() ? r->config : Config{};
+    return r.ok() ? r->plan.config : Config{};
+  }
+  // What only the command line acts on (outputs, thresholds, scripts) for `args`.
+  CliSettings settings(std::vector<std::string> args) {
+    auto r = parse(std::move(args));
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    return r.ok() ? r->settings : CliSettings{};
   }
   // The error message for `args`; fails the test when they are accepted.
   std::string error(std::vector<std::string> args) {

@@ -43,8 +43,9 @@ TEST_F(Cli, DefaultsAreLoadtests) {
   EXPECT_EQ(c.cores, default_cores());
   EXPECT_GE(c.cores, 1u);
   EXPECT_EQ(c.timeout.count(), 0);
-  EXPECT_FALSE(c.quiet);
-  EXPECT_FALSE(c.json);
+  const CliSettings s = settings({kUrl});
+  EXPECT_FALSE(s.quiet);
+  EXPECT_FALSE(s.json);
 }
 
 TEST_F(Cli, OptionsGoBeforeOrAfterTheUrl) {
@@ -114,12 +115,15 @@ TEST_F(Cli, BodyFilesAreRead) {
 }
 
 TEST_F(Cli, OtherOptions) {
-  Config c = config({kUrl, "-d", "250", "--index", "ID", "--quiet", "--json", "-r",
-                     "--count-header", "X-Instance"});
+  const std::vector<std::string> args = {
+      kUrl,      "-d",     "250", "--index",        "ID",
+      "--quiet", "--json", "-r",  "--count-header", "X-Instance"};
+  Config c = config(args);
   EXPECT_EQ(c.timeout, milliseconds(250));
   EXPECT_EQ(c.index_param, "ID");
-  EXPECT_TRUE(c.quiet);
-  EXPECT_TRUE(c.json);
+  const CliSettings s = settings(args);
+  EXPECT_TRUE(s.quiet);
+  EXPECT_TRUE(s.json);
   EXPECT_EQ(c.count_headers, (std::vector<std::string>{"x-instance"}));
   EXPECT_EQ(config({kUrl, "--timeout", "1s"}).timeout, seconds(1));
 }

@@ -26,7 +26,7 @@ TEST(LabRate, RpsPassesThroughToTheGenerator) {
   const loadgen::Config config = make_load_config(cli->config.load, "http://127.0.0.1:1/");
   EXPECT_EQ(config.rps, 250.5);
   EXPECT_EQ(config.concurrency, 4u);
-  EXPECT_TRUE(loadgen::validate(config).ok());
+  EXPECT_TRUE(loadgen::prepare(config).ok());
 }
 
 TEST(LabRate, BadRate) {

@@ -63,16 +63,16 @@ TEST_F(RateOptions, LoadtestrcRequestsPerSecond) {
   EXPECT_EQ(error({}), ".loadtestrc requestsPerSecond: expected a number");
 }
 
-TEST_F(RateOptions, ValidateChecksLibraryConfigs) {
+TEST_F(RateOptions, PrepareChecksLibraryConfigs) {
   Config c;
   c.url = "http://127.0.0.1:8080/";
   c.rps = -1;
-  EXPECT_FALSE(validate(c).ok());
+  EXPECT_FALSE(prepare(c).ok());
   c.rps = 0;
   c.ramp = std::chrono::seconds(1);
-  EXPECT_FALSE(validate(c).ok());
+  EXPECT_FALSE(prepare(c).ok());
   c.rps = 5;
-  EXPECT_TRUE(validate(c).ok());
+  EXPECT_TRUE(prepare(c).ok());
 }
 
 }  // namespace

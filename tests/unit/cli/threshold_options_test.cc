@@ -23,11 +23,11 @@ TEST_F(ThresholdOptions, CommandLine) {
   auto r = parse(
       {"--max-p99", "10", "--max-error-rate", "0.5", "--min-rps", "900", "--html", "out.html"});
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(r->config.thresholds.max_p99_ms, 10.0);
-  EXPECT_EQ(r->config.thresholds.max_error_rate_pct, 0.5);
-  EXPECT_EQ(r->config.thresholds.min_rps, 900.0);
-  EXPECT_EQ(r->config.html, "out.html");
-  EXPECT_TRUE(r->config.timeline);
+  EXPECT_EQ(r->settings.thresholds.max_p99_ms, 10.0);
+  EXPECT_EQ(r->settings.thresholds.max_error_rate_pct, 0.5);
+  EXPECT_EQ(r->settings.thresholds.min_rps, 900.0);
+  EXPECT_EQ(r->settings.html, "out.html");
+  EXPECT_TRUE(r->plan.config.timeline);
 }
 
 TEST_F(ThresholdOptions, BadValues) {
@@ -49,9 +49,9 @@ TEST_F(ThresholdOptions, LoadtestrcKeys) {
   std::ofstream(dir_ + "/.loadtestrc") << R"({"maxP99": 20, "maxErrorRate": "1", "minRps": 5})";
   auto r = parse({"--max-p99", "30"});
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(r->config.thresholds.max_p99_ms, 30.0);  // the command line wins
-  EXPECT_EQ(r->config.thresholds.max_error_rate_pct, 1.0);
-  EXPECT_EQ(r->config.thresholds.min_rps, 5.0);
+  EXPECT_EQ(r->settings.thresholds.max_p99_ms, 30.0);  // the command line wins
+  EXPECT_EQ(r->settings.thresholds.max_error_rate_pct, 1.0);
+  EXPECT_EQ(r->settings.thresholds.min_rps, 5.0);
 }
 
 }  // namespace

@@ -1,0 +1,88 @@
+// Parse once: a run's configuration goes from the command line into the engine through
+// prepare() alone. The engine takes the Plan as it is (it never reads the Config's text again),
+// and an https run builds one TLS client context.
+#include "loadgen/plan.h"
+
+#include <dlfcn.h>
+#include <openssl/ssl.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "cli/generator.h"
+#include "loadgen/runner.h"
+#include "support/in_process.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+std::atomic<int> tls_contexts_made{0};
+
+}  // namespace
+
+// Every SSL_CTX this test binary makes, counted, then made by OpenSSL's own SSL_CTX_new (this
+// definition comes first in the symbol search, so the tls library's calls land here).
+extern "C" SSL_CTX* SSL_CTX_new(const SSL_METHOD* method) {
+  using Fn = SSL_CTX* (*)(const SSL_METHOD*);
+  static const Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "SSL_CTX_new"));
+  tls_contexts_made.fetch_add(1);
+  return real(method);
+}
+
+namespace stampede::loadgen {
+namespace {
+
+// The command line's plan for `args` (a fresh folder for .loadtestrc).
+Result<CliRequest> planned_command_line(std::vector<std::string> args) {
+  const testing::TempDir dir;
+  args.insert(args.begin(), "stampede");
+  std::vector<const char*> argv;
+  for (const auto& a : args)
+    argv.push_back(a.c_str());
+  return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir.path());
+}
+
+// The Config's text is parsed by prepare() only: a run of a plan whose Config text has since
+// become garbage (URL, proxy, TLS options) still goes where the plan says.
+TEST(Plan, TheEngineNeverParsesTheConfigAgain) {
+  auto server = testing::start_server();
+  ASSERT_TRUE(server);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port()) + "/";
+  auto request = planned_command_line({"-n", "4", "-c", "1", "-k", "--cores", "1", "--quiet", url});
+  ASSERT_TRUE(request.ok()) << request.error().message;
+  Plan& plan = request->plan;
+  plan.config.url = "not a URL";
+  plan.config.proxy = "not a proxy";
+  plan.config.secure_protocol = "no such protocol";
+  plan.config.cert_file = "/nonexistent/cert.pem";
+  auto r = run(plan);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->total_requests, 4u);
+  EXPECT_EQ(r->total_errors, 0u);
+  EXPECT_EQ(r->status_counts[200], 4u);
+  EXPECT_EQ(r->url, "not a URL");  // what the report shows is the text as given
+}
+
+// https: one client context from the command line to the end of the run (there were three: one
+// thrown away by the command line's check, one by run()'s, one kept).
+TEST(Plan, AnHttpsRunBuildsOneTlsContext) {
+  server::ServerOptions options;
+  options.tls_self_signed = true;
+  auto server = testing::start_server(options);
+  ASSERT_TRUE(server);
+  const std::string url = "https://127.0.0.1:" + std::to_string(server->port()) + "/";
+  const int before = tls_contexts_made.load();
+  auto request = planned_command_line(
+      {"-n", "2", "-c", "1", "-k", "--cores", "1", "--quiet", "--insecure", url});
+  ASSERT_TRUE(request.ok()) << request.error().message;
+  auto r = run(request->plan);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status_counts[200], 2u);
+  EXPECT_EQ(tls_contexts_made.load() - before, 1);
+}
+
+}  // namespace
+}  // namespace stampede::loadgen
