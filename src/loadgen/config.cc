@@ -19,6 +19,7 @@ Result<void> validate(const Config& config) {
   if (auto r = check_websocket_config(config, *url); !r) return r;
   if (config.concurrency < 1) return make_error("concurrency must be at least 1");
   if (config.cores < 1) return make_error("cores must be at least 1");
+  if (auto r = check_shard(config.shard, config.concurrency, config.max_requests); !r) return r;
   if (config.max_duration.count() < 0) return make_error("max duration must not be negative");
   if (config.timeout.count() < 0) return make_error("timeout must not be negative");
   if (!(config.rps >= 0) || !std::isfinite(config.rps)) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "loadgen/shard.h"
 #include "loadgen/thresholds.h"
 
 namespace stampede::loadgen {
@@ -67,6 +68,14 @@ struct Config {
   std::shared_ptr<const HookSet> hooks;
   std::string request_script;  // -R FILE.lua: request(id) builds each request (cli only)
   std::string body_script;     // -p/-u/-a FILE.lua: body(id) gives each body (cli only)
+
+  // --shard K/N: run only this shard's part of the run the other fields describe (they keep the
+  // whole run's values: -n, -c and --rps are split by the runner, see shard.h).
+  Shard shard;
+  // --start-at: wait until this wall-clock time (ns since the Unix epoch) before starting;
+  // 0: start at once.
+  std::int64_t start_at_unix_ns = 0;
+  std::string save;  // --save FILE or "-": also write the mergeable result (cli only)
 
   bool quiet = false;     // no progress lines
   bool json = false;      // the result as JSON instead of the text report (cli only)
