@@ -35,18 +35,20 @@ void define(CLI::App& app, MergeArgs& a) {
   auto last = CLI::MultiOptionPolicy::TakeLast;
   app.add_option("inputs", a.inputs,
                  "Saved results (--save) of the shards of one run; - reads them from stdin, one "
-                 "per line (other lines are skipped)")
+                 "per line (other lines are skipped); required, no default")
       ->required();
   app.add_flag("--json", a.json, "Print the merged result as JSON instead of the text report");
-  app.add_option("--html", a.html, "Also write the HTML report to this file")
+  app.add_option("--html", a.html, "Also write the HTML report to this file; default none")
       ->multi_option_policy(last);
-  app.add_option("--max-p99", a.max_p99, "Exit with status 3 if the p99 latency exceeds this, ms")
+  app.add_option("--max-p99", a.max_p99,
+                 "Exit with status 3 if the p99 latency exceeds this, ms; default none")
       ->multi_option_policy(last);
-  app.add_option("--max-error-rate", a.max_error_rate,
-                 "Exit with status 3 if more than this percentage of requests fail, %")
+  app.add_option(
+         "--max-error-rate", a.max_error_rate,
+         "Exit with status 3 if more than this percentage of requests fail, %; default none")
       ->multi_option_policy(last);
   app.add_option("--min-rps", a.min_rps,
-                 "Exit with status 3 if the effective rate is below this, requests/s")
+                 "Exit with status 3 if the effective rate is below this, requests/s; default none")
       ->multi_option_policy(last);
   app.add_flag("--force", a.force,
                "Merge results of different runs, or with a shard missing or twice, anyway (the "
