@@ -5,9 +5,9 @@
 #include <condition_variable>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include <time.h>
-#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
