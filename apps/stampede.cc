@@ -6,6 +6,7 @@
 #include "cli/command_line.h"
 #include "cli/generator.h"
 #include "cli/lab.h"
+#include "cli/merge.h"
 #include "cli/serve.h"
 
 namespace {
@@ -15,6 +16,7 @@ int dispatch(int argc, char** argv) {
   if (sub == "serve") return stampede::server::cli_main(argc - 1, argv + 1);
   if (sub == "balance") return stampede::balancer::cli_main(argc - 1, argv + 1);
   if (sub == "lab") return stampede::lab::cli_main(argc - 1, argv + 1);
+  if (sub == "merge") return stampede::loadgen::merge_main(argc - 1, argv + 1);
   return stampede::loadgen::cli_main(argc, argv);
 }
 

@@ -25,6 +25,7 @@
 #include "loadgen/report_json.h"
 #include "loadgen/report_text.h"
 #include "loadgen/request.h"
+#include "loadgen/result_file.h"
 #include "loadgen/runner.h"
 #include "loadgen/thresholds.h"
 #include "loadgen/ws_run.h"
@@ -39,6 +40,7 @@ struct Args {
   std::optional<std::string> rps, ramp, html, max_p99, max_error_rate, min_rps;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::optional<std::string> cert, key, secure_protocol, proxy, io;
+  std::optional<std::string> shard, start_at, save;
   bool insecure = false;
   std::vector<std::string> headers, cookies, count_headers;
   bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
@@ -110,6 +112,18 @@ void define_options(CLI::App& app, Args& a) {
       ->multi_option_policy(last);
   app.add_option("--min-rps", a.min_rps,
                  "Exit with status 3 if the effective rate is below this, requests/s; default none")
+      ->multi_option_policy(last);
+  app.add_option("--shard", a.shard,
+                 "Run only shard K of N of this run (K/N: requests K, K+N, ...; -n, -c and --rps "
+                 "split; docs/distributed.md); default 1/1")
+      ->multi_option_policy(last);
+  app.add_option("--start-at", a.start_at,
+                 "Wait until this wall-clock time (RFC 3339 or Unix seconds) before starting; "
+                 "default now")
+      ->multi_option_policy(last);
+  app.add_option("--save", a.save,
+                 "Also write the whole result, mergeable by stampede merge, to this file (- for "
+                 "stdout, then the report goes to stderr); default none")
       ->multi_option_policy(last);
   app.add_flag("--quiet", a.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
@@ -305,6 +319,26 @@ Result<void> attach_scripts(Plan& plan, const CliSettings& settings) {
   return attach_hooks(plan, std::move(hooks).value());
 }
 
+// --shard, --start-at (the run's) and --save (the command line's); prepare() checks the shard
+// against the rest.
+Result<void> apply_distribution(const Args& args, Options& options) {
+  if (args.shard) {
+    auto shard = parse_shard(*args.shard);
+    if (!shard) return shard.error();
+    options.config.shard = *shard;
+  }
+  if (args.start_at) {
+    auto at = parse_start_time(*args.start_at);
+    if (!at) return at.error();
+    options.config.start_at_unix_ns = *at;
+  }
+  if (args.save) {
+    if (args.save->empty()) return make_error("--save: expected a file name or -");
+    options.cli.save = *args.save;
+  }
+  return {};
+}
+
 int run_and_report(const Plan& plan, const CliSettings& settings) {
   StopSignal stop;
   Result<RunResult> result = make_error("not run");
@@ -321,10 +355,18 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
   }
   const Config& config = plan.config;
   if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(*result).dump());
+  // --save -: stdout carries the result alone (kubectl logs | stampede merge -).
+  std::ostream& out = settings.save == "-" ? std::cerr : std::cout;
   if (settings.json) {
-    write_json_report(*result, std::cout);
+    write_json_report(*result, out);
   } else {
-    write_text_report(*result, std::cout);
+    write_text_report(*result, out);
+  }
+  if (!settings.save.empty()) {
+    if (auto saved = save_result(*result, config, settings.save); !saved) {
+      print_error_line(saved.error().message);
+      return 1;
+    }
   }
   return finish_outputs(settings, *result);
 }
@@ -349,6 +391,7 @@ Result<CliRequest> parse_command_line(int argc, const char* const* argv,
   auto io = parse_io_option(args.io);
   if (!io) return io.error();
   options->config.io = *io;
+  if (auto r = apply_distribution(args, *options); !r) return r.error();
   auto plan = prepare(std::move(options->config));
   if (!plan) return plan.error();
   if (auto scripts = attach_scripts(*plan, options->cli); !scripts) return scripts.error();

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "loadgen/shard.h"
 #include "net/io_backend.h"
 
 namespace stampede::loadgen {
@@ -72,8 +73,17 @@ struct Config {
   // Per-request callbacks or a script (loadgen/hooks.h); null: the static path, no hook cost.
   // Hooks made from the run's request are set on the plan instead (attach_hooks, plan.h).
   std::shared_ptr<const HookSet> hooks;
-#include "net/io_backend.h"
 
+  // --io: what each worker's loop waits with; the cli settles it with choose_io_backend()
+  // first (a library caller asking for Uring where it is unavailable gets a failed run).
+  net::IoBackend io = net::kDefaultIoBackend;
+
+  // --shard K/N: run only this shard's part of the run the other fields describe (they keep the
+  // whole run's values: -n, -c and --rps are split by the runner, see shard.h).
+  Shard shard;
+  // --start-at: wait until this wall-clock time (ns since the Unix epoch) before starting;
+  // 0: start at once.
+  std::int64_t start_at_unix_ns = 0;
 
   // The limit on how long a -t run waits for requests in flight after it stops sending.
   std::chrono::nanoseconds drain_timeout() const {

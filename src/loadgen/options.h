@@ -83,6 +83,7 @@ struct CliSettings {
   bool json = false;           // the result as JSON instead of the text report
   std::string html;            // --html: also write the HTML report to this file
   Thresholds thresholds;       // --max-p99, --max-error-rate, --min-rps (exit status 3)
+  std::string save;            // --save FILE or "-": also write the mergeable result
 };
 
 struct Options {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "loadgen/shard.h"
+
 namespace stampede::loadgen {
 
 class Pacer {
@@ -54,24 +56,27 @@ inline std::int64_t wake_time(std::int64_t at_ns) {
   return (at_ns + kWakeGridNs - 1) / kWakeGridNs * kWakeGridNs;
 }
 
-// Open loop: worker w of W takes requests w, w + W, w + 2W... of the run's schedule, so the
-// workers together follow it exactly. A request whose time has passed (no connection was free)
-// goes out at once and its latency still counts from its intended time.
+// Open loop: worker w of W takes requests w, w + W, w + 2W... of its shard's part of the run's
+// schedule (the shard's k-th request holds the run's slot Shard::global_slot(k)), so the workers
+// of all the shards together follow it exactly. A request whose time has passed (no connection was
+// free) goes out at once and its latency still counts from its intended time.
 class OpenLoopPacer final : public Pacer {
  public:
-  OpenLoopPacer(RateSchedule schedule, std::uint32_t worker, std::uint32_t workers)
-      : schedule_(schedule), worker_(worker), workers_(workers) {}
+  OpenLoopPacer(RateSchedule schedule, std::uint32_t worker, std::uint32_t workers,
+                Shard shard = {})
+      : schedule_(schedule), worker_(worker), workers_(workers), shard_(shard) {}
 
   void begin(std::int64_t start_ns) override { start_ns_ = start_ns; }
   std::int64_t next_send_time(std::int64_t /*now_ns*/) override {
     const std::uint64_t k = next_++ * workers_ + worker_;
-    return start_ns_ + schedule_.offset_of(k);
+    return start_ns_ + schedule_.offset_of(shard_.global_slot(k));
   }
 
  private:
   RateSchedule schedule_;
   std::uint32_t worker_;
   std::uint32_t workers_;
+  Shard shard_;
   std::uint64_t next_ = 0;
   std::int64_t start_ns_ = 0;
 };

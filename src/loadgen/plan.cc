@@ -60,6 +60,9 @@ Result<Plan> prepare(Config config) {
   plan.route = std::move(route).value();
   if (auto r = check_websocket_config(config, plan.url); !r) return r.error();
   if (auto r = check_numbers(config); !r) return r.error();
+  if (auto r = check_shard(config.shard, config.concurrency, config.max_requests); !r) {
+    return r.error();
+  }
   if (auto r = check_pipeline(config, plan.url); !r) return r.error();
   plan.spec = make_request_spec(config, plan.url);
   if (auto r = http::validate_request(plan.spec); !r) return r.error();

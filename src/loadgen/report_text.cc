@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "loadgen/shard.h"
+
 namespace stampede::loadgen {
 namespace {
 
@@ -28,7 +30,13 @@ void write_settings(const RunResult& r, std::ostream& out) {
   }
   fmt::print(out, "Concurrent clients:  {}\n", r.clients);
   fmt::print(out, "Running on cores:    {}\n", r.cores);
-  fmt::print(out, "Agent:               {}\n\n", r.keep_alive ? "keepalive" : "none");
+  fmt::print(out, "Agent:               {}\n", r.keep_alive ? "keepalive" : "none");
+  // --shard: which part this was and when it started (what stampede merge lines up).
+  if (!r.shard.whole()) {
+    fmt::print(out, "Shard:               {} of {}, started {}\n", r.shard.index, r.shard.count,
+               format_start_time(r.start_unix_ns));
+  }
+  out << '\n';
 }
 
 void write_percentiles(const stats::Histogram& latency, std::ostream& out) {

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <time.h>
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -99,16 +101,18 @@ Result<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
                                                           SharedBudget& budget, Monitor& monitor,
                                                           std::uint32_t count) {
   std::vector<std::unique_ptr<Worker>> workers;
+  const std::uint32_t connections = config.shard.connections_of(config.concurrency);
   for (std::uint32_t i = 0; i < count; ++i) {
     WorkerParams params;
     params.id = i;
-    params.connections = share(config.concurrency, count, i);
+    params.connections = share(connections, count, i);
     params.io = config.io;
     params.context = context;
     params.budget = &budget;
+    params.shard = config.shard;
     if (config.rps > 0) {
-      params.pacer =
-          std::make_unique<OpenLoopPacer>(RateSchedule(config.rps, config.ramp.count()), i, count);
+      params.pacer = std::make_unique<OpenLoopPacer>(RateSchedule(config.rps, config.ramp.count()),
+                                                     i, count, config.shard);
     }
     params.paced = config.rps > 0;
     params.timeline = config.timeline || config.rps > 0;
@@ -202,11 +206,12 @@ RunResult settings_of(const Plan& plan, std::uint32_t workers) {
   RunResult r;
   r.url = config.url;
   r.cores = workers;
-  r.max_requests = config.max_requests;
+  r.max_requests = config.shard.share_of(config.max_requests);
   r.max_seconds = std::chrono::duration<double>(config.effective_duration()).count();
   r.concurrency = config.concurrency;
   r.keep_alive = config.keep_alive;
-  r.clients = config.concurrency;
+  r.clients = config.shard.connections_of(config.concurrency);
+  r.shard = config.shard;
   r.websocket = plan.websocket();
   return r;
 }
@@ -235,13 +240,21 @@ void fill_rate(RunResult& result, const WorkerStats& total, const Config& config
                std::int64_t send_window_ns) {
   const RateStats* rate = total.rate();
   if (rate == nullptr) return;
-  if (const stats::Timeline* timeline = rate->timeline()) result.timeline = timeline->rows();
+  if (const stats::Timeline* timeline = rate->timeline()) {
+    result.timeline = timeline->rows();
+    result.timeline_sketch = std::make_shared<const stats::Timeline>(*timeline);
+  }
   if (!rate->paced()) return;
   RateResult& r = result.rate.emplace();
-  r.target_rps = config.rps;
+  // A shard's share of the run's schedule: its slots among those due in the window.
+  r.target_rps = config.rps / config.shard.count;
   r.ramp_seconds = std::chrono::duration<double>(config.ramp).count();
-  r.scheduled = RateSchedule(config.rps, config.ramp.count()).count_before(send_window_ns);
-  if (config.max_requests > 0) r.scheduled = std::min(r.scheduled, config.max_requests);
+  const std::uint64_t due =
+      RateSchedule(config.rps, config.ramp.count()).count_before(send_window_ns);
+  r.scheduled = config.shard.slots_of(due);
+  if (config.max_requests > 0) {
+    r.scheduled = std::min(r.scheduled, config.shard.share_of(config.max_requests));
+  }
   r.send_window_ns = send_window_ns;
   r.uncorrected = *rate->uncorrected();
   r.lag = *rate->lag();
@@ -271,6 +284,26 @@ RunResult merge_workers(const Plan& plan, const std::vector<std::unique_ptr<Work
   if (stopped_at == 0 && duration > 0) send_window = std::min(send_window, duration);
   fill_rate(result, total, config, send_window);
   return result;
+}
+
+std::int64_t unix_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// --start-at: sleeps until the wall clock reaches unix_start_ns (0: returns at once), in steps
+// short enough to notice a stop request. False when a stop came first.
+bool wait_for_start(std::int64_t unix_start_ns, StopSignal* stop) {
+  constexpr std::int64_t kStepNs = 50'000'000;
+  for (;;) {
+    if (stop != nullptr && stop->stop_requested()) return false;
+    const std::int64_t left = unix_start_ns - unix_ns();
+    if (left <= 0) return true;
+    const std::int64_t step = std::min(left, kStepNs);
+    timespec ts{static_cast<time_t>(step / 1'000'000'000), static_cast<long>(step % 1'000'000'000)};
+    ::nanosleep(&ts, nullptr);
+  }
 }
 
 }  // namespace
@@ -347,13 +380,18 @@ Result<RunResult> run(const Plan& plan, const RunHooks& hooks) {
   }
   const Config& config = plan.config;
   ConnectionContext context = make_context(plan, address);
-  const std::uint32_t count = std::min(config.cores, config.concurrency);
-  SharedBudget budget(config.max_requests, count);
+  const std::uint32_t count =
+      std::min(config.cores, config.shard.connections_of(config.concurrency));
+  SharedBudget budget(config.shard.share_of(config.max_requests), count);
   Monitor monitor;
   auto workers = make_workers(config, context, budget, monitor, count);
   if (!workers) return workers.error();
 
+  if (!wait_for_start(config.start_at_unix_ns, hooks.stop)) {
+    return make_error("stopped before the --start-at time");
+  }
   const std::int64_t start = mono_ns();
+  const std::int64_t start_unix = unix_ns();
   const std::int64_t duration = config.effective_duration().count();
   const std::int64_t deadline = duration > 0 ? start + duration : 0;
   std::vector<std::thread> threads;
@@ -376,7 +414,9 @@ Result<RunResult> run(const Plan& plan, const RunHooks& hooks) {
   for (auto& t : threads)
     t.join();
 
-  return merge_workers(plan, *workers, start, stopped_at);
+  RunResult result = merge_workers(plan, *workers, start, stopped_at);
+  result.start_unix_ns = start_unix;
+  return result;
 }
 
 }  // namespace stampede::loadgen

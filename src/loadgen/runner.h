@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <ostream>
@@ -16,6 +17,8 @@
 #include "core/result.h"
 #include "loadgen/config.h"
 #include "loadgen/plan.h"
+
+#include "loadgen/shard.h"
 #include "loadgen/ws_stats.h"
 #include "stats/histogram.h"
 #include "stats/timeline.h"
@@ -58,6 +61,10 @@ struct RunResult {
   std::uint32_t concurrency = 0;
   bool keep_alive = false;
   std::uint32_t clients = 0;  // connections (clients) the run had
+  // --shard: which part of the run this was (max_requests, clients and rate->target_rps are the
+  // shard's part; a merged result has the whole run's).
+  Shard shard;
+  std::int64_t start_unix_ns = 0;  // when the run started, wall clock (ns since the Unix epoch)
 
   // Outcome. Every request is counted once: a response (any status) or a transport failure.
   std::uint64_t total_requests = 0;
@@ -89,6 +96,9 @@ struct RunResult {
   std::optional<RateResult> rate;    // with --rps only
   // Config::timeline (or --rps): per-second rows from the start, latency as in `latency`.
   std::vector<stats::TimelineRow> timeline;
+  // The same timeline with its rows' latency sketches (what a saved result keeps, so that merged
+  // rows have exact percentiles); null without a timeline.
+  std::shared_ptr<const stats::Timeline> timeline_sketch;
   bool websocket = false;  // a ws:// run: requests are messages; see `ws`
   WsCounts ws;
 

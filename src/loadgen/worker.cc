@@ -103,7 +103,8 @@ SendPermit Worker::next_send(std::int64_t now_ns) {
   // The schedule is monotonic: a request due at or after the deadline is never sent, nor any
   // after it (without this one due exactly at the deadline could race its timer).
   if (params_.paced && deadline_ns_ > 0 && permit.at_ns >= deadline_ns_) return SendPermit{};
-  permit.index = ticket;  // unique across workers; with -n N, 1..N (loadtest starts at 1)
+  // Unique across workers and shards; with -n N, the shards' union is 1..N (loadtest starts at 1).
+  permit.index = params_.shard.global_number(ticket);
   return permit;
 }
 

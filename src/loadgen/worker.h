@@ -27,6 +27,8 @@ struct WorkerParams {
   // the worker. create() reserves one ticket per connection from it, so create every worker
   // before any runs.
   SharedBudget* budget = nullptr;
+  // The run's shard: a ticket t is the shard's t-th request, whose index is global_number(t).
+  Shard shard;
   std::unique_ptr<Pacer> pacer;   // closed loop when null
   bool paced = false;             // --rps: keep the lag and the uncorrected latency
   bool timeline = false;          // keep a per-second timeline

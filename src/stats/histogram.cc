@@ -32,6 +32,45 @@ void Histogram::merge(const Histogram& other) {
   sum_squares_ += other.sum_squares_;
 }
 
+std::size_t Histogram::counts_used() const {
+  if (total_ == 0) return 0;
+  return static_cast<std::size_t>(kLayout.index_of(std::min(max_, kHighestTrackableNs))) + 1;
+}
+
+Result<Histogram> Histogram::restore(std::span<const std::uint64_t> counts,
+                                     const HistogramTotals& totals) {
+  Histogram h;
+  if (counts.size() > h.counts_.size()) return make_error("histogram has too many buckets");
+  std::uint64_t total = 0;
+  std::size_t first = counts.size(), last = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] > std::numeric_limits<std::uint64_t>::max() - total) {
+      return make_error("histogram counts overflow");
+    }
+    if (counts[i] != 0) {
+      first = std::min(first, i);
+      last = i;
+    }
+    total += counts[i];
+    h.counts_[i] = counts[i];
+  }
+  if (total != totals.count) return make_error("histogram counts do not add up to its count");
+  if (total == 0) return h;
+  if (totals.min < 0 || totals.min > totals.max) return make_error("histogram min/max invalid");
+  const auto bucket_of = [](std::int64_t v) {
+    return static_cast<std::size_t>(kLayout.index_of(std::min(v, kHighestTrackableNs)));
+  };
+  if (bucket_of(totals.min) != first || bucket_of(totals.max) != last) {
+    return make_error("histogram min/max do not match its counts");
+  }
+  h.total_ = total;
+  h.min_ = totals.min;
+  h.max_ = totals.max;
+  h.sum_ = totals.sum;
+  h.sum_squares_ = totals.sum_squares;
+  return h;
+}
+
 void Histogram::reset() {
   std::fill(counts_.begin(), counts_.end(), 0);
   total_ = 0;

@@ -4,8 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
+#include "core/result.h"
 #include "stats/log_linear.h"
 
 namespace stampede::stats {
@@ -22,6 +24,15 @@ struct HistogramBucket {
   std::int64_t low_ns;
   std::int64_t high_ns;
   std::uint64_t count;
+};
+
+// A histogram's exact aggregates beside its counts (what its bucket counts alone cannot give).
+struct HistogramTotals {
+  std::uint64_t count = 0;
+  std::int64_t min = 0;  // 0 when count is 0
+  std::int64_t max = 0;
+  unsigned __int128 sum = 0;  // of the clamped values
+  unsigned __int128 sum_squares = 0;
 };
 
 // Values are nanoseconds, 3 significant digits, trackable range 1 us .. 1 hour.
@@ -80,6 +91,19 @@ class Histogram {
 
   // The non-empty buckets in increasing value order (for export).
   std::vector<HistogramBucket> nonempty_buckets() const;
+
+  // The whole state, for saving a result and loading it back (stats/hdr_encoding.h): the counts
+  // by bucket index (HdrHistogram's counts array for lowest 1, highest kHighestTrackableNs, 3
+  // digits) and the exact aggregates.
+  std::span<const std::uint64_t> counts() const { return counts_; }
+  HistogramTotals totals() const { return {total_, min(), max(), sum_, sum_squares_}; }
+  // The index of the last non-empty bucket + 1 (0 when empty).
+  std::size_t counts_used() const;
+  // A histogram with these counts (a prefix of counts(); the rest is 0) and totals. Fails when
+  // they disagree: more counts than buckets, counts that do not add up to totals.count, or
+  // values outside [min, max].
+  static Result<Histogram> restore(std::span<const std::uint64_t> counts,
+                                   const HistogramTotals& totals);
 
   // Bytes of counts held (constant for the histogram's lifetime).
   std::size_t memory_bytes() const { return counts_.capacity() * sizeof(std::uint64_t); }

@@ -124,6 +124,30 @@ Result<void> Timeline::merge(const Timeline& other) {
   return {};
 }
 
+std::size_t Timeline::row_counts_len() {
+  return static_cast<std::size_t>(kRowLayout.counts_len());
+}
+
+Result<void> Timeline::add_rows(std::int64_t offset_ns, std::int64_t width_ns,
+                                const std::vector<Row>& rows) {
+  std::int64_t width = kInitialRowWidthNs;
+  while (width < width_ns && width < (std::int64_t{1} << 62) / 2)
+    width *= 2;
+  if (width != width_ns) return make_error("timeline row width is not a power of two seconds");
+  if (offset_ns < 0) return make_error("timeline offset is negative");
+  for (const Row& r : rows) {
+    if ((r.latency_count > 0) == r.latency.empty() ||
+        (!r.latency.empty() && r.latency.size() != row_counts_len())) {
+      return make_error("timeline row sketch has the wrong length");
+    }
+  }
+  while (width_ns_ < width_ns)
+    coarsen();
+  for (std::size_t j = 0; j < rows.size(); ++j)
+    row_at_offset(offset_ns + static_cast<std::int64_t>(j) * width_ns).add(rows[j]);
+  return {};
+}
+
 std::vector<TimelineRow> Timeline::rows() const {
   std::vector<TimelineRow> out;
   out.reserve(rows_.size());

@@ -43,25 +43,8 @@ class Timeline {
   static constexpr std::size_t kMaxRows = 3600;
   static constexpr std::int64_t kInitialRowWidthNs = 1'000'000'000;
 
-  explicit Timeline(std::int64_t start_ns);
-
-  // May allocate when now_ns opens a new row (once per row, not per event).
-  void on_sent(std::int64_t now_ns);
-  void on_completed(std::int64_t now_ns, std::int64_t latency_ns, ErrorClass cls);
-
-  // Adds other's events. Fails (and changes nothing) when the start times differ. When the row
-  // widths differ, the finer timeline's rows are folded into the coarser width.
-  Result<void> merge(const Timeline& other);
-
-  // One row per width from the start up to the last row that saw an event (empty if none did).
-  std::vector<TimelineRow> rows() const;
-
-  std::int64_t start_ns() const { return start_ns_; }
-  std::int64_t row_width_ns() const { return width_ns_; }
-  // Bytes held by the rows and their latency sketches.
-  std::size_t memory_bytes() const;
-
- private:
+  // A row's whole state: the counts and the latency sketch (row_counts_len() counts by bucket
+  // index, or empty before its first response).
   struct Row {
     std::uint64_t sent = 0;
     std::uint64_t completed = 0;
@@ -77,7 +60,37 @@ class Timeline {
     void add(const Row& other);
     std::int64_t latency_percentile(double p) const;
   };
+  static std::size_t row_counts_len();
 
+  explicit Timeline(std::int64_t start_ns);
+
+  // May allocate when now_ns opens a new row (once per row, not per event).
+  void on_sent(std::int64_t now_ns);
+  void on_completed(std::int64_t now_ns, std::int64_t latency_ns, ErrorClass cls);
+
+  // Adds other's events. Fails (and changes nothing) when the start times differ. When the row
+  // widths differ, the finer timeline's rows are folded into the coarser width.
+  Result<void> merge(const Timeline& other);
+
+  // Adds the rows of another timeline (width_ns wide, a power of two times
+  // kInitialRowWidthNs) that started offset_ns (>= 0) after this one: its row j goes into the
+  // row holding offset_ns + j * width_ns. Rows from one start merge exactly; from another, each
+  // lands in the row where it began. Fails (and changes nothing) on a width that is not such a
+  // power, a negative offset, or a sketch of the wrong length.
+  Result<void> add_rows(std::int64_t offset_ns, std::int64_t width_ns,
+                        const std::vector<Row>& rows);
+  // The rows with their sketches, for saving (loadgen/result_file.h).
+  const std::vector<Row>& sketch_rows() const { return rows_; }
+
+  // One row per width from the start up to the last row that saw an event (empty if none did).
+  std::vector<TimelineRow> rows() const;
+
+  std::int64_t start_ns() const { return start_ns_; }
+  std::int64_t row_width_ns() const { return width_ns_; }
+  // Bytes held by the rows and their latency sketches.
+  std::size_t memory_bytes() const;
+
+ private:
   // The row holding time offset_ns after the start, created (and rows coarsened) as needed.
   Row& row_at_offset(std::int64_t offset_ns);
   Row& row_at(std::int64_t now_ns);

@@ -89,7 +89,7 @@ TEST_P(Help, EveryOptionSaysWhatItDoesAndItsDefault) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Subcommands, Help,
-                         ::testing::Values("generator", "serve", "balance", "lab"),
+                         ::testing::Values("generator", "serve", "balance", "lab", "merge"),
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(HelpEntries, ParsesCli11sColumns) {

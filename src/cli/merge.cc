@@ -1,0 +1,216 @@
+#include "cli/merge.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
+
+#include "cli/command_line.h"
+#include "core/units.h"
+#include "loadgen/merge.h"
+#include "loadgen/report_html.h"
+#include "loadgen/report_json.h"
+#include "loadgen/report_text.h"
+#include "loadgen/result_file.h"
+#include "loadgen/thresholds.h"
+
+namespace stampede::loadgen {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::optional<std::string> html, max_p99, max_error_rate, min_rps;
+  bool json = false, force = false;
+  bool help = false;
+  std::string help_text;
+};
+
+void define(CLI::App& app, MergeArgs& a) {
+  auto last = CLI::MultiOptionPolicy::TakeLast;
+  app.add_option("inputs", a.inputs,
+                 "Saved results (--save) of the shards of one run; - reads them from stdin, one "
+                 "per line (other lines are skipped); required, no default")
+      ->required();
+  app.add_flag("--json", a.json, "Print the merged result as JSON instead of the text report");
+  app.add_option("--html", a.html, "Also write the HTML report to this file; default none")
+      ->multi_option_policy(last);
+  app.add_option("--max-p99", a.max_p99,
+                 "Exit with status 3 if the p99 latency exceeds this, ms; default none")
+      ->multi_option_policy(last);
+  app.add_option(
+         "--max-error-rate", a.max_error_rate,
+         "Exit with status 3 if more than this percentage of requests fail, %; default none")
+      ->multi_option_policy(last);
+  app.add_option("--min-rps", a.min_rps,
+                 "Exit with status 3 if the effective rate is below this, requests/s; default none")
+      ->multi_option_policy(last);
+  app.add_flag("--force", a.force,
+               "Merge results of different runs, or with a shard missing or twice, anyway (the "
+               "report says so)");
+}
+
+Result<std::optional<double>> limit(const std::optional<std::string>& text, const char* name) {
+  if (!text) return std::optional<double>();
+  auto v = parse_number(*text);
+  if (!v || !(*v >= 0)) {
+    return make_error(fmt::format("{}: expected a number >= 0, got '{}'", name, *text));
+  }
+  return std::optional<double>(*v);
+}
+
+Result<Thresholds> thresholds_of(const MergeArgs& a) {
+  Thresholds t;
+  auto p99 = limit(a.max_p99, "--max-p99");
+  if (!p99) return p99.error();
+  auto errors = limit(a.max_error_rate, "--max-error-rate");
+  if (!errors) return errors.error();
+  auto rps = limit(a.min_rps, "--min-rps");
+  if (!rps) return rps.error();
+  return Thresholds{*p99, *errors, *rps};
+}
+
+// Folds every result line of `in` into merger; other lines are skipped. name: the input's name.
+Result<void> read_results(std::istream& in, const std::string& name, ResultMerger& merger) {
+  std::string line;
+  std::size_t number = 0, found = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.rfind(kResultLinePrefix, 0) != 0) continue;
+    const std::string origin = fmt::format("{} line {}", name, number);
+    auto saved = parse_result_line(line);
+    if (!saved) return make_error(origin + ": " + saved.error().message);
+    if (auto added = merger.add(std::move(saved).value(), origin); !added) return added;
+    ++found;
+  }
+  if (in.bad()) return make_error(name + ": read error");
+  if (found == 0) return make_error(name + ": no stampede result in it (--save writes them)");
+  return {};
+}
+
+Result<void> read_input(const std::string& input, ResultMerger& merger) {
+  if (input == "-") return read_results(std::cin, "stdin", merger);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(input, ec)) {
+    return make_error(input + ": not a regular file (or missing)");
+  }
+  std::ifstream file(input, std::ios::binary);
+  if (!file) return make_error(input + ": cannot open");
+  return read_results(file, input, merger);
+}
+
+std::string ms(std::int64_t ns) {
+  return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6);
+}
+
+// The per-shard table, the start spread, and what --force merged anyway.
+void write_shards_text(const MergedResult& m, std::ostream& out) {
+  fmt::print(out, "\nShards ({} merged, start spread {} ms)\n", m.shards.size(),
+             ms(m.start_spread_ns));
+  fmt::print(out, "  {:<8}{:<20}{:>10}{:>10}{:>10}{:>10}  {:<26}{:>6}\n", "shard", "host",
+             "requests", "req/s", "p99 ms", "lag p99", "start (UTC)", "CPU");
+  for (const ShardSummary& s : m.shards) {
+    fmt::print(out, "  {:<8}{:<20}{:>10}{:>10}{:>10}{:>10}  {:<26}{:>5.0f}%\n",
+               fmt::format("{}/{}", s.shard.index, s.shard.count), s.host, s.requests,
+               std::llround(s.rps), ms(s.p99_ns), s.lag_p99_ns ? ms(*s.lag_p99_ns) : "-",
+               format_start_time(s.start_unix_ns), s.cpu_busy * 100);
+  }
+  for (const std::string& f : m.findings)
+    fmt::print(out, "{}\n", f);
+  for (const std::string& f : m.forced)
+    fmt::print(out, "Merged with --force: {}\n", f);
+}
+
+nlohmann::ordered_json shards_json(const MergedResult& m) {
+  nlohmann::ordered_json j;
+  j["startSpreadMs"] = static_cast<double>(m.start_spread_ns) / 1e6;
+  auto& rows = j["shards"] = nlohmann::ordered_json::array();
+  for (const ShardSummary& s : m.shards) {
+    nlohmann::ordered_json row;
+    row["shard"] = s.shard.index;
+    row["of"] = s.shard.count;
+    row["host"] = s.host;
+    row["requests"] = s.requests;
+    row["rps"] = s.rps;
+    row["p99Ms"] = static_cast<double>(s.p99_ns) / 1e6;
+    if (s.lag_p99_ns) row["sendLagP99Ms"] = static_cast<double>(*s.lag_p99_ns) / 1e6;
+    row["start"] = format_start_time(s.start_unix_ns);
+    row["cpuBusy"] = s.cpu_busy;
+    rows.push_back(std::move(row));
+  }
+  j["findings"] = m.findings;
+  j["forced"] = m.forced;
+  return j;
+}
+
+int report(const MergeArgs& args, const Thresholds& limits, const MergedResult& m) {
+  if (args.json) {
+    nlohmann::ordered_json j = to_json(m.result);
+    j["merge"] = shards_json(m);
+    std::cout << j.dump(2) << '\n';
+  } else {
+    write_text_report(m.result, std::cout);
+    write_shards_text(m, std::cout);
+  }
+  std::cout.flush();
+  const std::vector<std::string> crossed = crossed_thresholds(m.result, limits);
+  std::vector<std::string> findings;
+  for (const std::string& line : crossed)
+    findings.push_back("Threshold crossed: " + line);
+  for (const std::string& line : m.findings)
+    findings.push_back(line);
+  for (const std::string& line : m.forced)
+    findings.push_back("Merged with --force: " + line);
+  if (args.html) {
+    if (auto r = write_html_report(m.result, *args.html, findings); !r) {
+      print_error_line(r.error().message);
+      return 1;
+    }
+  }
+  for (const std::string& line : crossed)
+    print_error_line("threshold crossed: " + line);
+  return crossed.empty() ? 0 : 3;
+}
+
+}  // namespace
+
+int merge_main(int argc, char** argv) {
+  CLI::App app("stampede merge: one report from the saved results of a run's shards",
+               "stampede merge");
+  MergeArgs args;
+  define(app, args);
+  auto parsed = parse_cli_into(args, app, argc, argv);
+  if (!parsed) {
+    print_error_line(parsed.error().message);
+    return 2;
+  }
+  if (*parsed) {
+    std::fputs(args.help_text.c_str(), stdout);
+    return 0;
+  }
+  auto limits = thresholds_of(args);
+  if (!limits) {
+    print_error_line(limits.error().message);
+    return 2;
+  }
+  ResultMerger merger(args.force);
+  for (const std::string& input : args.inputs) {
+    if (auto r = read_input(input, merger); !r) {
+      print_error_line(r.error().message);
+      return 2;
+    }
+  }
+  auto merged = merger.finish();
+  if (!merged) {
+    print_error_line(merged.error().message);
+    return 2;
+  }
+  return report(args, *limits, *merged);
+}
+
+}  // namespace stampede::loadgen

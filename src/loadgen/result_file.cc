@@ -1,0 +1,411 @@
+#include "loadgen/result_file.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "core/json_input.h"
+#include "stats/hdr_encoding.h"
+
+namespace stampede::loadgen {
+namespace {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+std::string u128_text(unsigned __int128 v) {
+  if (v == 0) return "0";
+  std::string s;
+  while (v > 0) {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  }
+  return s;
+}
+
+Result<unsigned __int128> u128_value(const std::string& s) {
+  if (s.empty() || s.size() > 39) return make_error("bad 128-bit number");
+  unsigned __int128 v = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return make_error("bad 128-bit number");
+    const unsigned __int128 next = v * 10 + static_cast<unsigned>(c - '0');
+    if (next / 10 != v) return make_error("128-bit number overflows");
+    v = next;
+  }
+  return v;
+}
+
+std::string fnv1a(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+OrderedJson histogram_json(const stats::Histogram& h) {
+  const stats::HistogramTotals t = h.totals();
+  OrderedJson j;
+  j["count"] = t.count;
+  j["min"] = t.min;
+  j["max"] = t.max;
+  j["sum"] = u128_text(t.sum);
+  j["sum_squares"] = u128_text(t.sum_squares);
+  j["hdr"] = stats::encode_hdr_base64(h);
+  return j;
+}
+
+Result<stats::Histogram> histogram_of(const Json& j) {
+  auto counts = stats::decode_hdr_base64(j.at("hdr").get_ref<const std::string&>());
+  if (!counts) return counts.error();
+  auto sum = u128_value(j.at("sum").get<std::string>());
+  if (!sum) return sum.error();
+  auto squares = u128_value(j.at("sum_squares").get<std::string>());
+  if (!squares) return squares.error();
+  stats::HistogramTotals t;
+  t.count = j.at("count").get<std::uint64_t>();
+  t.min = j.at("min").get<std::int64_t>();
+  t.max = j.at("max").get<std::int64_t>();
+  t.sum = *sum;
+  t.sum_squares = *squares;
+  return stats::Histogram::restore(*counts, t);
+}
+
+template <class Map>
+OrderedJson counts_json(const Map& m) {
+  OrderedJson j = OrderedJson::object();
+  for (const auto& [k, v] : m) {
+    if constexpr (std::is_same_v<typename Map::key_type, int>) {
+      j[std::to_string(k)] = v;
+    } else {
+      j[k] = v;
+    }
+  }
+  return j;
+}
+
+Result<std::map<int, std::uint64_t>> int_counts(const Json& j) {
+  std::map<int, std::uint64_t> out;
+  for (const auto& [k, v] : j.items()) {
+    int key = 0;
+    const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), key);
+    if (ec != std::errc() || end != k.data() + k.size()) return make_error("bad count key");
+    out[key] = v.get<std::uint64_t>();
+  }
+  return out;
+}
+
+std::map<std::string, std::uint64_t> string_counts(const Json& j) {
+  std::map<std::string, std::uint64_t> out;
+  for (const auto& [k, v] : j.items())
+    out[k] = v.get<std::uint64_t>();
+  return out;
+}
+
+OrderedJson rate_json(const RateResult& r) {
+  OrderedJson j;
+  j["target_rps"] = r.target_rps;
+  j["ramp_seconds"] = r.ramp_seconds;
+  j["scheduled"] = r.scheduled;
+  j["sent"] = r.sent;
+  j["send_window_ns"] = r.send_window_ns;
+  j["late"] = r.late;
+  j["late_waiting"] = r.late_waiting;
+  j["uncorrected"] = histogram_json(r.uncorrected);
+  j["lag"] = histogram_json(r.lag);
+  j["generator_lag"] = histogram_json(r.generator_lag);
+  return j;
+}
+
+Result<RateResult> rate_of(const Json& j) {
+  RateResult r;
+  r.target_rps = j.at("target_rps").get<double>();
+  r.ramp_seconds = j.at("ramp_seconds").get<double>();
+  r.scheduled = j.at("scheduled").get<std::uint64_t>();
+  r.sent = j.at("sent").get<std::uint64_t>();
+  r.send_window_ns = j.at("send_window_ns").get<std::int64_t>();
+  r.late = j.at("late").get<std::uint64_t>();
+  r.late_waiting = j.at("late_waiting").get<std::uint64_t>();
+  for (auto [name, h] : {std::pair{"uncorrected", &r.uncorrected}, std::pair{"lag", &r.lag},
+                         std::pair{"generator_lag", &r.generator_lag}}) {
+    auto decoded = histogram_of(j.at(name));
+    if (!decoded) return make_error(std::string(name) + ": " + decoded.error().message);
+    *h = std::move(decoded).value();
+  }
+  return r;
+}
+
+OrderedJson timeline_json(const RunResult& r) {
+  OrderedJson j;
+  j["start_unix_ns"] = r.start_unix_ns;
+  j["width_ns"] = r.timeline_sketch->row_width_ns();
+  OrderedJson rows = OrderedJson::array();
+  for (const stats::Timeline::Row& row : r.timeline_sketch->sketch_rows()) {
+    rows.push_back({row.sent, row.completed, row.errors_4xx, row.errors_5xx, row.errors_transport,
+                    row.latency_count, row.latency_min, row.latency_max,
+                    stats::encode_counts_base64(row.latency)});
+  }
+  j["rows"] = std::move(rows);
+  return j;
+}
+
+OrderedJson ws_json_counts(const WsCounts& ws) {
+  OrderedJson j;
+  j["messages"] = ws.messages;
+  j["refused"] = counts_json(ws.refused);
+  j["closed"] = counts_json(ws.closed);
+  j["protocol"] = counts_json(ws.protocol);
+  return j;
+}
+
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  const auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// The histograms of a RunResult by their names in the file (R: RunResult or const RunResult).
+template <class R>
+auto histograms(R& r) {
+  using H = std::conditional_t<std::is_const_v<R>, const stats::Histogram, stats::Histogram>;
+  return std::array<std::pair<const char*, H*>, 4>{{{"latency", &r.latency},
+                                                    {"connect", &r.connect},
+                                                    {"tls_handshake", &r.tls_handshake},
+                                                    {"first_byte", &r.first_byte}}};
+}
+
+// Everything but the histograms and the timeline.
+void read_outcome(const Json& j, RunResult& r) {
+  r.url = j.at("url").get<std::string>();
+  r.cores = j.at("cores").get<std::uint32_t>();
+  r.max_requests = j.at("max_requests").get<std::uint64_t>();
+  r.max_seconds = j.at("max_seconds").get<double>();
+  r.concurrency = j.at("concurrency").get<std::uint32_t>();
+  r.keep_alive = j.at("keep_alive").get<bool>();
+  r.clients = j.at("clients").get<std::uint32_t>();
+  r.websocket = j.at("websocket").get<bool>();
+  r.total_requests = j.at("total_requests").get<std::uint64_t>();
+  r.total_errors = j.at("total_errors").get<std::uint64_t>();
+  r.elapsed_ns = j.at("elapsed_ns").get<std::int64_t>();
+  r.interrupted = j.at("interrupted").get<bool>();
+  r.error_codes = string_counts(j.at("error_codes"));
+  r.local_errors = string_counts(j.at("local_errors"));
+  for (const auto& [name, values] : j.at("header_counts").items())
+    r.header_counts[name] = string_counts(values);
+  r.bytes_read = j.at("bytes_read").get<std::uint64_t>();
+  r.bytes_written = j.at("bytes_written").get<std::uint64_t>();
+  r.connections_opened = j.at("connections_opened").get<std::uint64_t>();
+  r.tls_handshakes = j.at("tls_handshakes").get<std::uint64_t>();
+  r.tls_resumed = j.at("tls_resumed").get<std::uint64_t>();
+}
+
+Result<SavedResult> read_result(const Json& j) {
+  SavedResult s;
+  s.run = j.at("run");
+  s.host = j.at("host").get<std::string>();
+  s.cpu_seconds = j.at("cpu_seconds").get<double>();
+  RunResult& r = s.result;
+  const Json& shard = j.at("shard");
+  r.shard = Shard{shard.at("index").get<std::uint32_t>(), shard.at("count").get<std::uint32_t>()};
+  if (r.shard.count < 1 || r.shard.index < 1 || r.shard.index > r.shard.count) {
+    return make_error("bad shard");
+  }
+  r.start_unix_ns = j.at("start_unix_ns").get<std::int64_t>();
+  read_outcome(j, r);
+  auto statuses = int_counts(j.at("status_counts"));
+  if (!statuses) return statuses.error();
+  r.status_counts = std::move(statuses).value();
+  for (auto [name, h] : histograms(r)) {
+    auto decoded = histogram_of(j.at(name));
+    if (!decoded) return make_error(std::string(name) + ": " + decoded.error().message);
+    *h = std::move(decoded).value();
+  }
+  if (j.contains("rate")) {
+    auto rate = rate_of(j.at("rate"));
+    if (!rate) return rate.error();
+    r.rate = std::move(rate).value();
+  }
+  // Times are added and subtracted when merging: keep them far from overflowing.
+  constexpr std::int64_t kMaxTime = std::int64_t{1} << 62;
+  const auto in_range = [](std::int64_t t) { return t >= 0 && t < kMaxTime; };
+  if (!in_range(r.start_unix_ns) || !in_range(r.elapsed_ns) ||
+      (r.rate && !in_range(r.rate->send_window_ns))) {
+    return make_error("a time is out of range");
+  }
+  if (j.contains("timeline")) {
+    const Json& t = j.at("timeline");
+    s.timeline.start_unix_ns = t.at("start_unix_ns").get<std::int64_t>();
+    s.timeline.width_ns = t.at("width_ns").get<std::int64_t>();
+    s.timeline.rows = t.at("rows");
+    if (!s.timeline.rows.is_array()) return make_error("timeline rows are not an array");
+  }
+  const Json& ws = j.at("ws");
+  r.ws.messages = ws.at("messages").get<std::uint64_t>();
+  for (auto [name, m] : {std::pair{"refused", &r.ws.refused}, std::pair{"closed", &r.ws.closed},
+                         std::pair{"protocol", &r.ws.protocol}}) {
+    auto counts = int_counts(ws.at(name));
+    if (!counts) return counts.error();
+    *m = std::move(counts).value();
+  }
+  return s;
+}
+
+}  // namespace
+
+OrderedJson run_identity(const Config& config) {
+  OrderedJson j;
+  j["url"] = config.url;
+  j["method"] = config.method;
+  OrderedJson headers = OrderedJson::array();
+  for (const auto& [name, value] : config.headers)
+    headers.push_back({name, value});
+  j["headers"] = std::move(headers);
+  j["cookies"] = config.cookies;
+  j["body_bytes"] = config.body ? config.body->size() : 0;
+  j["body_fnv1a"] = config.body ? fnv1a(*config.body) : "";
+  j["content_type"] = config.content_type;
+  j["request_script"] = config.request_script;
+  j["body_script"] = config.body_script;
+  j["index_param"] = config.index_param;
+  j["count_headers"] = config.count_headers;
+  j["keep_alive"] = config.keep_alive;
+  j["max_requests"] = config.max_requests;
+  j["max_duration_ns"] = config.effective_duration().count();
+  j["concurrency"] = config.concurrency;
+  j["timeout_ns"] = config.timeout.count();
+  j["rps"] = config.rps;
+  j["ramp_ns"] = config.ramp.count();
+  j["start_at_unix_ns"] = config.start_at_unix_ns;
+  j["shards"] = config.shard.count;
+  return j;
+}
+
+std::string to_result_line(const RunResult& r, const Config& config, const std::string& host,
+                           double cpu_seconds) {
+  OrderedJson j;
+  j["format"] = kResultFormat;
+  j["version"] = kResultVersion;
+  j["run"] = run_identity(config);
+  j["host"] = host;
+  j["shard"] = {{"index", r.shard.index}, {"count", r.shard.count}};
+  j["start_unix_ns"] = r.start_unix_ns;
+  j["cpu_seconds"] = cpu_seconds;
+  j["url"] = r.url;
+  j["cores"] = r.cores;
+  j["max_requests"] = r.max_requests;
+  j["max_seconds"] = r.max_seconds;
+  j["concurrency"] = r.concurrency;
+  j["keep_alive"] = r.keep_alive;
+  j["clients"] = r.clients;
+  j["websocket"] = r.websocket;
+  j["total_requests"] = r.total_requests;
+  j["total_errors"] = r.total_errors;
+  j["elapsed_ns"] = r.elapsed_ns;
+  j["interrupted"] = r.interrupted;
+  j["error_codes"] = counts_json(r.error_codes);
+  j["local_errors"] = counts_json(r.local_errors);
+  j["status_counts"] = counts_json(r.status_counts);
+  OrderedJson headers = OrderedJson::object();
+  for (const auto& [name, values] : r.header_counts)
+    headers[name] = counts_json(values);
+  j["header_counts"] = std::move(headers);
+  j["bytes_read"] = r.bytes_read;
+  j["bytes_written"] = r.bytes_written;
+  j["connections_opened"] = r.connections_opened;
+  j["tls_handshakes"] = r.tls_handshakes;
+  j["tls_resumed"] = r.tls_resumed;
+  for (auto [name, h] : histograms(r))
+    j[name] = histogram_json(*h);
+  if (r.rate) j["rate"] = rate_json(*r.rate);
+  if (r.timeline_sketch) j["timeline"] = timeline_json(r);
+  j["ws"] = ws_json_counts(r.ws);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<void> save_result(const RunResult& result, const Config& config, const std::string& path) {
+  const std::string line = to_result_line(result, config, host_name(), process_cpu_seconds());
+  if (path == "-") {
+    std::cout << line << '\n';
+    std::cout.flush();
+    return std::cout ? Result<void>{} : make_error("cannot write the result to stdout");
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << line << '\n';
+  if (out) out.close();
+  if (!out) return make_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  return {};
+}
+
+Result<SavedResult> parse_result_line(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+    line.remove_suffix(1);
+  auto doc = parse_json_input(line);
+  if (!doc) return make_error("truncated or corrupt result (not valid JSON)");
+  const Json& j = *doc;
+  try {
+    if (!j.is_object() || j.value("format", "") != kResultFormat) {
+      return make_error("not a stampede result");
+    }
+    const int version = j.at("version").get<int>();
+    if (version > kResultVersion) {
+      return make_error(fmt::format(
+          "result format version {} is newer than this stampede reads ({}): use a newer stampede",
+          version, kResultVersion));
+    }
+    if (version < 1) return make_error(fmt::format("unknown result format version {}", version));
+    auto saved = read_result(j);
+    if (!saved) return make_error("corrupt result: " + saved.error().message);
+    return saved;
+  } catch (const nlohmann::json::exception&) {
+    return make_error("corrupt result (a field is missing or of the wrong type)");
+  }
+}
+
+Result<void> add_saved_timeline(const SavedTimeline& saved, std::int64_t offset_ns,
+                                stats::Timeline& into) {
+  std::vector<stats::Timeline::Row> rows;
+  rows.reserve(saved.rows.size());
+  try {
+    for (const Json& r : saved.rows) {
+      stats::Timeline::Row row;
+      row.sent = r.at(0).get<std::uint64_t>();
+      row.completed = r.at(1).get<std::uint64_t>();
+      row.errors_4xx = r.at(2).get<std::uint64_t>();
+      row.errors_5xx = r.at(3).get<std::uint64_t>();
+      row.errors_transport = r.at(4).get<std::uint64_t>();
+      row.latency_count = r.at(5).get<std::uint64_t>();
+      row.latency_min = r.at(6).get<std::int64_t>();
+      row.latency_max = r.at(7).get<std::int64_t>();
+      if (row.latency_count > 0) {
+        row.latency.assign(stats::Timeline::row_counts_len(), 0);
+        auto ok = stats::decode_counts_base64(r.at(8).get_ref<const std::string&>(), row.latency);
+        if (!ok) return make_error("timeline: " + ok.error().message);
+      }
+      rows.push_back(std::move(row));
+    }
+  } catch (const nlohmann::json::exception&) {
+    return make_error("corrupt timeline row");
+  }
+  return into.add_rows(offset_ns, saved.width_ns, rows);
+}
+
+}  // namespace stampede::loadgen
