@@ -1,7 +1,7 @@
-// Transport: how a connection moves its bytes. Plain TCP here; TLS slots in behind the same
-// calls later (its handshake and records stay inside read/write, which may then report
-// WouldBlock while the other direction is needed: the connection already retries on both
-// EPOLLIN and EPOLLOUT).
+// Transport: how a connection moves its bytes. Plain TCP here; TLS (tls_transport.h) behind the
+// same calls (its handshake and records stay inside read/write, which may then report
+// WouldBlock while the other direction is needed: the connection retries on both EPOLLIN and
+// EPOLLOUT).
 #pragma once
 
 #include <sys/socket.h>
