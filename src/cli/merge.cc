@@ -14,11 +14,11 @@
 #include "cli/command_line.h"
 #include "core/units.h"
 #include "loadgen/merge.h"
-#include "loadgen/report_html.h"
-#include "loadgen/report_json.h"
-#include "loadgen/report_text.h"
+#include "loadgen/report/html.h"
+#include "loadgen/report/json.h"
+#include "loadgen/report/text.h"
 #include "loadgen/result_file.h"
-#include "loadgen/thresholds.h"
+#include "loadgen/report/thresholds.h"
 
 namespace stampede::loadgen {
 namespace {

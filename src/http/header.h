@@ -1,6 +1,7 @@
 // Header fields and case-insensitive comparison, shared by the parsers and the writers.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string_view>
@@ -18,10 +19,29 @@ inline constexpr char ascii_lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
 }
 
-// RFC 9110 5.6.2 tchar: the bytes of a token (header names, methods, codings).
+// RFC 9110 5.6.2 tchar, the bytes of a token (header names, methods, codings): letters, digits
+// and !#$%&'*+-.^_`|~. A 256-entry table, since the request parser checks every header name.
+inline constexpr std::array<bool, 256> kTokenChars = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    t[c] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+  }
+  return t;
+}();
+
 inline constexpr bool is_tchar(char c) {
-  if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  return kTokenChars[static_cast<unsigned char>(c)];
+}
+
+// RFC 9110 5.6.2: a token is one or more tchar. The one check for methods and header names,
+// in the parsers and for what an option puts into a request.
+inline constexpr bool is_token(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!is_tchar(c)) return false;
+  }
+  return true;
 }
 
 // ASCII case-insensitive equality (header names, tokens such as "chunked" or "100-continue").

@@ -31,15 +31,6 @@ constexpr ParseError kBadCoding{400, "INVALID_TRANSFER_ENCODING",
                                 "Transfer-Encoding other than one field saying chunked"};
 constexpr ParseError kHeadEndCr{400, "BARE_CR", "head ended by a CR not followed by LF"};
 
-// RFC 9110 5.6.2 tchar. llhttp's non-strict build lets spaces into header names.
-constexpr std::array<bool, 256> make_token_table() {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 256; ++c)
-    t[c] = is_tchar(static_cast<char>(c));
-  return t;
-}
-constexpr std::array<bool, 256> kTokenChars = make_token_table();
-
 // RFC 9112 3.2 / RFC 3986: a request target is visible ASCII. llhttp 8.1 lets a tab and bytes
 // over 0x7f through, which a next hop may split or decode differently.
 constexpr std::array<bool, 256> make_target_table() {
@@ -49,15 +40,6 @@ constexpr std::array<bool, 256> make_target_table() {
   return t;
 }
 constexpr std::array<bool, 256> kTargetChars = make_target_table();
-
-// http::is_token's rule, with a 256-entry table: this one runs on every header name.
-bool is_token_by_table(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!kTokenChars[static_cast<unsigned char>(c)]) return false;
-  }
-  return true;
-}
 
 // Exactly one Transfer-Encoding field, whose value is "chunked" (any case).
 bool only_chunked(std::span<const Header> headers) {
@@ -137,7 +119,8 @@ struct RequestParser::Callbacks {
     if (!s.in_head_) return 0;
     s.in_field_ = false;
     Field& f = s.fields_.back();
-    if (!is_token_by_table(std::string_view(s.buf_).substr(f.name_offset, f.name_len))) {
+    // llhttp's non-strict build lets spaces into header names.
+    if (!is_token(std::string_view(s.buf_).substr(f.name_offset, f.name_len))) {
       s.driver_.set_callback_error(kBadName);
       return -1;
     }

@@ -37,14 +37,6 @@ Error bad_byte(std::string_view text, std::size_t at, std::string_view expected)
 
 }  // namespace
 
-bool is_token(std::string_view text) {
-  if (text.empty()) return false;
-  for (char c : text) {
-    if (!is_tchar(c)) return false;
-  }
-  return true;
-}
-
 Result<void> check_request_target(std::string_view text) {
   constexpr std::string_view kExpected = "a path is '/' then visible ASCII only";
   if (text.empty()) return make_error("empty (a path starts with '/')");

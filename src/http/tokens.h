@@ -9,11 +9,11 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "http/header.h"
 
 namespace stampede::http {
 
-// RFC 9110 5.6.2: one or more tchar (letters, digits and !#$%&'*+-.^_`|~).
-bool is_token(std::string_view text);
+// is_token (RFC 9110 5.6.2, one or more tchar) is in http/header.h, shared with the parsers.
 
 // An origin-form request target: starts with '/', then only visible ASCII (0x21..0x7e): no
 // space, control byte (CR, LF, NUL, DEL...) or non-ASCII byte (percent-encode those).

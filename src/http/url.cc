@@ -1,5 +1,7 @@
 #include "http/url.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "http/header.h"
@@ -14,11 +16,13 @@ struct Authority {
   bool ipv6 = false;
 };
 
+// Each scheme's name, in Scheme's order: the one table parse_scheme and scheme_name read.
+constexpr std::array<std::string_view, 4> kSchemeNames = {"http", "https", "ws", "wss"};
+
 Result<Scheme> parse_scheme(std::string_view text, std::string_view name) {
-  if (iequals(name, "http")) return Scheme::Http;
-  if (iequals(name, "https")) return Scheme::Https;
-  if (iequals(name, "ws")) return Scheme::Ws;
-  if (iequals(name, "wss")) return Scheme::Wss;
+  for (std::size_t i = 0; i < kSchemeNames.size(); ++i) {
+    if (iequals(name, kSchemeNames[i])) return static_cast<Scheme>(i);
+  }
   return make_error(
       fmt::format("unsupported scheme '{}' in URL '{}' (use http, https, ws or wss)", name, text));
 }
@@ -131,17 +135,7 @@ Result<void> check_characters(std::string_view text) {
 }  // namespace
 
 std::string_view scheme_name(Scheme scheme) {
-  switch (scheme) {
-    case Scheme::Http:
-      return "http";
-    case Scheme::Https:
-      return "https";
-    case Scheme::Ws:
-      return "ws";
-    case Scheme::Wss:
-      return "wss";
-  }
-  return "http";
+  return kSchemeNames[static_cast<std::size_t>(scheme)];
 }
 
 std::uint16_t default_port(Scheme scheme) {

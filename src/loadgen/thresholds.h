@@ -1,14 +1,11 @@
-// Thresholds for CI (--max-p99, --max-error-rate, --min-rps): checked after the report; a
+// Thresholds for CI (--max-p99, --max-error-rate, --min-rps), as the command line parsed them.
+// The engine only carries them; loadgen/report/thresholds.h checks them after the report, and a
 // crossed one makes the command exit with status 3 ("abort the deployment").
 #pragma once
 
 #include <optional>
-#include <string>
-#include <vector>
 
 namespace stampede::loadgen {
-
-struct RunResult;
 
 struct Thresholds {
   std::optional<double> max_p99_ms;          // the p99 latency (corrected with --rps), ms
@@ -17,10 +14,5 @@ struct Thresholds {
 
   bool any() const { return max_p99_ms || max_error_rate_pct || min_rps; }
 };
-
-// One line per crossed threshold, in the order above, e.g. "p99 12.3 ms > 10 ms",
-// "error rate 5.2% > 1%", "rps 812.4 < 1000". Empty when none is crossed. A run without a
-// single request crosses --min-rps but neither of the others.
-std::vector<std::string> crossed_thresholds(const RunResult& result, const Thresholds& limits);
 
 }  // namespace stampede::loadgen

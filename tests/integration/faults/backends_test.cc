@@ -3,14 +3,10 @@
 // that resets the connection after reading the request (GET retried elsewhere, POST never:
 // RFC 9110 9.2.2), garbage in both directions, and a backend that trickles its response.
 // Each test prints its figure (time to the verdict) for docs/robustness.md.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -21,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "faults_support.h"
+#include "support/accept_loop.h"
+#include "support/loopback.h"
 #include "support/scripted_server.h"
 
 namespace stampede::faults {
@@ -39,80 +37,48 @@ void figure(const std::string& text) {
   ::testing::Test::RecordProperty("figure", text);
 }
 
-// A loopback listener (port 0) with a backlog of `backlog`.
-int listen_loopback(int backlog, std::uint16_t& port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  listen(fd, backlog);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  port = ntohs(addr.sin_port);
-  return fd;
-}
-
-// A backend that takes one connection at a time on its own thread and hands it, with the
-// request head it read, to `handle` (which owns what is written and how the connection ends).
-// A small accept loop of this file's own (tests/support is getting a shared one). Health
-// checks are off in these tests, so only proxied requests arrive.
+// A backend that takes one connection at a time (AcceptLoop) and hands it, with the request
+// head it read, to `handle` (which owns what is written; the loop closes the connection when
+// it returns). Health checks are off in these tests, so only proxied requests arrive.
 class EvilBackend {
  public:
   using Handle = std::function<void(int fd, const std::string& request)>;
-  explicit EvilBackend(Handle handle) : handle_(std::move(handle)) {
-    listener_ = listen_loopback(64, port_);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~EvilBackend() {
-    stop_ = true;
-    thread_.join();
-    close(listener_);
-  }
-  std::uint16_t port() const { return port_; }
+  explicit EvilBackend(Handle handle) : handle_(std::move(handle)) {}
+  std::uint16_t port() const { return loop_.port(); }
   std::vector<std::string> requests() const {
     std::lock_guard lock(mutex_);
     return requests_;
   }
 
  private:
-  void serve() {
-    while (!stop_) {
-      pollfd p{listener_, POLLIN, 0};
-      if (poll(&p, 1, 20) <= 0) continue;
-      const int fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      std::string request;
-      const auto until = Clock::now() + 3s;
-      while (request.find("\r\n\r\n") == std::string::npos && Clock::now() < until && !stop_) {
-        pollfd q{fd, POLLIN, 0};
-        if (poll(&q, 1, 20) <= 0) continue;
-        char buf[4096];
-        const ssize_t n = recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) break;
-        request.append(buf, static_cast<std::size_t>(n));
-      }
-      {
-        std::lock_guard lock(mutex_);
-        requests_.push_back(request);
-      }
-      handle_(fd, request);
+  void serve(int fd) {
+    std::string request;
+    const auto until = Clock::now() + 3s;
+    while (request.find("\r\n\r\n") == std::string::npos) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+      if (left <= 0ms || !testing::wait_readable(fd, left)) break;
+      char buf[4096];
+      const ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      request.append(buf, static_cast<std::size_t>(n));
     }
+    {
+      std::lock_guard lock(mutex_);
+      requests_.push_back(request);
+    }
+    handle_(fd, request);
   }
 
   Handle handle_;
-  int listener_ = -1;
-  std::uint16_t port_ = 0;
-  std::atomic<bool> stop_{false};
   mutable std::mutex mutex_;
   std::vector<std::string> requests_;
-  std::thread thread_;
+  testing::AcceptLoop loop_{[this](int fd) { serve(fd); }};  // last: stops first
 };
 
-void reset_connection(int fd) {
+// The close that follows (the loop's, when the handler returns) resets the connection.
+void reset_on_close(int fd) {
   linger hard{1, 0};
   setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
-  close(fd);
 }
 
 std::string backend_arg(const char* name, std::uint16_t port) {
@@ -173,8 +139,8 @@ TEST(Blackhole, SilentBackendIs504AfterTheBackendTimeoutAndStaysUp) {
 }
 
 TEST(Blackhole, NeverAcceptingBackendIsARefusalAfterTheConnectTimeout) {
-  std::uint16_t port = 0;
-  const int listener = listen_loopback(0, port);
+  const testing::LoopbackListener listener = testing::listen_loopback(0);
+  const std::uint16_t port = listener.port;
   // Backlog 0 queues one connection: this one; the kernel then drops further SYNs.
   const int filler = connect_loopback(port, true);
   ASSERT_GE(filler, 0);
@@ -191,7 +157,6 @@ TEST(Blackhole, NeverAcceptingBackendIsARefusalAfterTheConnectTimeout) {
     EXPECT_EQ(r->header("x-backend"), "b");
   }
   close(filler);
-  close(listener);
   figure(
       fmt::format("never-accepting backend, --connect-timeout 300: first request 200 from "
                   "b in {} ms, the next four in {} {} {} {} ms",
@@ -207,7 +172,7 @@ TEST(Blackhole, NeverAcceptingBackendIsARefusalAfterTheConnectTimeout) {
 
 // Reads the request, then resets the connection before any response byte.
 EvilBackend::Handle reset_after_request() {
-  return [](int fd, const std::string&) { reset_connection(fd); };
+  return [](int fd, const std::string&) { reset_on_close(fd); };
 }
 
 TEST(ResetAfterRequest, GetIsRetriedOnAnotherBackend) {
@@ -279,14 +244,13 @@ TEST(Garbage, RandomBytesEitherWayAreA400OrA502AndNothingLeaks) {
   EXPECT_EQ(stats["up"], true) << stats;
 }
 
-// Sends `response` one byte every `gap`, the first one after `gap` too, then closes.
+// Sends `response` one byte every `gap`, the first one after `gap` too (the loop then closes).
 EvilBackend::Handle trickle(std::string response, std::chrono::milliseconds gap) {
   return [response, gap](int fd, const std::string&) {
     for (char c : response) {
       std::this_thread::sleep_for(gap);  // the fault under test: a backend this slow
       if (send(fd, &c, 1, MSG_NOSIGNAL) != 1) break;
     }
-    close(fd);
   };
 }
 

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +13,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "support/loopback.h"
 
 namespace stampede::faults {
 
@@ -93,8 +94,7 @@ std::optional<Reply> exchange(std::uint16_t port, const std::string& request,
   const auto until = Clock::now() + timeout;
   bool done = false;
   while (!done && Clock::now() < until) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 20) <= 0) continue;
+    if (!testing::wait_readable(fd, std::chrono::milliseconds(20))) continue;
     char chunk[16384];
     const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
     if (n > 0) r.raw.append(chunk, static_cast<std::size_t>(n));

@@ -1,18 +1,14 @@
 // No allocation per request in the steady state: a run of 11000 requests allocates no more than
 // a run of 1000. Counts calls to the global operator new, replaced in this binary; the peer is a
 // blocking server below that does not allocate either once running.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <thread>
-
 #include "loadgen/runner.h"
+#include "support/accept_loop.h"
 #include "support/counting_new.h"
-#include "support/loopback.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -21,24 +17,10 @@ namespace {
 // 200 "OK", and closes after each answer when `close_each`.
 class FixedServer {
  public:
-  explicit FixedServer(bool close_each) : close_each_(close_each) {
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~FixedServer() {
-    ::shutdown(listener_.fd.get(), SHUT_RDWR);  // wakes accept()
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(listener_.port) + "/"; }
+  explicit FixedServer(bool close_each) : close_each_(close_each) {}
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(loop_.port()) + "/"; }
 
  private:
-  void serve() {
-    for (;;) {
-      const int c = ::accept4(listener_.fd.get(), nullptr, nullptr, SOCK_CLOEXEC);
-      if (c < 0) return;
-      answer(c);
-      ::close(c);
-    }
-  }
   // Counts "\r\n\r\n" across reads (requests have no body) and answers each.
   void answer(int c) {
     static constexpr char kKeep[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK";
@@ -63,8 +45,7 @@ class FixedServer {
   }
 
   bool close_each_;
-  testing::LoopbackListener listener_ = testing::listen_loopback(16);
-  std::thread thread_;
+  testing::AcceptLoop loop_{[this](int c) { answer(c); }};  // last: stops before close_each_ goes
 };
 
 long allocations_for(const std::string& url, bool keep_alive, std::uint64_t requests,

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include "loadgen/report_json.h"
-#include "loadgen/report_text.h"
+#include "loadgen/report/json.h"
+#include "loadgen/report/text.h"
 #include "loadgen/runner.h"
 #include "loadgen/ws_run.h"
 #include "net/fd.h"

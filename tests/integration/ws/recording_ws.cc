@@ -1,11 +1,7 @@
 #include "recording_ws.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-
-#include <cerrno>
 
 #include "support/loopback.h"
 #include "ws/handshake.h"
@@ -40,24 +36,8 @@ bool flush(int fd, ws::Session& session) {
 
 }  // namespace
 
-RecordingWsServer::RecordingWsServer() {
-  LoopbackListener listener = listen_loopback(64);
-  listen_ = std::move(listener.fd);
-  port_ = listener.port;
-  acceptor_ = std::thread([this] { accept_loop(); });
-}
-
-RecordingWsServer::~RecordingWsServer() {
-  if (listen_) ::shutdown(listen_.get(), SHUT_RDWR);  // accept() returns
-  if (acceptor_.joinable()) acceptor_.join();
-  {
-    std::lock_guard lock(mutex_);
-    for (const net::Fd& client : clients_)
-      ::shutdown(client.get(), SHUT_RDWR);  // a blocked recv() returns
-  }
-  for (std::thread& t : threads_)
-    t.join();
-}
+RecordingWsServer::RecordingWsServer()
+    : loop_([this](int fd) { serve(fd); }, AcceptLoop::Threads::PerConnection) {}
 
 std::vector<ReceivedMessage> RecordingWsServer::messages() const {
   std::lock_guard lock(mutex_);
@@ -67,19 +47,6 @@ std::vector<ReceivedMessage> RecordingWsServer::messages() const {
 void RecordingWsServer::record(bool text, std::string_view payload) {
   std::lock_guard lock(mutex_);
   messages_.push_back({text, std::string(payload)});
-}
-
-void RecordingWsServer::accept_loop() {
-  for (;;) {
-    const int fd = ::accept4(listen_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;  // shut down
-    }
-    std::lock_guard lock(mutex_);
-    clients_.emplace_back(fd);
-    threads_.emplace_back([this, fd] { serve(fd); });
-  }
 }
 
 // One connection: the upgrade, then messages until the close handshake, EOF or a timeout.

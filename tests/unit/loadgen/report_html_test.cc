@@ -1,5 +1,5 @@
 // A RunResult mapped onto the HTML report's data, and the page written to a file.
-#include "loadgen/report_html.h"
+#include "loadgen/report/html.h"
 
 #include <gtest/gtest.h>
 

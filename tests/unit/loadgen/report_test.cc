@@ -3,8 +3,8 @@
 #include <sstream>
 #include <string>
 
-#include "loadgen/report_json.h"
-#include "loadgen/report_text.h"
+#include "loadgen/report/json.h"
+#include "loadgen/report/text.h"
 
 namespace stampede::loadgen {
 namespace {

@@ -1,6 +1,6 @@
 // Thresholds: which are crossed and how the line reads (their options and .loadtestrc keys:
 // tests/unit/cli/threshold_options_test.cc).
-#include "loadgen/thresholds.h"
+#include "loadgen/report/thresholds.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

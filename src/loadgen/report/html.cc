@@ -1,4 +1,4 @@
-#include "loadgen/report_html.h"
+#include "loadgen/report/html.h"
 
 #include <cmath>
 #include <limits>

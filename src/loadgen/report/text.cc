@@ -1,4 +1,4 @@
-#include "loadgen/report_text.h"
+#include "loadgen/report/text.h"
 
 #include <cmath>
 #include <string>

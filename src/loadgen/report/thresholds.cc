@@ -1,4 +1,4 @@
-#include "loadgen/thresholds.h"
+#include "loadgen/report/thresholds.h"
 
 #include <fmt/format.h>
 

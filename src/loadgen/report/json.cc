@@ -1,4 +1,4 @@
-#include "loadgen/report_json.h"
+#include "loadgen/report/json.h"
 
 #include <cmath>
 #include <string>
