@@ -310,6 +310,7 @@ Result<void> attach_scripts(Plan& plan, const CliSettings& settings) {
       !r) {
     return r;
   }
+  if (auto r = hooks_allowed(plan); !r) return r;
   script::ScriptParams params;
   params.request_script = settings.request_script;
   params.body_script = settings.body_script;
@@ -363,7 +364,9 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
     write_text_report(*result, out);
   }
   if (!settings.save.empty()) {
-    if (auto saved = save_result(*result, config, settings.save); !saved) {
+    if (auto saved = save_result(*result, config, {settings.request_script, settings.body_script},
+                                 settings.save);
+        !saved) {
       print_error_line(saved.error().message);
       return 1;
     }

@@ -17,8 +17,8 @@
 #include "loadgen/report/html.h"
 #include "loadgen/report/json.h"
 #include "loadgen/report/text.h"
-#include "loadgen/result_file.h"
 #include "loadgen/report/thresholds.h"
+#include "loadgen/result_file.h"
 
 namespace stampede::loadgen {
 namespace {

@@ -80,9 +80,16 @@ Result<Plan> prepare(Config config) {
   return plan;
 }
 
+Result<void> hooks_allowed(const Plan& plan) {
+  if (plan.websocket()) return websocket_hooks_error();
+  if (plan.config.pipeline > 1) return make_error(std::string(kPipelineHooks));
+  return {};
+}
+
 Result<void> attach_hooks(Plan& plan, std::shared_ptr<const HookSet> hooks) {
-  if (hooks && plan.websocket()) return websocket_hooks_error();
-  if (hooks && plan.config.pipeline > 1) return make_error(std::string(kPipelineHooks));
+  if (hooks) {
+    if (auto r = hooks_allowed(plan); !r) return r;
+  }
   plan.config.hooks = std::move(hooks);
   return {};
 }

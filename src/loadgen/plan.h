@@ -52,6 +52,11 @@ struct Plan {
 // its URL). Errors are one line for the user.
 Result<Plan> prepare(Config config);
 
+// Whether the plan's run can take hooks (scripts, callbacks): not for a WebSocket URL, nor with
+// --pipeline above 1; the error says why. attach_hooks checks it; a caller that builds hooks at
+// a cost (loading scripts) asks first.
+Result<void> hooks_allowed(const Plan& plan);
+
 // Sets the run's hooks once the request they start from (plan.spec) is known; refuses them for a
 // WebSocket URL, as prepare() refuses Config::hooks.
 Result<void> attach_hooks(Plan& plan, std::shared_ptr<const HookSet> hooks);

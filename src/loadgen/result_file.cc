@@ -271,7 +271,7 @@ Result<SavedResult> read_result(const Json& j) {
 
 }  // namespace
 
-OrderedJson run_identity(const Config& config) {
+OrderedJson run_identity(const Config& config, const ScriptNames& scripts) {
   OrderedJson j;
   j["url"] = config.url;
   j["method"] = config.method;
@@ -283,8 +283,8 @@ OrderedJson run_identity(const Config& config) {
   j["body_bytes"] = config.body ? config.body->size() : 0;
   j["body_fnv1a"] = config.body ? fnv1a(*config.body) : "";
   j["content_type"] = config.content_type;
-  j["request_script"] = config.request_script;
-  j["body_script"] = config.body_script;
+  j["request_script"] = scripts.request;
+  j["body_script"] = scripts.body;
   j["index_param"] = config.index_param;
   j["count_headers"] = config.count_headers;
   j["keep_alive"] = config.keep_alive;
@@ -300,11 +300,11 @@ OrderedJson run_identity(const Config& config) {
 }
 
 std::string to_result_line(const RunResult& r, const Config& config, const std::string& host,
-                           double cpu_seconds) {
+                           double cpu_seconds, const ScriptNames& scripts) {
   OrderedJson j;
   j["format"] = kResultFormat;
   j["version"] = kResultVersion;
-  j["run"] = run_identity(config);
+  j["run"] = run_identity(config, scripts);
   j["host"] = host;
   j["shard"] = {{"index", r.shard.index}, {"count", r.shard.count}};
   j["start_unix_ns"] = r.start_unix_ns;
@@ -341,8 +341,10 @@ std::string to_result_line(const RunResult& r, const Config& config, const std::
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Result<void> save_result(const RunResult& result, const Config& config, const std::string& path) {
-  const std::string line = to_result_line(result, config, host_name(), process_cpu_seconds());
+Result<void> save_result(const RunResult& result, const Config& config, const ScriptNames& scripts,
+                         const std::string& path) {
+  const std::string line =
+      to_result_line(result, config, host_name(), process_cpu_seconds(), scripts);
   if (path == "-") {
     std::cout << line << '\n';
     std::cout.flush();

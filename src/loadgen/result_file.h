@@ -44,16 +44,24 @@ struct SavedResult {
   SavedTimeline timeline;
 };
 
-// The identity of the run `config` describes (SavedResult::run).
-nlohmann::ordered_json run_identity(const Config& config);
+// The Lua scripts a command-line run used (-R, -p/-u/-a FILE.lua; cli's CliSettings): part of
+// what the run is, though not Config fields.
+struct ScriptNames {
+  std::string request;
+  std::string body;
+};
+
+// The identity of the run `config` and `scripts` describe (SavedResult::run).
+nlohmann::ordered_json run_identity(const Config& config, const ScriptNames& scripts = {});
 
 // The result line, without its newline.
 std::string to_result_line(const RunResult& result, const Config& config, const std::string& host,
-                           double cpu_seconds);
+                           double cpu_seconds, const ScriptNames& scripts = {});
 
 // Writes to_result_line and a newline to path ("-": stdout), with this host's name and this
 // process's CPU time. Fails with "cannot write PATH: REASON".
-Result<void> save_result(const RunResult& result, const Config& config, const std::string& path);
+Result<void> save_result(const RunResult& result, const Config& config, const ScriptNames& scripts,
+                         const std::string& path);
 
 // Reads one result line. Fails with a short reason (truncated, corrupt, a later version).
 Result<SavedResult> parse_result_line(std::string_view line);

@@ -46,7 +46,7 @@ Result<net::IoBackend> io_of_generator(std::vector<std::string> args) {
   const auto argv = as_argv(args);
   auto r = loadgen::parse_command_line(static_cast<int>(argv.size()), argv.data(), rc_dir.path());
   if (!r) return r.error();
-  return r->config.io;
+  return r->plan.config.io;
 }
 
 using IoOf = Result<net::IoBackend> (*)(std::vector<std::string>);
