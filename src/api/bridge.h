@@ -1,9 +1,9 @@
 // Between the public API (include/stampede, inline namespace stampede::api) and the modules.
 //
-// The public stampede::Result and stampede::Error share their names with the core's Result<T>
-// and Error: the module headers are included here, before the public ones, and code here names
-// the core's types only through `auto` (after the public headers, both names are ambiguous).
-// So the .cc files of src/api include this header and no module header.
+// The public stampede::Result and stampede::Error are the library's own; the modules' are core's
+// Expected<T> and Failure (core/expected.h), so the names do not clash. The .cc files of src/api
+// include this header and no module header, so what the API reaches of the modules is listed
+// here.
 #pragma once
 
 #include <memory>

@@ -7,7 +7,7 @@
 
 namespace stampede::balancer {
 
-Result<std::unique_ptr<Balancer>> Balancer::start(const BalancerConfig& config) {
+Expected<std::unique_ptr<Balancer>> Balancer::start(const BalancerConfig& config) {
   if (auto r = validate(config); !r) return r.error();
   std::unique_ptr<Balancer> lb(new Balancer(config));
   if (auto r = lb->init(); !r) return r.error();
@@ -20,7 +20,7 @@ Balancer::~Balancer() {
   stop();
 }
 
-Result<void> Balancer::open_listeners(std::vector<net::Fd>& listeners, net::Fd& admin) {
+Expected<void> Balancer::open_listeners(std::vector<net::Fd>& listeners, net::Fd& admin) {
   auto address = net::parse_host_port(config_.listen);
   if (!address) return make_error("--listen: " + address.error().message);
   net::ListenOptions options;
@@ -61,7 +61,7 @@ std::string address_host(const std::string& address) {
 
 }  // namespace
 
-Result<void> Balancer::init() {
+Expected<void> Balancer::init() {
   for (std::size_t i = 0; i < config_.backends.size(); ++i) {
     const BackendSpec& spec = config_.backends[i];
     auto address = net::parse_host_port(spec.address);

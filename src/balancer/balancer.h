@@ -19,7 +19,7 @@
 #include "balancer/admin.h"
 #include "balancer/backend.h"
 #include "balancer/config.h"
-#include "core/result.h"
+#include "core/expected.h"
 #include "tls/context.h"
 
 namespace stampede::balancer {
@@ -29,7 +29,7 @@ class Worker;
 
 class Balancer {
  public:
-  static Result<std::unique_ptr<Balancer>> start(const BalancerConfig& config);
+  static Expected<std::unique_ptr<Balancer>> start(const BalancerConfig& config);
   ~Balancer();
   Balancer(const Balancer&) = delete;
   Balancer& operator=(const Balancer&) = delete;
@@ -49,8 +49,8 @@ class Balancer {
 
  private:
   explicit Balancer(BalancerConfig config);
-  Result<void> init();
-  Result<void> open_listeners(std::vector<net::Fd>& listeners, net::Fd& admin);
+  Expected<void> init();
+  Expected<void> open_listeners(std::vector<net::Fd>& listeners, net::Fd& admin);
 
   BalancerConfig config_;
   tls::ContextPtr backend_tls_;  // for https backends; outlives the workers (declared first)

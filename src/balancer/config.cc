@@ -22,7 +22,7 @@ constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;
 
 // A duration in whole milliseconds: 0, or 1 ms to 24 h (a non-zero value below 1 ms would
 // silently become 0, which for some options means "off").
-Result<Millis> to_millis(std::string_view key, std::string_view text) {
+Expected<Millis> to_millis(std::string_view key, std::string_view text) {
   auto d = parse_duration(text, std::chrono::milliseconds(1));
   if (!d) return make_error("--" + std::string(key) + ": " + d.error().message);
   if ((d->count() > 0 && *d < Millis(1)) || *d > kMaxDuration) {
@@ -32,7 +32,7 @@ Result<Millis> to_millis(std::string_view key, std::string_view text) {
   return std::chrono::duration_cast<Millis>(*d);
 }
 
-Result<int> to_int(std::string_view key, std::string_view text, int lo, int hi) {
+Expected<int> to_int(std::string_view key, std::string_view text, int lo, int hi) {
   auto n = parse_count(text);
   if (!n || *n < static_cast<std::uint64_t>(lo) || *n > static_cast<std::uint64_t>(hi)) {
     return make_error("--" + std::string(key) + " must be a whole number in " + std::to_string(lo) +
@@ -41,7 +41,7 @@ Result<int> to_int(std::string_view key, std::string_view text, int lo, int hi) 
   return static_cast<int>(*n);
 }
 
-using Setter = std::function<Result<void>(BalancerConfig&, std::string_view)>;
+using Setter = std::function<Expected<void>(BalancerConfig&, std::string_view)>;
 using Shower = std::function<std::string(const BalancerConfig&)>;
 
 // How one setting is read from text and shown (its default, in the help).
@@ -51,7 +51,7 @@ struct Field {
 };
 
 Field millis_field(Millis BalancerConfig::*field, std::string_view key) {
-  return {[field, key](BalancerConfig& c, std::string_view v) -> Result<void> {
+  return {[field, key](BalancerConfig& c, std::string_view v) -> Expected<void> {
             auto ms = to_millis(key, v);
             if (!ms) return ms.error();
             c.*field = *ms;
@@ -61,7 +61,7 @@ Field millis_field(Millis BalancerConfig::*field, std::string_view key) {
 }
 
 Field int_field(int BalancerConfig::*field, std::string_view key, int lo, int hi) {
-  return {[field, key, lo, hi](BalancerConfig& c, std::string_view v) -> Result<void> {
+  return {[field, key, lo, hi](BalancerConfig& c, std::string_view v) -> Expected<void> {
             auto n = to_int(key, v, lo, hi);
             if (!n) return n.error();
             c.*field = *n;
@@ -71,7 +71,7 @@ Field int_field(int BalancerConfig::*field, std::string_view key, int lo, int hi
 }
 
 Field string_field(std::string BalancerConfig::*field) {
-  return {[field](BalancerConfig& c, std::string_view v) -> Result<void> {
+  return {[field](BalancerConfig& c, std::string_view v) -> Expected<void> {
             c.*field = std::string(v);
             return {};
           },
@@ -79,7 +79,7 @@ Field string_field(std::string BalancerConfig::*field) {
 }
 
 Field strategy_field() {
-  return {[](BalancerConfig& c, std::string_view v) -> Result<void> {
+  return {[](BalancerConfig& c, std::string_view v) -> Expected<void> {
             auto s = parse_strategy(v);
             if (!s) return s.error();
             c.strategy = *s;
@@ -163,7 +163,7 @@ bool valid_name(std::string_view name) {
 }
 
 // Syntax of "host:port" (resolution is left to start-up). Port 0 only where `any_port`.
-Result<void> check_address(std::string_view what, std::string_view text, bool any_port) {
+Expected<void> check_address(std::string_view what, std::string_view text, bool any_port) {
   std::size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) {
     return make_error(std::string(what) + ": expected host:port");
@@ -195,7 +195,7 @@ void take_scheme(BackendSpec& spec) {
   }
 }
 
-Result<BackendSpec> backend_from_json(const nlohmann::json& j) {
+Expected<BackendSpec> backend_from_json(const nlohmann::json& j) {
   if (j.is_string()) return parse_backend_spec(j.get<std::string>());
   if (!j.is_object() || !j.contains("name") || !j.contains("address") || !j["name"].is_string() ||
       !j["address"].is_string()) {
@@ -238,7 +238,7 @@ std::string_view strategy_name(Strategy s) {
   return "?";
 }
 
-Result<Strategy> parse_strategy(std::string_view text) {
+Expected<Strategy> parse_strategy(std::string_view text) {
   for (Strategy s : {Strategy::RoundRobin, Strategy::Least, Strategy::P2c, Strategy::Ewma,
                      Strategy::Sticky, Strategy::Random}) {
     if (text == strategy_name(s)) return s;
@@ -247,7 +247,7 @@ Result<Strategy> parse_strategy(std::string_view text) {
                     "' (expected rr, least, p2c, ewma, sticky or random)");
 }
 
-Result<BackendSpec> parse_backend_spec(std::string_view text) {
+Expected<BackendSpec> parse_backend_spec(std::string_view text) {
   std::size_t eq = text.find('=');
   if (eq == std::string_view::npos) {
     return make_error("--backend: expected NAME=[https://]HOST:PORT[,weight=N], got '" +
@@ -288,7 +288,7 @@ std::vector<SettingHelp> describe_settings() {
   return out;
 }
 
-Result<void> apply_setting(BalancerConfig& c, std::string_view key, std::string_view value) {
+Expected<void> apply_setting(BalancerConfig& c, std::string_view key, std::string_view value) {
   for (const SettingDef& def : setting_defs()) {
     if (def.key == key) return def.field.set(c, value);
   }
@@ -300,7 +300,7 @@ Millis BalancerConfig::effective_health_timeout() const {
   return std::min(Millis(1000), health_interval);
 }
 
-Result<void> validate(const BalancerConfig& c) {
+Expected<void> validate(const BalancerConfig& c) {
   if (auto r = check_address("--listen", c.listen, true); !r) return r;
   if (!c.admin_listen.empty()) {
     if (auto r = check_address("--admin-listen", c.admin_listen, true); !r) return r;
@@ -347,7 +347,7 @@ Result<void> validate(const BalancerConfig& c) {
   return {};
 }
 
-Result<BalancerConfig> parse_config_json(std::string_view text) {
+Expected<BalancerConfig> parse_config_json(std::string_view text) {
   auto parsed = parse_json_input(text);
   if (!parsed) return make_error("config: " + parsed.error().message);
   const nlohmann::json& j = *parsed;
@@ -379,7 +379,7 @@ Result<BalancerConfig> parse_config_json(std::string_view text) {
   return c;
 }
 
-Result<BalancerConfig> load_config_file(const std::string& path) {
+Expected<BalancerConfig> load_config_file(const std::string& path) {
   auto text = read_input_file(path, kMaxConfigFileBytes, "config file");
   if (!text) return text.error();
   return parse_config_json(*text);

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/io_backend.h"
 
 namespace stampede::balancer {
@@ -20,7 +20,7 @@ enum class Strategy { RoundRobin, Least, P2c, Ewma, Sticky, Random };
 
 // "rr", "least", "p2c", "ewma", "sticky", "random".
 std::string_view strategy_name(Strategy s);
-Result<Strategy> parse_strategy(std::string_view text);
+Expected<Strategy> parse_strategy(std::string_view text);
 
 struct BackendSpec {
   std::string name;
@@ -31,7 +31,7 @@ struct BackendSpec {
 
 // "a=127.0.0.1:9746", "a=127.0.0.1:9746,weight=3", "a=https://host:9746" (TLS; "http://" is
 // plain, as without a scheme).
-Result<BackendSpec> parse_backend_spec(std::string_view text);
+Expected<BackendSpec> parse_backend_spec(std::string_view text);
 
 struct BalancerConfig {
   std::string listen = "127.0.0.1:9745";
@@ -75,14 +75,14 @@ struct BalancerConfig {
 
 // Checks ranges, names and addresses (syntax only: resolution happens at start).
 // Returns the first problem as one line without the "stampede: " prefix.
-Result<void> validate(const BalancerConfig& config);
+Expected<void> validate(const BalancerConfig& config);
 
 // Reads a JSON config file with the same keys as the long options ("listen", "backend"
 // (array of specs or objects {name, address, weight}), "strategy", "health-interval", ...).
 // Durations are numbers of milliseconds or strings such as "200ms". The file must be a regular
 // file of at most 1 MiB, its JSON nested at most 64 levels deep (core/json_input.h).
-Result<BalancerConfig> load_config_file(const std::string& path);
-Result<BalancerConfig> parse_config_json(std::string_view text);
+Expected<BalancerConfig> load_config_file(const std::string& path);
+Expected<BalancerConfig> parse_config_json(std::string_view text);
 
 // The scalar settings (all but "backend"), one definition each, in the order `stampede balance
 // --help` lists them: the long option name (also the key in a JSON config file), the shape of the
@@ -97,6 +97,6 @@ std::vector<SettingHelp> describe_settings();
 
 // Sets the setting `key` (as in describe_settings()) from its text, as an option or a config file
 // gives it. Errors name the option ("--cores must be ...").
-Result<void> apply_setting(BalancerConfig& config, std::string_view key, std::string_view value);
+Expected<void> apply_setting(BalancerConfig& config, std::string_view key, std::string_view value);
 
 }  // namespace stampede::balancer

@@ -78,7 +78,7 @@ ProxySession::~ProxySession() {
   if (phase_ != Phase::Closed) worker_.loop().remove(client_->fd());
 }
 
-Result<void> ProxySession::start() {
+Expected<void> ProxySession::start() {
   deadline_ns_ = worker_.loop().now_ns() + ns(worker_.config().client_timeout);
   // Edge-triggered for the whole connection: bytes already queued are reported by the add.
   return worker_.loop().add(client_->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this);
@@ -396,13 +396,13 @@ void ProxySession::on_tick(std::int64_t now_ns) {
     return;
   }
   if (upstream_ && upstream_->connecting()) {
-    attempt_failed(Failure::Connect, true);
+    attempt_failed(Cause::Connect, true);
   } else if (req_.local || !req_.done || !attempt_.active) {
     close();  // a client stalled mid-body: the attempt is cancelled, not the backend's failure
   } else if (attempt_.resp_head_done) {
-    response_failed(Failure::Timeout);  // a backend stalled mid-response
+    response_failed(Cause::Timeout);  // a backend stalled mid-response
   } else {
-    attempt_failed(Failure::Timeout, false);
+    attempt_failed(Cause::Timeout, false);
   }
 }
 

@@ -53,7 +53,7 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   ProxySession& operator=(const ProxySession&) = delete;
 
   // Registers the client stream with the loop (its first edge reports what is already there).
-  Result<void> start();
+  Expected<void> start();
   void on_events(std::uint32_t events) override;           // client socket
   void on_upstream_events(std::uint32_t events) override;  // the lent backend connection
   // Called by the worker's sweep: acts on an expired deadline (idle, header, connect, backend).
@@ -66,7 +66,7 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
  private:
   enum class Phase : std::uint8_t { Head, Forward, Tunnel, Closed };
   // Local: the balancer's own resources ran out (503, the backend is not blamed).
-  enum class Failure : std::uint8_t { Connect, NotSent, NoResponse, Timeout, BadResponse, Local };
+  enum class Cause : std::uint8_t { Connect, NotSent, NoResponse, Timeout, BadResponse, Local };
 
   // Client side (proxy_session.cc).
   void drive_client();
@@ -98,8 +98,8 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   void on_upstream_error(int err);
   bool on_response_head(std::size_t head_len);
   void response_complete(bool reusable);
-  void response_failed(Failure failure);
-  void attempt_failed(Failure failure, bool mark_down);
+  void response_failed(Cause failure);
+  void attempt_failed(Cause failure, bool mark_down);
   void release_upstream(bool reusable);
 
   // Tunnel after a 101 to an Upgrade request (proxy_tunnel.cc): bytes both ways, unparsed.

@@ -46,7 +46,7 @@ void ProxySession::start_attempt(Backend* backend) {
     bool local = false;
     auto conn = UpstreamConn::open(worker_.loop(), *backend, worker_.opener(), local);
     if (!conn) {
-      attempt_failed(local ? Failure::Local : Failure::Connect, !local);
+      attempt_failed(local ? Cause::Local : Cause::Connect, !local);
       return;
     }
     upstream_ = std::move(*conn);
@@ -97,7 +97,7 @@ void ProxySession::on_upstream_events(std::uint32_t events) {
     if (status != net::IoStatus::Done) {
       // A refused connect or a failed handshake: the backend's; our own resources: not.
       const bool local = net::is_local_resource_error(err);
-      attempt_failed(local ? Failure::Local : Failure::Connect, !local);
+      attempt_failed(local ? Cause::Local : Cause::Connect, !local);
       return;
     }
     touch();
@@ -126,7 +126,7 @@ void ProxySession::flush_upstream() {
     if (status != net::IoStatus::Done) {
       const int err = conn->stream().error();
       const bool reset = err == ECONNRESET || err == EPIPE;
-      attempt_failed(attempt_.wrote ? Failure::NoResponse : Failure::NotSent,
+      attempt_failed(attempt_.wrote ? Cause::NoResponse : Cause::NotSent,
                      reset && !attempt_.reused);
       return;
     }
@@ -185,13 +185,13 @@ bool ProxySession::on_upstream_data() {
     http::Step step = response_.feed(upstream_in_.data() + attempt_.head_parsed,
                                      upstream_in_.size() - attempt_.head_parsed);
     if (step.event == http::Event::Error) {
-      attempt_failed(Failure::BadResponse, false);
+      attempt_failed(Cause::BadResponse, false);
       return false;
     }
     if (step.event == http::Event::NeedMore) {
       attempt_.head_parsed = upstream_in_.size();
       if (attempt_.head_parsed <= kMaxResponseHeadBytes) return true;
-      attempt_failed(Failure::BadResponse, false);
+      attempt_failed(Cause::BadResponse, false);
       return false;
     }
     if (!on_response_head(attempt_.head_parsed + step.consumed)) return false;
@@ -199,7 +199,7 @@ bool ProxySession::on_upstream_data() {
   // Body bytes go out raw (chunk framing included), or through the body callback de-chunked.
   http::Step step = response_.feed(upstream_in_.data(), upstream_in_.size());
   if (step.event == http::Event::Error) {
-    response_failed(Failure::BadResponse);
+    response_failed(Cause::BadResponse);
     return false;
   }
   if (!attempt_.dechunk) client_out_.append(upstream_in_.data(), step.consumed);
@@ -215,7 +215,7 @@ bool ProxySession::on_response_head(std::size_t head_len) {
   const int status = response_.status();
   if (status == 101) {
     if (req_.upgrade && req_.done && enter_tunnel(head_len)) return false;
-    attempt_failed(Failure::BadResponse, false);  // a switch nobody asked for
+    attempt_failed(Cause::BadResponse, false);  // a switch nobody asked for
     return false;
   }
   const bool bodiless = req_.is_head || status == 204 || status == 304;
@@ -229,7 +229,7 @@ bool ProxySession::on_response_head(std::size_t head_len) {
   attempt_.response_at = client_written_ + client_out_.size();
   if (!append_response_head(client_out_, {upstream_in_.data(), head_len}, options)) {
     attempt_.dechunk = false;
-    attempt_failed(Failure::BadResponse, false);
+    attempt_failed(Cause::BadResponse, false);
     return false;
   }
   if (attempt_.dechunk) {
@@ -259,28 +259,28 @@ void ProxySession::on_upstream_eof() {
       response_complete(false);
       return;
     }
-    response_failed(Failure::BadResponse);  // cut short
+    response_failed(Cause::BadResponse);  // cut short
     return;
   }
   // Closed before a response: a dead backend, or a keep-alive connection the backend closed
   // as we reused it. Not marked down here; a refused reconnect will say which.
-  attempt_failed(attempt_.resp_started ? Failure::BadResponse : Failure::NoResponse, false);
+  attempt_failed(attempt_.resp_started ? Cause::BadResponse : Cause::NoResponse, false);
 }
 
 void ProxySession::on_upstream_error(int err) {
   if (attempt_.resp_head_done) {
-    response_failed(Failure::BadResponse);
+    response_failed(Cause::BadResponse);
     return;
   }
   const bool reset = err == ECONNRESET;
-  attempt_failed(attempt_.resp_started ? Failure::BadResponse : Failure::NoResponse,
+  attempt_failed(attempt_.resp_started ? Cause::BadResponse : Cause::NoResponse,
                  reset && !attempt_.reused);
 }
 
 // The response failed after its head was queued for the client. While none of it reached
 // the client it is withdrawn and replaced by the balancer's own 502 (504 for a timeout);
 // after that, closing the client connection is all that is left.
-void ProxySession::response_failed(Failure failure) {
+void ProxySession::response_failed(Cause failure) {
   if (client_written_ <= attempt_.response_at) {
     client_out_.truncate(static_cast<std::size_t>(attempt_.response_at - client_written_));
     attempt_.resp_head_done = false;
@@ -289,13 +289,13 @@ void ProxySession::response_failed(Failure failure) {
   }
   Backend* backend = attempt_.backend;
   end_attempt(false);
-  if (failure == Failure::BadResponse) backend->on_bad_response();
+  if (failure == Cause::BadResponse) backend->on_bad_response();
   close();
 }
 
-void ProxySession::attempt_failed(Failure failure, bool mark_down) {
+void ProxySession::attempt_failed(Cause failure, bool mark_down) {
   Backend* backend = attempt_.backend;
-  if (failure == Failure::Local) {
+  if (failure == Cause::Local) {
     // Our own descriptors, memory or ports ran out: nothing about the backend, whose counts
     // and health stay as they were; another backend would fail the same way.
     if (attempt_.active) backend->on_local_failure();
@@ -308,13 +308,13 @@ void ProxySession::attempt_failed(Failure failure, bool mark_down) {
   end_attempt(false);
   release_upstream(false);
   if (mark_down) worker_.passive_failure(*backend);
-  if (failure == Failure::BadResponse) backend->on_bad_response();
+  if (failure == Cause::BadResponse) backend->on_bad_response();
   // A pooled connection the backend had closed (unannounced, or racing our request): the
   // request goes again on a fresh connection, to any live backend, this one included, when
   // no byte of it was taken or it is idempotent; it does not use up --retries.
-  const bool nothing_reached = failure == Failure::Connect || failure == Failure::NotSent;
-  const bool stale = attempt_.reused && (failure == Failure::NotSent ||
-                                         (failure == Failure::NoResponse && req_.resendable));
+  const bool nothing_reached = failure == Cause::Connect || failure == Cause::NotSent;
+  const bool stale = attempt_.reused && (failure == Cause::NotSent ||
+                                         (failure == Cause::NoResponse && req_.resendable));
   if (req_.intact && stale) {
     tried_.pop_back();
     req_.fresh_only = true;
@@ -322,16 +322,16 @@ void ProxySession::attempt_failed(Failure failure, bool mark_down) {
     dispatch();
     return;
   }
-  const bool resend = failure == Failure::NoResponse && req_.idempotent && req_.retries_left > 0;
+  const bool resend = failure == Cause::NoResponse && req_.idempotent && req_.retries_left > 0;
   if (req_.intact && (nothing_reached || resend)) {
     if (!nothing_reached) --req_.retries_left;
     backend->on_retry();
     dispatch();
     return;
   }
-  if (failure == Failure::Timeout) {
+  if (failure == Cause::Timeout) {
     reply_local(504, "backend timeout", backend->name());
-  } else if (failure == Failure::BadResponse) {
+  } else if (failure == Cause::BadResponse) {
     reply_local(502, "bad backend response", backend->name());
   } else {
     reply_local(502, "backend unreachable", backend->name());

@@ -8,8 +8,8 @@
 
 namespace stampede::balancer {
 
-Result<std::unique_ptr<UpstreamConn>> UpstreamConn::open(net::EventLoop& loop, Backend& backend,
-                                                         UpstreamOpener& opener, bool& local) {
+Expected<std::unique_ptr<UpstreamConn>> UpstreamConn::open(net::EventLoop& loop, Backend& backend,
+                                                           UpstreamOpener& opener, bool& local) {
   auto opened = opener.open(backend.state(), local);
   if (!opened) return opened.error();
   std::unique_ptr<UpstreamConn> conn(

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/event_loop.h"
 #include "net/stream.h"
 
@@ -31,8 +31,8 @@ class UpstreamConn final : public net::IoHandler {
   // the connect failed at once: nothing was sent. `local` then says whether the cause was this
   // process's own resources (out of descriptors, memory or local ports), which says nothing
   // about the backend; otherwise (refused, unreachable) the backend is to blame.
-  static Result<std::unique_ptr<UpstreamConn>> open(net::EventLoop& loop, Backend& backend,
-                                                    UpstreamOpener& opener, bool& local);
+  static Expected<std::unique_ptr<UpstreamConn>> open(net::EventLoop& loop, Backend& backend,
+                                                      UpstreamOpener& opener, bool& local);
   ~UpstreamConn();
   UpstreamConn(const UpstreamConn&) = delete;
   UpstreamConn& operator=(const UpstreamConn&) = delete;

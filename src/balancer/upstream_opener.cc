@@ -9,7 +9,7 @@
 
 namespace stampede::balancer {
 
-Result<OpenedStream> open_backend_stream(const BackendState& backend, bool& local) {
+Expected<OpenedStream> open_backend_stream(const BackendState& backend, bool& local) {
   auto fd = net::connect_tcp(backend.address());
   if (!fd) {
     local = net::is_local_resource_error(errno);

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/stream.h"
 
 namespace stampede::balancer {
@@ -31,16 +31,16 @@ class UpstreamOpener {
   // A stream to `backend`, or an Error for a connect that failed at once (nothing was sent).
   // `local` then says whether the cause was this process's own resources (descriptors, memory,
   // local ports), which says nothing about the backend; otherwise the backend is to blame.
-  virtual Result<OpenedStream> open(const BackendState& backend, bool& local) = 0;
+  virtual Expected<OpenedStream> open(const BackendState& backend, bool& local) = 0;
 };
 
 // Starts a non-blocking connect to `backend` (contract as UpstreamOpener::open): a TcpStream,
 // or for an https backend a tls::Stream with SNI and the certificate check set to its host.
-Result<OpenedStream> open_backend_stream(const BackendState& backend, bool& local);
+Expected<OpenedStream> open_backend_stream(const BackendState& backend, bool& local);
 
 class SocketOpener final : public UpstreamOpener {
  public:
-  Result<OpenedStream> open(const BackendState& backend, bool& local) override {
+  Expected<OpenedStream> open(const BackendState& backend, bool& local) override {
     return open_backend_stream(backend, local);
   }
 };

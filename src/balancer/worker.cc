@@ -35,7 +35,7 @@ class Worker::Listener final : public net::IoHandler {
   ~Listener() {
     if (fd_) worker_.loop().remove(fd_.get());
   }
-  Result<void> start() { return worker_.loop().add(fd_.get(), EPOLLIN | EPOLLET, this); }
+  Expected<void> start() { return worker_.loop().add(fd_.get(), EPOLLIN | EPOLLET, this); }
   void on_events(std::uint32_t) override { worker_.accept_all(fd_.get(), admin_); }
   int fd() const { return fd_.get(); }
 
@@ -45,7 +45,7 @@ class Worker::Listener final : public net::IoHandler {
   bool admin_;
 };
 
-Result<std::unique_ptr<Worker>> Worker::create(WorkerParams params) {
+Expected<std::unique_ptr<Worker>> Worker::create(WorkerParams params) {
   std::unique_ptr<Worker> worker(new Worker(std::move(params)));
   if (auto r = worker->init(); !r) return r.error();
   return worker;
@@ -59,7 +59,7 @@ Worker::~Worker() {
   dead_conns_.clear();
 }
 
-Result<void> Worker::init() {
+Expected<void> Worker::init() {
   auto loop = net::EventLoop::create(params_.config->io);
   if (!loop) return loop.error();
   loop_ = std::move(*loop);

@@ -59,7 +59,7 @@ struct WorkerParams {
 
 class Worker {
  public:
-  static Result<std::unique_ptr<Worker>> create(WorkerParams params);
+  static Expected<std::unique_ptr<Worker>> create(WorkerParams params);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -96,7 +96,7 @@ class Worker {
  private:
   class Listener;
   explicit Worker(WorkerParams params);
-  Result<void> init();
+  Expected<void> init();
   void accept_all(int listen_fd, bool admin);
   bool admit(bool admin);
   void sweep();

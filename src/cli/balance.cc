@@ -26,7 +26,7 @@ int fail(const std::string& message, int status) {
 
 }  // namespace
 
-Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
+Expected<CommandLine> parse_command_line(int argc, const char* const* argv) {
   CLI::App app{"stampede balance: an HTTP load balancer", "stampede balance"};
   app.footer("MS: a number of milliseconds, or a duration with its unit (200ms, 2s).");
   std::string config_path;
@@ -55,7 +55,7 @@ Result<CommandLine> parse_command_line(int argc, const char* const* argv) {
   std::optional<std::string> io;
   add_io_option(app, io);
   CommandLine out;
-  const Result<bool> help = parse_cli_into(out, app, argc, argv);
+  const Expected<bool> help = parse_cli_into(out, app, argc, argv);
   if (!help) return help.error();
   if (*help) return out;
   if (auto r = refuse_empty_values(app); !r) return r.error();
@@ -108,7 +108,7 @@ int cli_main(int argc, char** argv) {
                static_cast<unsigned>((*lb)->port()), config.backends.size(),
                std::string(strategy_name(config.strategy)).c_str(),
                static_cast<unsigned long long>(fd_limit), cap.c_str());
-  if (auto ready = config.ready_file.empty() ? Result<void>{}
+  if (auto ready = config.ready_file.empty() ? Expected<void>{}
                                              : write_ready_file(config.ready_file, (*lb)->port());
       !ready) {
     return fail(ready.error().message, 1);

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "balancer/config.h"
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede::balancer {
 
@@ -17,7 +17,7 @@ struct CommandLine {
   bool help = false;
   std::string help_text;
 };
-Result<CommandLine> parse_command_line(int argc, const char* const* argv);
+Expected<CommandLine> parse_command_line(int argc, const char* const* argv);
 
 // argv[0] is "balance". Exit status: 0 after a signal, 2 for bad configuration (one line on
 // stderr starting with "stampede: "), 1 for a failure at run time.

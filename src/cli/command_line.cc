@@ -5,8 +5,8 @@
 
 namespace stampede {
 
-Result<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char* const* argv,
-                                             DescribeParseError describe) {
+Expected<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char* const* argv,
+                                               DescribeParseError describe) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -17,7 +17,8 @@ Result<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char
   return std::optional<std::string>();
 }
 
-Result<std::optional<std::string>> parse_cli(CLI::App& app, const std::vector<std::string>& args) {
+Expected<std::optional<std::string>> parse_cli(CLI::App& app,
+                                               const std::vector<std::string>& args) {
   std::vector<const char*> argv;
   for (const std::string& a : args)
     argv.push_back(a.c_str());
@@ -32,7 +33,7 @@ void add_io_option(CLI::App& app, std::optional<std::string>& text) {
       ->type_name("uring|epoll");
 }
 
-Result<net::IoBackend> parse_io_option(const std::optional<std::string>& text) {
+Expected<net::IoBackend> parse_io_option(const std::optional<std::string>& text) {
   if (!text) return net::kDefaultIoBackend;
   if (auto backend = net::parse_io_backend(*text)) return *backend;
   return make_error("--io: expected uring or epoll, got '" + *text + "'");
@@ -44,8 +45,8 @@ net::IoBackend settle_io_backend(net::IoBackend requested) {
   return choice.backend;
 }
 
-Result<void> refuse_empty_values(const CLI::App& app,
-                                 const std::vector<std::string>& may_be_empty) {
+Expected<void> refuse_empty_values(const CLI::App& app,
+                                   const std::vector<std::string>& may_be_empty) {
   for (const CLI::Option* option : app.get_options()) {
     if (option->count() == 0 || option->get_expected_min() == 0) continue;  // absent, or a flag
     const std::string name = option->get_name();

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error_line.h"
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/io_backend.h"
 
 namespace CLI {
@@ -28,16 +28,16 @@ using DescribeParseError = std::string (*)(const CLI::ParseError& error);
 // Parses `argc` arguments at `argv` (argv[0] is the program) with `app`. Returns the help text
 // when the user asked for help (--help, -h), nullopt when the command goes on, or an Error whose
 // message is `describe(error)` (by default CLI11's own message) for a parse error.
-Result<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char* const* argv,
-                                             DescribeParseError describe = nullptr);
+Expected<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char* const* argv,
+                                               DescribeParseError describe = nullptr);
 // The same for the arguments as strings (args[0] is the program).
-Result<std::optional<std::string>> parse_cli(CLI::App& app, const std::vector<std::string>& args);
+Expected<std::optional<std::string>> parse_cli(CLI::App& app, const std::vector<std::string>& args);
 
 // The same for a command line struct with `bool help` and `std::string help_text` (`args...` as
 // for the calls above): when the user asked for help, sets them and returns true.
 template <class CommandLine, class... Args>
-Result<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... args) {
-  Result<std::optional<std::string>> parsed = parse_cli(app, args...);
+Expected<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... args) {
+  Expected<std::optional<std::string>> parsed = parse_cli(app, args...);
   if (!parsed) return parsed.error();
   if (!*parsed) return false;
   out.help = true;
@@ -48,14 +48,14 @@ Result<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... args
 // After a successful parse: an Error naming the first option given with an empty value ("--x ''"),
 // unless its long name is in `may_be_empty` (e.g. "--body"). An empty value is never taken as
 // "not given" (which would run with the default, as if the option had not been typed).
-Result<void> refuse_empty_values(const CLI::App& app,
-                                 const std::vector<std::string>& may_be_empty = {});
+Expected<void> refuse_empty_values(const CLI::App& app,
+                                   const std::vector<std::string>& may_be_empty = {});
 
 // --io uring|epoll, the same on every subcommand that runs event loops: declares it on `app`,
 // into `text` (nullopt: not given).
 void add_io_option(CLI::App& app, std::optional<std::string>& text);
 // The backend --io names (not given: net::kDefaultIoBackend), or an Error for any other value.
-Result<net::IoBackend> parse_io_option(const std::optional<std::string>& text);
+Expected<net::IoBackend> parse_io_option(const std::optional<std::string>& text);
 // At start, before any loop is made: `requested` when it works here; else epoll, after one line
 // on stderr saying why io_uring cannot be used (net::choose_io_backend).
 net::IoBackend settle_io_backend(net::IoBackend requested);
@@ -64,7 +64,7 @@ net::IoBackend settle_io_backend(net::IoBackend requested);
 // `std::string help_text`): the exit code when the command stops here, 2 after printing the
 // error as one line on stderr, 0 after printing the help on stdout; nullopt when it goes on.
 template <class Parsed>
-std::optional<int> exit_before_run(const Result<Parsed>& parsed) {
+std::optional<int> exit_before_run(const Expected<Parsed>& parsed) {
   if (!parsed) {
     print_error_line(parsed.error().message);
     return 2;

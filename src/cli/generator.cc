@@ -209,7 +209,7 @@ std::string describe(const CLI::ParseError& e) {
   return what;
 }
 
-Result<void> check_leftovers(const CLI::App& app) {
+Expected<void> check_leftovers(const CLI::App& app) {
   for (const std::string& arg : app.remaining()) {
     if (arg.size() > 1 && arg[0] == '-') return make_error("unknown option '" + arg + "'");
     return make_error("unexpected argument '" + arg + "' (only one URL can be given)");
@@ -237,7 +237,7 @@ constexpr std::uint64_t kDescriptorMargin = 32;
 // Raises the open-file limit to its hard maximum (as wrk, nginx and HAProxy do), then refuses a
 // run whose -c connections cannot all be open at once: they would fail with EMFILE, a local
 // failure that would look like the server's.
-Result<void> fit_file_limit(const Config& config) {
+Expected<void> fit_file_limit(const Config& config) {
   raise_fd_limit();
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return {};
@@ -304,7 +304,7 @@ int finish_outputs(const CliSettings& settings, const RunResult& result) {
 
 // -R and -p/-u/-a FILE.lua: the scripts are loaded and checked now, before anything is sent;
 // each starts from the plan's request.
-Result<void> attach_scripts(Plan& plan, const CliSettings& settings) {
+Expected<void> attach_scripts(Plan& plan, const CliSettings& settings) {
   if (settings.request_script.empty() && settings.body_script.empty()) return {};
   if (auto r = check_websocket_scripts(plan.url, settings.request_script, settings.body_script);
       !r) {
@@ -322,7 +322,7 @@ Result<void> attach_scripts(Plan& plan, const CliSettings& settings) {
 
 // --shard, --start-at (the run's) and --save (the command line's); prepare() checks the shard
 // against the rest.
-Result<void> apply_distribution(const Args& args, Options& options) {
+Expected<void> apply_distribution(const Args& args, Options& options) {
   if (args.shard) {
     auto shard = parse_shard(*args.shard);
     if (!shard) return shard.error();
@@ -342,7 +342,7 @@ Result<void> apply_distribution(const Args& args, Options& options) {
 
 int run_and_report(const Plan& plan, const CliSettings& settings) {
   StopSignal stop;
-  Result<RunResult> result = make_error("not run");
+  Expected<RunResult> result = make_error("not run");
   {
     SignalWatcher watcher(stop);
     RunHooks hooks;
@@ -376,8 +376,8 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
 
 }  // namespace
 
-Result<CliRequest> parse_command_line(int argc, const char* const* argv,
-                                      const std::filesystem::path& rc_dir) {
+Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
+                                        const std::filesystem::path& rc_dir) {
   CLI::App app("stampede: HTTP load generator (loadtest-compatible options)", "stampede");
   app.allow_extras();
   Args args;

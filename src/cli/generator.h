@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/options.h"
 #include "loadgen/plan.h"
 
@@ -21,8 +21,8 @@ struct CliRequest {
 // Parses argv (argv[0] is the program; options before or after the URL), fills what it does
 // not give from `rc_dir`/.loadtestrc, prepares the run (plan.h) and loads its scripts. Errors
 // are one line for the user, without "stampede: ".
-Result<CliRequest> parse_command_line(int argc, const char* const* argv,
-                                      const std::filesystem::path& rc_dir);
+Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
+                                        const std::filesystem::path& rc_dir);
 
 // The subcommand's entry point, for the binary's main: parses, runs with progress on stderr
 // (unless --quiet) and Ctrl-C/SIGTERM stopping the run early, prints the report (text or

@@ -75,7 +75,7 @@ std::vector<std::string> split(std::string_view text) {
   return out;
 }
 
-Result<std::uint32_t> to_count(std::string_view flag, const std::string& text) {
+Expected<std::uint32_t> to_count(std::string_view flag, const std::string& text) {
   auto n = parse_count(text);
   if (!n || *n > 1'000'000'000) {
     return make_error(fmt::format("{}: expected a whole number, got '{}'", flag, text));
@@ -83,22 +83,22 @@ Result<std::uint32_t> to_count(std::string_view flag, const std::string& text) {
   return static_cast<std::uint32_t>(*n);
 }
 
-Result<std::chrono::nanoseconds> to_duration(std::string_view flag, const std::string& text,
-                                             std::chrono::nanoseconds bare) {
+Expected<std::chrono::nanoseconds> to_duration(std::string_view flag, const std::string& text,
+                                               std::chrono::nanoseconds bare) {
   auto d = parse_duration(text, bare);
   if (!d) return make_error(fmt::format("{}: {}", flag, d.error().message));
   return *d;
 }
 
-Result<milliseconds> to_ms(std::string_view flag, const std::string& text) {
+Expected<milliseconds> to_ms(std::string_view flag, const std::string& text) {
   auto d = to_duration(flag, text, milliseconds(1));
   if (!d) return d.error();
   return std::chrono::duration_cast<milliseconds>(*d);
 }
 
 // NAME=VALUE -> (NAME, VALUE).
-Result<std::pair<std::string, std::string>> name_value(std::string_view flag,
-                                                       std::string_view text) {
+Expected<std::pair<std::string, std::string>> name_value(std::string_view flag,
+                                                         std::string_view text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
     return make_error(fmt::format("{}: expected NAME=VALUE, got '{}'", flag, text));
@@ -106,7 +106,7 @@ Result<std::pair<std::string, std::string>> name_value(std::string_view flag,
   return std::pair{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
 }
 
-Result<void> convert_pool(const Raw& raw, LabConfig& c) {
+Expected<void> convert_pool(const Raw& raw, LabConfig& c) {
   if (!raw.instance_specs.empty() && !raw.instances.empty()) {
     return make_error("give either -n/--instances or --instance, not both");
   }
@@ -138,24 +138,24 @@ Result<void> convert_pool(const Raw& raw, LabConfig& c) {
   return {};
 }
 
-Result<void> convert_load(const Raw& raw, LabConfig& c) {
+Expected<void> convert_load(const Raw& raw, LabConfig& c) {
   using std::chrono::seconds;
   const auto count = [](std::string_view flag, const std::string& text, auto& field) {
-    if (text.empty()) return Result<void>();
+    if (text.empty()) return Expected<void>();
     auto n = to_count(flag, text);
-    if (!n) return Result<void>(n.error());
+    if (!n) return Expected<void>(n.error());
     field = *n;
-    return Result<void>();
+    return Expected<void>();
   };
   const auto duration = [](std::string_view flag, const std::string& text, auto& field,
                            std::chrono::nanoseconds bare) {
-    if (text.empty()) return Result<void>();
+    if (text.empty()) return Expected<void>();
     auto d = to_duration(flag, text, bare);
-    if (!d) return Result<void>(d.error());
+    if (!d) return Expected<void>(d.error());
     field = std::chrono::duration_cast<std::remove_reference_t<decltype(field)>>(*d);
-    return Result<void>();
+    return Expected<void>();
   };
-  Result<void> r = count("-c/--connections", raw.connections, c.load.connections);
+  Expected<void> r = count("-c/--connections", raw.connections, c.load.connections);
   if (r) r = count("--cores", raw.cores, c.load.cores);
   if (r) r = count("--sessions", raw.sessions, c.sessions);
   if (r) r = count("--session-requests", raw.session_requests, c.session_requests);
@@ -174,7 +174,7 @@ Result<void> convert_load(const Raw& raw, LabConfig& c) {
   return r;
 }
 
-Result<void> convert_scenarios(const Raw& raw, LabConfig& c) {
+Expected<void> convert_scenarios(const Raw& raw, LabConfig& c) {
   if (!raw.scenarios.empty()) {
     auto s = parse_scenarios(raw.scenarios);
     if (!s) return s.error();
@@ -202,7 +202,7 @@ Result<void> convert_scenarios(const Raw& raw, LabConfig& c) {
 }
 
 // Which balancer, from which options were given.
-Result<void> choose_balancer(const Raw& raw, LabConfig& c) {
+Expected<void> choose_balancer(const Raw& raw, LabConfig& c) {
   BalancerSpec& b = c.balancer;
   if (!b.command.empty()) {
     b.kind = BalancerKind::Command;
@@ -219,7 +219,7 @@ Result<void> choose_balancer(const Raw& raw, LabConfig& c) {
 
 }  // namespace
 
-Result<InstanceSpec> parse_instance(std::string_view text) {
+Expected<InstanceSpec> parse_instance(std::string_view text) {
   auto nv = name_value("--instance", text);
   if (!nv) return nv.error();
   InstanceSpec spec;
@@ -241,19 +241,19 @@ Result<InstanceSpec> parse_instance(std::string_view text) {
   return spec;
 }
 
-Result<CommandLine> parse_command_line(const std::vector<std::string>& args) {
+Expected<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   CommandLine cli;
   Raw raw;
   CLI::App app("stampede lab: the load-balancing check of the guide, against any balancer",
                "stampede lab");
   declare(app, raw, cli.config);
-  const Result<bool> help = parse_cli_into(cli, app, args);
+  const Expected<bool> help = parse_cli_into(cli, app, args);
   if (!help) return help.error();
   if (*help) return cli;
   // "--strategies ''" would otherwise run the default list, as if nothing had been typed.
   if (auto r = refuse_empty_values(app); !r) return r.error();
   LabConfig& c = cli.config;
-  Result<void> r = convert_pool(raw, c);
+  Expected<void> r = convert_pool(raw, c);
   if (r) r = convert_load(raw, c);
   if (r) r = convert_scenarios(raw, c);
   if (r) r = choose_balancer(raw, c);

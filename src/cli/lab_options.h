@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "lab/config.h"
 
 namespace stampede::lab {
@@ -17,9 +17,9 @@ struct CommandLine {
 };
 
 // args[0] is "lab". Errors are one line without the "stampede: " prefix.
-Result<CommandLine> parse_command_line(const std::vector<std::string>& args);
+Expected<CommandLine> parse_command_line(const std::vector<std::string>& args);
 
 // "a=127.0.0.1:9746" (IPv6: "a=[::1]:9746"); port 0 means a free one.
-Result<InstanceSpec> parse_instance(std::string_view text);
+Expected<InstanceSpec> parse_instance(std::string_view text);
 
 }  // namespace stampede::lab

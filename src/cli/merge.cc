@@ -55,7 +55,7 @@ void define(CLI::App& app, MergeArgs& a) {
                "report says so)");
 }
 
-Result<std::optional<double>> limit(const std::optional<std::string>& text, const char* name) {
+Expected<std::optional<double>> limit(const std::optional<std::string>& text, const char* name) {
   if (!text) return std::optional<double>();
   auto v = parse_number(*text);
   if (!v || !(*v >= 0)) {
@@ -64,7 +64,7 @@ Result<std::optional<double>> limit(const std::optional<std::string>& text, cons
   return std::optional<double>(*v);
 }
 
-Result<Thresholds> thresholds_of(const MergeArgs& a) {
+Expected<Thresholds> thresholds_of(const MergeArgs& a) {
   Thresholds t;
   auto p99 = limit(a.max_p99, "--max-p99");
   if (!p99) return p99.error();
@@ -76,7 +76,7 @@ Result<Thresholds> thresholds_of(const MergeArgs& a) {
 }
 
 // Folds every result line of `in` into merger; other lines are skipped. name: the input's name.
-Result<void> read_results(std::istream& in, const std::string& name, ResultMerger& merger) {
+Expected<void> read_results(std::istream& in, const std::string& name, ResultMerger& merger) {
   std::string line;
   std::size_t number = 0, found = 0;
   while (std::getline(in, line)) {
@@ -93,7 +93,7 @@ Result<void> read_results(std::istream& in, const std::string& name, ResultMerge
   return {};
 }
 
-Result<void> read_input(const std::string& input, ResultMerger& merger) {
+Expected<void> read_input(const std::string& input, ResultMerger& merger) {
   if (input == "-") return read_results(std::cin, "stdin", merger);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(input, ec)) {

@@ -89,7 +89,8 @@ void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
   add_io_option(app, raw.io);
 }
 
-Result<std::uint64_t> to_count(std::string_view flag, const std::string& text, std::uint64_t max) {
+Expected<std::uint64_t> to_count(std::string_view flag, const std::string& text,
+                                 std::uint64_t max) {
   auto n = parse_count(text);
   if (!n || *n > max) {
     return make_error(
@@ -99,14 +100,14 @@ Result<std::uint64_t> to_count(std::string_view flag, const std::string& text, s
 }
 
 // A count that must be at least 1 when given (0 is the API's "not set").
-Result<std::uint64_t> to_positive(std::string_view flag, const std::string& text,
-                                  std::uint64_t max) {
+Expected<std::uint64_t> to_positive(std::string_view flag, const std::string& text,
+                                    std::uint64_t max) {
   auto n = to_count(flag, text, max);
   if (n && *n == 0) return make_error(fmt::format("{}: from 1 to {}, got '{}'", flag, max, text));
   return n;
 }
 
-Result<int> to_status(const std::string& text) {
+Expected<int> to_status(const std::string& text) {
   int code = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), code);
   if (ec != std::errc() || ptr != text.data() + text.size() || code < 200 || code > 599) {
@@ -118,7 +119,7 @@ Result<int> to_status(const std::string& text) {
 
 // Sets `field` from `text` when the option was given, through `convert`.
 template <class T, class Convert>
-Result<void> convert_into(const std::string& text, T& field, Convert convert) {
+Expected<void> convert_into(const std::string& text, T& field, Convert convert) {
   if (text.empty()) return {};
   auto value = convert(text);
   if (!value) return value.error();
@@ -126,33 +127,33 @@ Result<void> convert_into(const std::string& text, T& field, Convert convert) {
   return {};
 }
 
-Result<std::chrono::nanoseconds> to_duration(std::string_view flag, const std::string& text,
-                                             std::chrono::nanoseconds bare_unit) {
+Expected<std::chrono::nanoseconds> to_duration(std::string_view flag, const std::string& text,
+                                               std::chrono::nanoseconds bare_unit) {
   auto d = parse_duration(text, bare_unit);
   if (!d) return make_error(fmt::format("{}: {}", flag, d.error().message));
   return *d;
 }
 
-Result<std::uint64_t> to_size(std::string_view flag, const std::string& text) {
+Expected<std::uint64_t> to_size(std::string_view flag, const std::string& text) {
   auto n = parse_size(text);
   if (!n) return make_error(fmt::format("{}: {}", flag, n.error().message));
   return *n;
 }
 
-Result<void> convert_numbers(const RawArgs& raw, ServerOptions& s) {
+Expected<void> convert_numbers(const RawArgs& raw, ServerOptions& s) {
   using std::chrono::milliseconds;
   using std::chrono::seconds;
   if (!raw.port.empty() && !raw.positional_port.empty() && raw.port != raw.positional_port) {
     return make_error("the port is given twice, with different values");
   }
   const std::string& port = raw.port.empty() ? raw.positional_port : raw.port;
-  Result<void> r = convert_into(port, s.port, [](auto& t) { return to_count("port", t, 65535); });
+  Expected<void> r = convert_into(port, s.port, [](auto& t) { return to_count("port", t, 65535); });
   if (r)
     r = convert_into(raw.delay, s.delay,
                      [](auto& t) { return to_duration("--delay", t, milliseconds(1)); });
   if (r) r = convert_into(raw.error, s.error_status, to_status);
   if (r)
-    r = convert_into(raw.percent, s.error_percent, [](auto& t) -> Result<double> {
+    r = convert_into(raw.percent, s.error_percent, [](auto& t) -> Expected<double> {
       auto p = parse_number(t);
       if (!p) return make_error(fmt::format("--percent: {}", p.error().message));
       return *p;
@@ -238,12 +239,12 @@ void print_totals(const ServerTotals& t) {
 
 }  // namespace
 
-Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
+Expected<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   CliOptions cli;
   RawArgs raw;
   CLI::App app("stampede serve: a test server and self-naming instance", "stampede serve");
   declare(app, raw, cli);
-  const Result<bool> help = parse_cli_into(cli, app, args);
+  const Expected<bool> help = parse_cli_into(cli, app, args);
   if (!help) return help.error();
   if (*help) return cli;
   if (auto r = refuse_empty_values(app, {"--body"}); !r) return r.error();
@@ -281,7 +282,7 @@ int cli_main(int argc, char** argv) {
     print_error_line(server.error().message);
     code = 1;
   } else if (auto ready = parsed->ready_file.empty()
-                              ? Result<void>()
+                              ? Expected<void>()
                               : write_ready_file(parsed->ready_file, (*server)->port());
              !ready) {
     print_error_line(ready.error().message);

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "server/server.h"
 
 namespace stampede::server {
@@ -20,7 +20,7 @@ struct CliOptions {
 
 // Parses the arguments (args[0] is "serve") and validates them. Errors are one line for the
 // user, without the "stampede: " prefix.
-Result<CliOptions> parse_command_line(const std::vector<std::string>& args);
+Expected<CliOptions> parse_command_line(const std::vector<std::string>& args);
 
 // The subcommand: parses, serves until SIGINT or SIGTERM, prints the totals. Exit code 0 on a
 // clean stop, 2 on bad input (one line on stderr), 1 when the server cannot start.

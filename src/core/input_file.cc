@@ -23,8 +23,8 @@ std::string size_text(std::size_t bytes) {
 
 }  // namespace
 
-Result<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
-                                    std::string_view what) {
+Expected<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
+                                      std::string_view what) {
   auto fail = [&](const std::string& reason) {
     const std::string named = what.empty() ? "" : std::string(what) + " ";
     return make_error("cannot read " + named + "'" + path + "': " + reason);

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede {
 
@@ -17,7 +17,7 @@ inline constexpr std::size_t kMiB = std::size_t{1} << 20;
 // The whole content of the regular file at `path`, when it holds at most `max_bytes`. Errors read
 // "cannot read `what` 'path': reason" ("cannot read 'path': ..." when `what` is empty; reason:
 // the errno text, "is a directory", "not a regular file", "larger than N MiB").
-Result<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
-                                    std::string_view what);
+Expected<std::string> read_input_file(const std::string& path, std::size_t max_bytes,
+                                      std::string_view what);
 
 }  // namespace stampede

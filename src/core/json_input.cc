@@ -4,7 +4,7 @@
 
 namespace stampede {
 
-Result<nlohmann::json> parse_json_input(std::string_view text) {
+Expected<nlohmann::json> parse_json_input(std::string_view text) {
   using Json = nlohmann::json;
   bool too_deep = false;
   // `depth` is the number of arrays and objects around the value that starts here; returning

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede {
 
@@ -17,6 +17,6 @@ inline constexpr int kMaxJsonDepth = 64;
 
 // The document in `text`, or an Error: "invalid JSON" or "JSON nested deeper than 64 levels".
 // Parsing itself is iterative; a too-deep part is discarded as it is read, never built.
-Result<nlohmann::json> parse_json_input(std::string_view text);
+Expected<nlohmann::json> parse_json_input(std::string_view text);
 
 }  // namespace stampede

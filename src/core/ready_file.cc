@@ -8,7 +8,7 @@
 
 namespace stampede {
 
-Result<void> write_ready_file(const std::string& path, std::uint16_t port) {
+Expected<void> write_ready_file(const std::string& path, std::uint16_t port) {
   const std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (f == nullptr) {

@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede {
 
 // Writes "<port>\n" to `path` atomically: to `path`.tmp first, then renamed over `path`, so a
 // reader never sees a partial number.
-Result<void> write_ready_file(const std::string& path, std::uint16_t port);
+Expected<void> write_ready_file(const std::string& path, std::uint16_t port);
 
 }  // namespace stampede

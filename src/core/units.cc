@@ -7,7 +7,7 @@
 namespace stampede {
 namespace {
 
-Result<double> parse_plain_number(std::string_view text, std::string_view what) {
+Expected<double> parse_plain_number(std::string_view text, std::string_view what) {
   if (text.empty()) return make_error(std::string("empty ") + std::string(what));
   double value = 0;
   auto [ptr, ec] =
@@ -21,7 +21,7 @@ Result<double> parse_plain_number(std::string_view text, std::string_view what) 
   return value;
 }
 
-Result<std::uint64_t> parse_scaled(std::string_view text, std::uint64_t base) {
+Expected<std::uint64_t> parse_scaled(std::string_view text, std::uint64_t base) {
   std::string_view digits = text;
   double scale = 1;
   if (!digits.empty()) {
@@ -57,20 +57,20 @@ Result<std::uint64_t> parse_scaled(std::string_view text, std::uint64_t base) {
 
 }  // namespace
 
-Result<std::uint64_t> parse_count(std::string_view text) {
+Expected<std::uint64_t> parse_count(std::string_view text) {
   return parse_scaled(text, 1000);
 }
 
-Result<std::uint64_t> parse_size(std::string_view text) {
+Expected<std::uint64_t> parse_size(std::string_view text) {
   return parse_scaled(text, 1024);
 }
 
-Result<double> parse_number(std::string_view text) {
+Expected<double> parse_number(std::string_view text) {
   return parse_plain_number(text, "number");
 }
 
-Result<std::chrono::nanoseconds> parse_duration(std::string_view text,
-                                                std::chrono::nanoseconds bare_unit) {
+Expected<std::chrono::nanoseconds> parse_duration(std::string_view text,
+                                                  std::chrono::nanoseconds bare_unit) {
   struct Suffix {
     std::string_view name;
     double ns;

@@ -5,22 +5,22 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede {
 
 // A non-negative integer with an optional k/m/g suffix (x1000). "1.5k" -> 1500.
 // Rejects empty, negative, non-numeric and overflowing input.
-Result<std::uint64_t> parse_count(std::string_view text);
+Expected<std::uint64_t> parse_count(std::string_view text);
 
 // A non-negative number (integer or decimal, e.g. "0.5"). Rejects empty, negative, nan/inf.
-Result<double> parse_number(std::string_view text);
+Expected<double> parse_number(std::string_view text);
 
 // A duration: a number followed by ns, us, ms, s, m or h; a bare number means `bare_unit`.
-Result<std::chrono::nanoseconds> parse_duration(std::string_view text,
-                                                std::chrono::nanoseconds bare_unit);
+Expected<std::chrono::nanoseconds> parse_duration(std::string_view text,
+                                                  std::chrono::nanoseconds bare_unit);
 
 // A byte size with optional k/m/g suffix (x1024). "20k" -> 20480.
-Result<std::uint64_t> parse_size(std::string_view text);
+Expected<std::uint64_t> parse_size(std::string_view text);
 
 }  // namespace stampede

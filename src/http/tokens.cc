@@ -18,7 +18,7 @@ bool is_alnum(unsigned char c) {
 }
 
 // Names the first byte that is not allowed, without echoing the text it came in.
-Error bad_byte(std::string_view text, std::size_t at, std::string_view expected) {
+Failure bad_byte(std::string_view text, std::size_t at, std::string_view expected) {
   const auto c = static_cast<unsigned char>(text[at]);
   std::string what;
   if (c == '\r') {
@@ -37,7 +37,7 @@ Error bad_byte(std::string_view text, std::size_t at, std::string_view expected)
 
 }  // namespace
 
-Result<void> check_request_target(std::string_view text) {
+Expected<void> check_request_target(std::string_view text) {
   constexpr std::string_view kExpected = "a path is '/' then visible ASCII only";
   if (text.empty()) return make_error("empty (a path starts with '/')");
   if (text.front() != '/') return make_error("must start with '/'");
@@ -47,7 +47,7 @@ Result<void> check_request_target(std::string_view text) {
   return {};
 }
 
-Result<void> check_header_name(std::string_view text) {
+Expected<void> check_header_name(std::string_view text) {
   if (text.empty()) return make_error("empty (a header name is a token)");
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (!is_token(text.substr(i, 1))) {
@@ -57,7 +57,7 @@ Result<void> check_header_name(std::string_view text) {
   return {};
 }
 
-Result<void> check_header_value(std::string_view text) {
+Expected<void> check_header_value(std::string_view text) {
   constexpr std::string_view kExpected = "a header value is visible ASCII and inner spaces";
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -67,7 +67,7 @@ Result<void> check_header_value(std::string_view text) {
   return {};
 }
 
-Result<void> check_host(std::string_view text) {
+Expected<void> check_host(std::string_view text) {
   if (text.empty()) return make_error("empty host");
   if (text.size() > 255) return make_error("host longer than 255 bytes");
   if (text.front() == '[') {

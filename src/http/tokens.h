@@ -8,7 +8,7 @@
 
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "http/header.h"
 
 namespace stampede::http {
@@ -17,14 +17,14 @@ namespace stampede::http {
 
 // An origin-form request target: starts with '/', then only visible ASCII (0x21..0x7e): no
 // space, control byte (CR, LF, NUL, DEL...) or non-ASCII byte (percent-encode those).
-Result<void> check_request_target(std::string_view text);
+Expected<void> check_request_target(std::string_view text);
 
 // A header field name: a token (RFC 9110 5.1).
-Result<void> check_header_name(std::string_view text);
+Expected<void> check_header_name(std::string_view text);
 
 // A header field value: visible ASCII, with single spaces or tabs between visible characters
 // (no leading or trailing white space, no control byte, no non-ASCII byte). May be empty.
-Result<void> check_header_value(std::string_view text);
+Expected<void> check_header_value(std::string_view text);
 
 // RFC 9110 7.2: a Host field value, uri-host [":" port]: an IP literal in brackets or a reg-name
 // (RFC 3986; an IPv4 address is one), then an optional port of digits; empty is allowed (RFC
@@ -34,6 +34,6 @@ bool is_host_field_value(std::string_view text);
 
 // A host as it goes into a Host header or a URL: a DNS name or IPv4 literal (letters, digits,
 // '-', '.', '_'), or an IPv6 literal in brackets ("[::1]"), at most 255 bytes, not empty.
-Result<void> check_host(std::string_view text);
+Expected<void> check_host(std::string_view text);
 
 }  // namespace stampede::http

@@ -19,7 +19,7 @@ struct Authority {
 // Each scheme's name, in Scheme's order: the one table parse_scheme and scheme_name read.
 constexpr std::array<std::string_view, 4> kSchemeNames = {"http", "https", "ws", "wss"};
 
-Result<Scheme> parse_scheme(std::string_view text, std::string_view name) {
+Expected<Scheme> parse_scheme(std::string_view text, std::string_view name) {
   for (std::size_t i = 0; i < kSchemeNames.size(); ++i) {
     if (iequals(name, kSchemeNames[i])) return static_cast<Scheme>(i);
   }
@@ -37,7 +37,7 @@ bool is_ipv6_char(char c) {
          c == '.';
 }
 
-Result<Authority> split_authority(std::string_view text, std::string_view auth) {
+Expected<Authority> split_authority(std::string_view text, std::string_view auth) {
   Authority a;
   if (auth.find('@') != std::string_view::npos) {
     return make_error(fmt::format("user info in URL '{}' is not supported", text));
@@ -65,7 +65,7 @@ Result<Authority> split_authority(std::string_view text, std::string_view auth) 
   return a;
 }
 
-Result<void> check_host(std::string_view text, const Authority& a) {
+Expected<void> check_host(std::string_view text, const Authority& a) {
   if (a.host.empty()) return make_error(fmt::format("empty host in URL '{}'", text));
   if (a.ipv6) {
     bool colon = false;
@@ -88,7 +88,7 @@ Result<void> check_host(std::string_view text, const Authority& a) {
   return {};
 }
 
-Result<std::uint16_t> parse_port(std::string_view text, std::string_view port) {
+Expected<std::uint16_t> parse_port(std::string_view text, std::string_view port) {
   if (port.empty()) return make_error(fmt::format("empty port in URL '{}'", text));
   std::uint32_t value = 0;
   for (char c : port) {
@@ -121,7 +121,7 @@ std::string make_target(std::string_view rest) {
   return target;
 }
 
-Result<void> check_characters(std::string_view text) {
+Expected<void> check_characters(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto u = static_cast<unsigned char>(text[i]);
     if (u <= 0x20 || u == 0x7f) {
@@ -142,27 +142,27 @@ std::uint16_t default_port(Scheme scheme) {
   return (scheme == Scheme::Https || scheme == Scheme::Wss) ? 443 : 80;
 }
 
-Result<Url> parse_url(std::string_view text) {
+Expected<Url> parse_url(std::string_view text) {
   if (text.empty()) return make_error("empty URL");
-  if (Result<void> r = check_characters(text); !r) return r.error();
+  if (Expected<void> r = check_characters(text); !r) return r.error();
   const std::size_t sep = text.find("://");
   if (sep == std::string_view::npos || sep == 0) {
     return make_error(fmt::format(
         "missing scheme in URL '{}' (expected http://, https://, ws:// or wss://)", text));
   }
-  Result<Scheme> scheme = parse_scheme(text, text.substr(0, sep));
+  Expected<Scheme> scheme = parse_scheme(text, text.substr(0, sep));
   if (!scheme) return scheme.error();
   const std::string_view after = text.substr(sep + 3);
   const std::size_t auth_end = after.find_first_of("/?#");
-  Result<Authority> auth = split_authority(text, after.substr(0, auth_end));
+  Expected<Authority> auth = split_authority(text, after.substr(0, auth_end));
   if (!auth) return auth.error();
-  if (Result<void> r = check_host(text, *auth); !r) return r.error();
+  if (Expected<void> r = check_host(text, *auth); !r) return r.error();
 
   Url url;
   url.scheme = *scheme;
   url.port = default_port(url.scheme);
   if (auth->has_port) {
-    Result<std::uint16_t> port = parse_port(text, auth->port);
+    Expected<std::uint16_t> port = parse_port(text, auth->port);
     if (!port) return port.error();
     url.port = *port;
   }

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede::http {
 
@@ -31,6 +31,6 @@ struct Url {
 // Errors, each with a message naming the problem: missing or unsupported scheme, empty host,
 // bad host characters or IPv6 literal, user info, bad port (empty, not a number, 0, > 65535),
 // spaces or control characters anywhere.
-Result<Url> parse_url(std::string_view text);
+Expected<Url> parse_url(std::string_view text);
 
 }  // namespace stampede::http

@@ -134,7 +134,7 @@ constexpr std::array<std::string_view, 500> kReasons = make_reason_table();
 
 }  // namespace
 
-Result<void> validate_request(const RequestSpec& spec) {
+Expected<void> validate_request(const RequestSpec& spec) {
   if (!is_token(spec.method)) {
     return make_error(fmt::format("invalid method '{}'", printable(spec.method)));
   }

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "http/header.h"
 #include "http/query.h"
 
@@ -41,7 +41,7 @@ struct RequestSpec {
 // A spec it accepts formats to exactly one HTTP/1.1 request, which no parser reads another way.
 // A plain function of the spec's bytes (no I/O, no state): a fuzz target can call it with
 // anything, and format a spec it accepts.
-Result<void> validate_request(const RequestSpec& spec);
+Expected<void> validate_request(const RequestSpec& spec);
 
 // Content-Length and Transfer-Encoding (any case): the headers only the body may set.
 bool is_framing_header(std::string_view name);

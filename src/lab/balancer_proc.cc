@@ -36,7 +36,7 @@ std::optional<std::string> lookup(std::string_view name, const Placeholders& v) 
   return std::nullopt;
 }
 
-Result<net::Address> address_of(const std::string& url_text) {
+Expected<net::Address> address_of(const std::string& url_text) {
   auto url = http::parse_url(url_text);
   if (!url) return url.error();
   return net::resolve(url->host, url->port);
@@ -84,9 +84,9 @@ std::map<std::string, bool> parse_up_flags(std::string_view body) {
   return flags;
 }
 
-Result<std::string> BalancerRunner::start(const std::string& strategy,
-                                          std::optional<std::chrono::milliseconds> health,
-                                          const InstancePool& pool, const Interrupt& interrupt) {
+Expected<std::string> BalancerRunner::start(const std::string& strategy,
+                                            std::optional<std::chrono::milliseconds> health,
+                                            const InstancePool& pool, const Interrupt& interrupt) {
   stop();
   if (options_.spec.kind == BalancerKind::External) {
     auto address = address_of(options_.spec.url);
@@ -104,8 +104,8 @@ Result<std::string> BalancerRunner::start(const std::string& strategy,
   return url_;
 }
 
-Result<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::milliseconds health,
-                                   const InstancePool& pool, const Interrupt& interrupt) {
+Expected<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::milliseconds health,
+                                     const InstancePool& pool, const Interrupt& interrupt) {
   const BalancerSpec& spec = options_.spec;
   const std::string base = fmt::format("{}/balancer-{}", options_.work_dir, ++generation_);
   SpawnOptions spawn;
@@ -173,7 +173,7 @@ Result<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::mil
   return wait_for_listener(process_.get(), address_, spec.start_timeout, interrupt);
 }
 
-Result<void> BalancerRunner::check_answers() const {
+Expected<void> BalancerRunner::check_answers() const {
   auto reply = http_get(address_, "/", kFirstAnswerTimeout);
   std::string problem;
   if (!reply) {

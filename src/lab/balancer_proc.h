@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "lab/config.h"
 #include "lab/instances.h"
 #include "lab/interrupt.h"
@@ -57,9 +57,9 @@ class BalancerRunner {
   // Starts the balancer for one run (the built-in one or CMD with `strategy` and `health`;
   // an external one is only checked), waits until it listens and answers a first GET /, and
   // returns the URL to load. Fails naming what failed.
-  Result<std::string> start(const std::string& strategy,
-                            std::optional<std::chrono::milliseconds> health,
-                            const InstancePool& pool, const Interrupt& interrupt);
+  Expected<std::string> start(const std::string& strategy,
+                              std::optional<std::chrono::milliseconds> health,
+                              const InstancePool& pool, const Interrupt& interrupt);
   // Stops the process start() started (nothing for an external balancer).
   void stop();
 
@@ -70,9 +70,9 @@ class BalancerRunner {
   std::string describe() const;
 
  private:
-  Result<void> spawn(const std::string& strategy, std::chrono::milliseconds health,
-                     const InstancePool& pool, const Interrupt& interrupt);
-  Result<void> check_answers() const;
+  Expected<void> spawn(const std::string& strategy, std::chrono::milliseconds health,
+                       const InstancePool& pool, const Interrupt& interrupt);
+  Expected<void> check_answers() const;
 
   BalancerOptions options_;
   std::unique_ptr<Process> process_;

@@ -50,7 +50,7 @@ bool wants(const LabConfig& config, ScenarioKind kind) {
          config.scenarios.end();
 }
 
-Result<void> validate_instances(const LabConfig& config) {
+Expected<void> validate_instances(const LabConfig& config) {
   for (std::size_t i = 0; i < config.instances.size(); ++i) {
     const InstanceSpec& spec = config.instances[i];
     if (!valid_name(spec.name)) {
@@ -83,7 +83,7 @@ Result<void> validate_instances(const LabConfig& config) {
   return {};
 }
 
-Result<void> validate_balancer(const LabConfig& config) {
+Expected<void> validate_balancer(const LabConfig& config) {
   const BalancerSpec& b = config.balancer;
   if (!b.url.empty()) {
     auto url = http::parse_url(b.url);
@@ -142,7 +142,7 @@ Result<void> validate_balancer(const LabConfig& config) {
   return {};
 }
 
-Result<void> validate_scenarios(const LabConfig& config) {
+Expected<void> validate_scenarios(const LabConfig& config) {
   if (config.scenarios.empty()) return make_error("--scenarios: no scenario");
   if (wants(config, ScenarioKind::Slow) && !names_instance(config, config.slow_instance)) {
     return make_error(fmt::format("--slow: no instance named '{}'", config.slow_instance));
@@ -209,7 +209,7 @@ std::vector<std::string> load_strategies(const BalancerSpec& balancer) {
   return out;
 }
 
-Result<void> validate(const LabConfig& config) {
+Expected<void> validate(const LabConfig& config) {
   if (auto r = validate_instances(config); !r) return r;
   if (auto r = validate_scenarios(config); !r) return r;
   if (auto r = validate_balancer(config); !r) return r;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "lab/scenario.h"
 
 namespace stampede::lab {
@@ -80,7 +80,7 @@ void apply_defaults(LabConfig& config);
 
 // Checks ranges, names, loopback-only addresses and the scenario/strategy combination.
 // Returns the first problem as one line without the "stampede: " prefix.
-Result<void> validate(const LabConfig& config);
+Expected<void> validate(const LabConfig& config);
 
 // True when `host` is a loopback literal (127.0.0.0/8, ::1) or "localhost".
 bool is_loopback_host(std::string_view host);

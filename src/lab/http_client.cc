@@ -33,7 +33,7 @@ bool wait_for(int fd, short events, std::int64_t deadline_ns) {
 }
 
 // A connected socket, or an error naming why not.
-Result<net::Fd> connect_within(const net::Address& address, std::int64_t deadline_ns) {
+Expected<net::Fd> connect_within(const net::Address& address, std::int64_t deadline_ns) {
   if (!address.is_loopback()) {
     return make_error(fmt::format("{} is not a loopback address", address.to_string()));
   }
@@ -47,7 +47,7 @@ Result<net::Fd> connect_within(const net::Address& address, std::int64_t deadlin
   return std::move(fd).value();
 }
 
-Result<void> send_all(int fd, std::string_view bytes, std::int64_t deadline_ns) {
+Expected<void> send_all(int fd, std::string_view bytes, std::int64_t deadline_ns) {
   while (!bytes.empty()) {
     std::size_t n = 0;
     const net::IoStatus s = net::write_some(fd, bytes.data(), bytes.size(), n);
@@ -63,7 +63,7 @@ Result<void> send_all(int fd, std::string_view bytes, std::int64_t deadline_ns) 
 }
 
 // Feeds bytes until the response completes. `done` is set on MessageComplete.
-Result<void> feed(http::ResponseParser& parser, const char* data, std::size_t len, bool& done) {
+Expected<void> feed(http::ResponseParser& parser, const char* data, std::size_t len, bool& done) {
   while (!done) {
     const http::Step step = parser.feed(data, len);
     if (step.event == http::Event::Error) {
@@ -77,7 +77,8 @@ Result<void> feed(http::ResponseParser& parser, const char* data, std::size_t le
   return {};
 }
 
-Result<HttpReply> read_reply(int fd, std::int64_t deadline_ns, std::chrono::milliseconds timeout) {
+Expected<HttpReply> read_reply(int fd, std::int64_t deadline_ns,
+                               std::chrono::milliseconds timeout) {
   HttpReply reply;
   http::ResponseParser parser;
   parser.set_body_callback([&reply](std::string_view chunk) {
@@ -111,8 +112,8 @@ Result<HttpReply> read_reply(int fd, std::int64_t deadline_ns, std::chrono::mill
 
 }  // namespace
 
-Result<HttpReply> http_get(const net::Address& address, std::string_view target,
-                           std::chrono::milliseconds timeout) {
+Expected<HttpReply> http_get(const net::Address& address, std::string_view target,
+                             std::chrono::milliseconds timeout) {
   const std::int64_t deadline = mono_ns() + std::chrono::nanoseconds(timeout).count();
   auto fd = connect_within(address, deadline);
   if (!fd) return fd.error();
@@ -127,7 +128,7 @@ bool can_connect(const net::Address& address, std::chrono::milliseconds timeout)
   return connect_within(address, mono_ns() + std::chrono::nanoseconds(timeout).count()).ok();
 }
 
-Result<std::uint16_t> pick_free_port(std::string_view host) {
+Expected<std::uint16_t> pick_free_port(std::string_view host) {
   auto address = net::resolve(host, 0);
   if (!address) return address.error();
   auto fd = net::listen_tcp(*address);

@@ -17,9 +17,9 @@ InstancePool::~InstancePool() {
     instance.process.reset();
 }
 
-Result<std::unique_ptr<InstancePool>> InstancePool::start(const std::vector<InstanceSpec>& specs,
-                                                          const PoolOptions& options,
-                                                          const Interrupt& interrupt) {
+Expected<std::unique_ptr<InstancePool>> InstancePool::start(const std::vector<InstanceSpec>& specs,
+                                                            const PoolOptions& options,
+                                                            const Interrupt& interrupt) {
   std::unique_ptr<InstancePool> pool(new InstancePool(options));
   for (const InstanceSpec& spec : specs) {
     Instance instance;
@@ -41,7 +41,7 @@ std::string InstancePool::file_base(const Instance& instance) const {
                      instance.generation);
 }
 
-Result<void> InstancePool::spawn(Instance& instance) {
+Expected<void> InstancePool::spawn(Instance& instance) {
   ++instance.generation;
   const std::string base = file_base(instance);
   const std::uint16_t port =
@@ -71,7 +71,7 @@ Result<void> InstancePool::spawn(Instance& instance) {
   return {};
 }
 
-Result<void> InstancePool::await(Instance& instance, const Interrupt& interrupt) {
+Expected<void> InstancePool::await(Instance& instance, const Interrupt& interrupt) {
   auto port = wait_for_port_file(*instance.process, file_base(instance) + ".port",
                                  options_.start_timeout, interrupt);
   if (!port) return port.error();  // names the instance
@@ -91,8 +91,8 @@ std::size_t InstancePool::find(const std::string& name) const {
   return instances_.size();
 }
 
-Result<void> InstancePool::restart(std::size_t i, std::chrono::milliseconds delay,
-                                   const Interrupt& interrupt) {
+Expected<void> InstancePool::restart(std::size_t i, std::chrono::milliseconds delay,
+                                     const Interrupt& interrupt) {
   Instance& instance = instances_[i];
   instance.process.reset();  // stops it (SIGTERM, then SIGKILL) and reaps it
   instance.delay = delay;
@@ -107,7 +107,7 @@ void InstancePool::kill(std::size_t i) {
   instance.killed = true;
 }
 
-Result<void> InstancePool::revive(const Interrupt& interrupt) {
+Expected<void> InstancePool::revive(const Interrupt& interrupt) {
   for (std::size_t i = 0; i < instances_.size(); ++i) {
     if (!instances_[i].killed) continue;
     if (auto r = restart(i, instances_[i].delay, interrupt); !r) return r;
@@ -115,7 +115,7 @@ Result<void> InstancePool::revive(const Interrupt& interrupt) {
   return {};
 }
 
-Result<void> InstancePool::reset_counts() {
+Expected<void> InstancePool::reset_counts() {
   for (const Instance& instance : instances_) {
     if (instance.killed) continue;
     auto reply = http_get(instance.address, "/reset", options_.http_timeout);

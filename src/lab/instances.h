@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "lab/config.h"
 #include "lab/interrupt.h"
 #include "lab/process.h"
@@ -31,9 +31,9 @@ class InstancePool {
  public:
   // Starts every instance (all spawned first, then each awaited): port 0 becomes a free port,
   // kept for restarts. Fails naming the instance that did not start (and why: its stderr).
-  static Result<std::unique_ptr<InstancePool>> start(const std::vector<InstanceSpec>& specs,
-                                                     const PoolOptions& options,
-                                                     const Interrupt& interrupt);
+  static Expected<std::unique_ptr<InstancePool>> start(const std::vector<InstanceSpec>& specs,
+                                                       const PoolOptions& options,
+                                                       const Interrupt& interrupt);
   ~InstancePool();
 
   std::size_t size() const { return instances_.size(); }
@@ -49,14 +49,15 @@ class InstancePool {
   }
 
   // Stops instance i and starts it again on the same port with `delay`.
-  Result<void> restart(std::size_t i, std::chrono::milliseconds delay, const Interrupt& interrupt);
+  Expected<void> restart(std::size_t i, std::chrono::milliseconds delay,
+                         const Interrupt& interrupt);
   // SIGKILL to instance i, now (the outage). restart() brings it back.
   void kill(std::size_t i);
   // Restarts every killed instance with its delay.
-  Result<void> revive(const Interrupt& interrupt);
+  Expected<void> revive(const Interrupt& interrupt);
 
   // GET /reset on every live instance; the error names the one that did not answer.
-  Result<void> reset_counts();
+  Expected<void> reset_counts();
   // GET /count on each: `served`, or nullopt for one that is dead or does not answer.
   std::vector<std::optional<std::uint64_t>> read_counts();
 
@@ -71,8 +72,8 @@ class InstancePool {
   };
 
   explicit InstancePool(PoolOptions options) : options_(std::move(options)) {}
-  Result<void> spawn(Instance& instance);
-  Result<void> await(Instance& instance, const Interrupt& interrupt);
+  Expected<void> spawn(Instance& instance);
+  Expected<void> await(Instance& instance, const Interrupt& interrupt);
   std::string file_base(const Instance& instance) const;
 
   PoolOptions options_;

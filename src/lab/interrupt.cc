@@ -38,7 +38,7 @@ void Interrupt::detach(loadgen::StopSignal& stop) {
 SignalWatcher::SignalWatcher(Interrupt& interrupt, const sigset_t& previous)
     : interrupt_(interrupt), previous_(previous) {}
 
-Result<std::unique_ptr<SignalWatcher>> SignalWatcher::start(Interrupt& interrupt) {
+Expected<std::unique_ptr<SignalWatcher>> SignalWatcher::start(Interrupt& interrupt) {
   sigset_t set, previous;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/runner.h"
 #include "net/fd.h"
 
@@ -39,7 +39,7 @@ class Interrupt {
 // an empty mask and the default SIGPIPE (process.h).
 class SignalWatcher {
  public:
-  static Result<std::unique_ptr<SignalWatcher>> start(Interrupt& interrupt);
+  static Expected<std::unique_ptr<SignalWatcher>> start(Interrupt& interrupt);
   ~SignalWatcher();
   SignalWatcher(const SignalWatcher&) = delete;
   SignalWatcher& operator=(const SignalWatcher&) = delete;

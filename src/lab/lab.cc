@@ -43,7 +43,7 @@ void fill_outcome(RunRecord& rec, const loadgen::RunResult& r) {
     rec.latency.emplace_back(p.percentile, static_cast<double>(p.value_ns) / 1e6);
 }
 
-Result<HeaderCounts> run_sticky(const Bench& b, const std::string& url, RunRecord& rec) {
+Expected<HeaderCounts> run_sticky(const Bench& b, const std::string& url, RunRecord& rec) {
   auto sessions = run_sessions(url, b.config.sessions, b.config.session_requests, b.interrupt);
   if (!sessions) return sessions.error();
   loadgen::RunResult total;
@@ -70,7 +70,7 @@ Result<HeaderCounts> run_sticky(const Bench& b, const std::string& url, RunRecor
   return headers;
 }
 
-Result<HeaderCounts> run_outage_load(const Bench& b, const std::string& url, RunRecord& rec) {
+Expected<HeaderCounts> run_outage_load(const Bench& b, const std::string& url, RunRecord& rec) {
   loadgen::Config config = make_load_config(b.config.load, url);
   config.max_duration = b.config.outage_duration;
   const std::size_t victim = b.pool.find(b.config.kill_instance);
@@ -94,8 +94,8 @@ Result<HeaderCounts> run_outage_load(const Bench& b, const std::string& url, Run
 }
 
 // The load of one run, by scenario; fills the record's outcome and returns the header counts.
-Result<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::string& url,
-                           RunRecord& rec) {
+Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::string& url,
+                             RunRecord& rec) {
   switch (plan.scenario) {
     case ScenarioKind::Sticky:
       return run_sticky(b, url, rec);
@@ -111,7 +111,7 @@ Result<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::strin
   return result->header_counts;
 }
 
-Result<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& direct) {
+Expected<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& direct) {
   RunRecord rec;
   rec.scenario = plan.scenario;
   rec.strategy = plan.strategy;
@@ -146,7 +146,7 @@ Result<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& dir
 
 // Puts the pool in the state `pool` asks for; the direct latencies are measured again after a
 // change (and the first time).
-Result<void> prepare_pool(const Bench& b, Pool pool, Pool& current, Direct& direct) {
+Expected<void> prepare_pool(const Bench& b, Pool pool, Pool& current, Direct& direct) {
   if (auto r = b.pool.revive(b.interrupt); !r) return r;
   const std::size_t slow = b.pool.find(b.config.slow_instance);
   if (pool != current) {
@@ -191,7 +191,7 @@ std::string plan_label(const RunPlan& plan) {
 
 }  // namespace
 
-Result<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::ostream* progress) {
+Expected<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::ostream* progress) {
   const std::int64_t start = mono_ns();
   auto dir = TempDir::create("stampede-lab");
   if (!dir) return dir.error();

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "lab/config.h"
 #include "lab/findings.h"
 #include "lab/interrupt.h"
@@ -30,6 +30,6 @@ struct LabResult {
 // Runs the lab. `config` must be valid (validate()). One progress line per step goes to
 // `progress` when it is not null. Errors: an instance or balancer that does not start, a
 // balancer that answers nothing, a counter that cannot be reset, an interrupt ("interrupted").
-Result<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::ostream* progress);
+Expected<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::ostream* progress);
 
 }  // namespace stampede::lab

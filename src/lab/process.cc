@@ -89,7 +89,7 @@ struct ChildSetup {
 
 }  // namespace
 
-Result<TempDir> TempDir::create(std::string_view prefix) {
+Expected<TempDir> TempDir::create(std::string_view prefix) {
   const char* base = std::getenv("TMPDIR");
   std::string tmpl = fmt::format("{}/{}-XXXXXX", base && *base ? base : "/tmp", prefix);
   if (mkdtemp(tmpl.data()) == nullptr) {
@@ -125,7 +125,7 @@ Process::Process(pid_t pid, std::string label, std::string log_base)
   pidfd_.reset(static_cast<int>(syscall(SYS_pidfd_open, pid_, 0)));
 }
 
-Result<std::unique_ptr<Process>> Process::spawn(const SpawnOptions& options) {
+Expected<std::unique_ptr<Process>> Process::spawn(const SpawnOptions& options) {
   if (options.argv.empty()) return make_error(options.label + ": empty command");
   std::vector<std::string> args = options.argv;
   ChildSetup setup;

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/fd.h"
 
 namespace stampede::lab {
@@ -22,7 +22,7 @@ namespace stampede::lab {
 class TempDir {
  public:
   // Creates $TMPDIR/PREFIX-XXXXXX (/tmp when TMPDIR is unset).
-  static Result<TempDir> create(std::string_view prefix);
+  static Expected<TempDir> create(std::string_view prefix);
   TempDir(TempDir&& other) noexcept;
   TempDir& operator=(TempDir&& other) noexcept;
   TempDir(const TempDir&) = delete;
@@ -59,7 +59,7 @@ struct SpawnOptions {
 // never reach a recycled process id.
 class Process {
  public:
-  static Result<std::unique_ptr<Process>> spawn(const SpawnOptions& options);
+  static Expected<std::unique_ptr<Process>> spawn(const SpawnOptions& options);
   ~Process();  // stop(kStopGrace)
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;

@@ -34,15 +34,15 @@ void pause(Process* process) {
 
 }  // namespace
 
-Error exited_early(Process& process, const ExitStatus& status) {
+Failure exited_early(Process& process, const ExitStatus& status) {
   const std::string tail = process.output_tail();
   return make_error(fmt::format("{} exited ({}) before it was ready{}{}", process.label(),
                                 status.describe(), tail.empty() ? "" : ": ", tail));
 }
 
-Result<std::uint16_t> wait_for_port_file(Process& process, const std::string& path,
-                                         std::chrono::milliseconds timeout,
-                                         const Interrupt& interrupt) {
+Expected<std::uint16_t> wait_for_port_file(Process& process, const std::string& path,
+                                           std::chrono::milliseconds timeout,
+                                           const Interrupt& interrupt) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     if (const std::uint16_t port = read_port(path); port != 0) return port;
@@ -56,8 +56,8 @@ Result<std::uint16_t> wait_for_port_file(Process& process, const std::string& pa
   }
 }
 
-Result<void> wait_for_listener(Process* process, const net::Address& address,
-                               std::chrono::milliseconds timeout, const Interrupt& interrupt) {
+Expected<void> wait_for_listener(Process* process, const net::Address& address,
+                                 std::chrono::milliseconds timeout, const Interrupt& interrupt) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     if (can_connect(address, std::chrono::milliseconds(200))) return {};

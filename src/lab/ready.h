@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "lab/interrupt.h"
 #include "lab/process.h"
 #include "net/socket.h"
@@ -15,16 +15,16 @@ namespace stampede::lab {
 
 // Until `path` holds a port (a `--ready-file` written with rename, so never half-written).
 // Fails when the process ends first, when `timeout` passes, or on an interrupt.
-Result<std::uint16_t> wait_for_port_file(Process& process, const std::string& path,
-                                         std::chrono::milliseconds timeout,
-                                         const Interrupt& interrupt);
+Expected<std::uint16_t> wait_for_port_file(Process& process, const std::string& path,
+                                           std::chrono::milliseconds timeout,
+                                           const Interrupt& interrupt);
 
 // Until a TCP connection to `address` is accepted. `process` (may be null: an external
 // balancer) is watched for an early exit.
-Result<void> wait_for_listener(Process* process, const net::Address& address,
-                               std::chrono::milliseconds timeout, const Interrupt& interrupt);
+Expected<void> wait_for_listener(Process* process, const net::Address& address,
+                                 std::chrono::milliseconds timeout, const Interrupt& interrupt);
 
 // "balancer (rr) exited with exit status 1 before it was ready: stampede: ..."
-Error exited_early(Process& process, const ExitStatus& status);
+Failure exited_early(Process& process, const ExitStatus& status);
 
 }  // namespace stampede::lab

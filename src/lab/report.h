@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "lab/lab.h"
 #include "report/report_data.h"
 
@@ -19,6 +19,6 @@ void write_json(const LabResult& result, std::ostream& out);
 
 // The result mapped into the HTML report's data: tables, findings, one latency series per run.
 report::ReportData to_report_data(const LabResult& result);
-Result<void> write_html(const LabResult& result, const std::string& path);
+Expected<void> write_html(const LabResult& result, const std::string& path);
 
 }  // namespace stampede::lab

@@ -41,7 +41,7 @@ report::ReportData to_report_data(const LabResult& result) {
   return data;
 }
 
-Result<void> write_html(const LabResult& result, const std::string& path) {
+Expected<void> write_html(const LabResult& result, const std::string& path) {
   return report::write_html_file(to_report_data(result), path);
 }
 

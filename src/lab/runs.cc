@@ -100,8 +100,8 @@ loadgen::Config make_load_config(const LoadSettings& load, const std::string& ur
   return config;
 }
 
-Result<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& interrupt,
-                                    const loadgen::RunHooks& hooks) {
+Expected<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& interrupt,
+                                      const loadgen::RunHooks& hooks) {
   loadgen::StopSignal stop;
   Attached attached(interrupt, stop);
   loadgen::RunHooks with_stop = hooks;
@@ -109,10 +109,10 @@ Result<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& in
   return loadgen::run(config, with_stop);
 }
 
-Result<std::vector<SessionResult>> run_sessions(const std::string& url, std::uint32_t sessions,
-                                                std::uint32_t requests, Interrupt& interrupt) {
+Expected<std::vector<SessionResult>> run_sessions(const std::string& url, std::uint32_t sessions,
+                                                  std::uint32_t requests, Interrupt& interrupt) {
   std::vector<loadgen::Config> configs(sessions);
-  std::vector<std::optional<Result<loadgen::RunResult>>> results(sessions);
+  std::vector<std::optional<Expected<loadgen::RunResult>>> results(sessions);
   for (std::uint32_t i = 0; i < sessions; ++i) {
     loadgen::Config& c = configs[i];
     c.url = url;
@@ -125,7 +125,7 @@ Result<std::vector<SessionResult>> run_sessions(const std::string& url, std::uin
     c.count_headers = counted_headers();
   }
   std::vector<std::thread> threads;
-  Result<void> started;
+  Expected<void> started;
   try {
     for (std::uint32_t i = 0; i < sessions; ++i) {
       threads.emplace_back([&, i] { results[i] = run_load(configs[i], interrupt); });
@@ -145,8 +145,9 @@ Result<std::vector<SessionResult>> run_sessions(const std::string& url, std::uin
   return out;
 }
 
-Result<OutageResult> run_outage(const loadgen::Config& config, std::chrono::nanoseconds kill_after,
-                                const std::function<void()>& kill, Interrupt& interrupt) {
+Expected<OutageResult> run_outage(const loadgen::Config& config,
+                                  std::chrono::nanoseconds kill_after,
+                                  const std::function<void()>& kill, Interrupt& interrupt) {
   SteadyClock clock;
   FailureClock failures(clock);
   std::ostream progress(&failures);
@@ -155,7 +156,7 @@ Result<OutageResult> run_outage(const loadgen::Config& config, std::chrono::nano
   hooks.progress_interval = kProgressInterval;
   const std::int64_t start = mono_ns();
   std::int64_t killed_ns = 0;
-  std::optional<Result<loadgen::RunResult>> result;
+  std::optional<Expected<loadgen::RunResult>> result;
   try {
     DelayedAction killer(kill_after, kill);
     result = run_load(config, interrupt, hooks);
@@ -179,7 +180,7 @@ Result<OutageResult> run_outage(const loadgen::Config& config, std::chrono::nano
   return out;
 }
 
-Result<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt) {
+Expected<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt) {
   loadgen::Config config;
   config.url = "http://" + host_port + "/";
   config.concurrency = 1;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "lab/config.h"
 #include "lab/interrupt.h"
 #include "loadgen/config.h"
@@ -25,8 +25,8 @@ namespace stampede::lab {
 loadgen::Config make_load_config(const LoadSettings& load, const std::string& url);
 
 // One run, stopped early by `interrupt`.
-Result<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& interrupt,
-                                    const loadgen::RunHooks& hooks = {});
+Expected<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& interrupt,
+                                      const loadgen::RunHooks& hooks = {});
 
 // The sticky scenario's load: `sessions` runs at once, one thread each, each one connection
 // sending `requests` requests with `x-session: s1`, `s2`, ...
@@ -34,8 +34,8 @@ struct SessionResult {
   std::string name;
   loadgen::RunResult result;
 };
-Result<std::vector<SessionResult>> run_sessions(const std::string& url, std::uint32_t sessions,
-                                                std::uint32_t requests, Interrupt& interrupt);
+Expected<std::vector<SessionResult>> run_sessions(const std::string& url, std::uint32_t sessions,
+                                                  std::uint32_t requests, Interrupt& interrupt);
 
 // The outage scenario's load: `config` runs while another thread calls `kill` once
 // `kill_after` has passed (unless the run ended first).
@@ -45,8 +45,9 @@ struct OutageResult {
   std::optional<double> last_failure_s;  // after the start (upper bound); nullopt: none failed
   double resolution_s = 0;               // how finely the failures were timed
 };
-Result<OutageResult> run_outage(const loadgen::Config& config, std::chrono::nanoseconds kill_after,
-                                const std::function<void()>& kill, Interrupt& interrupt);
+Expected<OutageResult> run_outage(const loadgen::Config& config,
+                                  std::chrono::nanoseconds kill_after,
+                                  const std::function<void()>& kill, Interrupt& interrupt);
 
 // An instance's own latency, straight to it (not through the balancer): a short keep-alive run
 // on one connection. p50 and p99 in ms.
@@ -54,6 +55,6 @@ struct DirectLatency {
   double p50_ms = 0;
   double p99_ms = 0;
 };
-Result<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt);
+Expected<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt);
 
 }  // namespace stampede::lab

@@ -22,7 +22,7 @@ std::string_view scenario_name(ScenarioKind kind) {
   return "?";
 }
 
-Result<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
+Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
   std::vector<ScenarioKind> chosen;
   std::size_t start = 0;
   while (start <= text.size()) {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede::lab {
 
@@ -19,7 +19,7 @@ std::vector<ScenarioKind> all_scenarios();
 std::string_view scenario_name(ScenarioKind kind);  // "even", "slow", "sticky", "outage"
 // "even,slow" -> {Even, Slow}; duplicates, unknown names and an empty list are errors. The
 // result is in the canonical order (even, slow, sticky, outage) whatever the input order.
-Result<std::vector<ScenarioKind>> parse_scenarios(std::string_view text);
+Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text);
 
 // The state of the pool a run needs: identical instances (their own --delay only), or one
 // instance slowed down.

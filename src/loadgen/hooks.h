@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "http/response_parser.h"
 
 namespace stampede::loadgen {
@@ -70,7 +70,7 @@ struct HookSet {
   std::vector<std::string> capture_headers;
   // Called by run() once per worker, on the calling thread, before any request is sent; an
   // error stops the run before it starts.
-  std::function<Result<std::unique_ptr<RequestHook>>(std::uint32_t worker)> make;
+  std::function<Expected<std::unique_ptr<RequestHook>>(std::uint32_t worker)> make;
   // Optional: called by the command line after a run with its JSON report (a script's done()).
   std::function<void(const std::string& summary_json)> on_done;
 };

@@ -52,7 +52,7 @@ ShardSummary summary_of(const SavedResult& s, const std::string& origin) {
 
 }  // namespace
 
-Result<void> ResultMerger::check_same_run(const SavedResult& saved, const std::string& origin) {
+Expected<void> ResultMerger::check_same_run(const SavedResult& saved, const std::string& origin) {
   if (shards_.empty()) {
     identity_ = saved.run;
     first_origin_ = origin;
@@ -79,7 +79,7 @@ Result<void> ResultMerger::check_same_run(const SavedResult& saved, const std::s
   return {};
 }
 
-Result<void> ResultMerger::add(SavedResult saved, const std::string& origin) {
+Expected<void> ResultMerger::add(SavedResult saved, const std::string& origin) {
   if (shards_.empty()) seen_.insert(saved.result.shard.index);
   if (auto same = check_same_run(saved, origin); !same) return same;
   const RunResult& r = saved.result;
@@ -123,7 +123,7 @@ void ResultMerger::fold(const RunResult& r) {
   t.ws.merge(r.ws);
 }
 
-Result<MergedResult> ResultMerger::finish() {
+Expected<MergedResult> ResultMerger::finish() {
   if (shards_.empty()) return make_error("no results to merge");
   MergedResult out;
   const std::uint32_t count = identity_.value("shards", 1U);

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/result_file.h"
 #include "loadgen/runner.h"
 
@@ -54,10 +54,10 @@ class ResultMerger {
 
   // Folds in one result; origin names it in messages. Fails (one line naming the difference)
   // when it is not a shard of the same run as the first, or its shard is there already.
-  Result<void> add(SavedResult saved, const std::string& origin);
+  Expected<void> add(SavedResult saved, const std::string& origin);
   std::size_t size() const { return shards_.size(); }
   // The merged result. Fails when no result was added, or a shard is missing (without force).
-  Result<MergedResult> finish();
+  Expected<MergedResult> finish();
 
  private:
   struct Span {
@@ -66,7 +66,7 @@ class ResultMerger {
     std::int64_t send_window_ns;
     SavedTimeline timeline;
   };
-  Result<void> check_same_run(const SavedResult& saved, const std::string& origin);
+  Expected<void> check_same_run(const SavedResult& saved, const std::string& origin);
   void fold(const RunResult& r);
 
   bool force_;

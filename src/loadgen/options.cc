@@ -15,7 +15,7 @@ namespace {
 
 using std::chrono::nanoseconds;
 
-Error option_error(const RawValue& value, const std::string& message) {
+Failure option_error(const RawValue& value, const std::string& message) {
   return make_error(value.origin + ": " + message);
 }
 
@@ -24,8 +24,8 @@ constexpr const char* kLeaveOut = " (leave it out for no limit)";
 
 // A whole number >= minimum, at most `maximum` ("10k" is fine). `hint` follows the message for
 // a number below the minimum.
-Result<std::uint64_t> whole_number(const RawValue& value, std::uint64_t minimum,
-                                   std::uint64_t maximum, const char* hint = "") {
+Expected<std::uint64_t> whole_number(const RawValue& value, std::uint64_t minimum,
+                                     std::uint64_t maximum, const char* hint = "") {
   auto n = parse_count(value.text);
   if (!n) return option_error(value, n.error().message);
   if (*n < minimum) {
@@ -40,7 +40,7 @@ Result<std::uint64_t> whole_number(const RawValue& value, std::uint64_t minimum,
 }
 
 // A duration of at most kMaxOptionDuration; more than 0 unless `zero_ok`.
-Result<nanoseconds> duration(const RawValue& value, nanoseconds bare_unit, bool zero_ok) {
+Expected<nanoseconds> duration(const RawValue& value, nanoseconds bare_unit, bool zero_ok) {
   auto d = parse_duration(value.text, bare_unit);
   if (!d) return option_error(value, d.error().message);
   if (*d > kMaxOptionDuration) {
@@ -54,7 +54,7 @@ Result<nanoseconds> duration(const RawValue& value, nanoseconds bare_unit, bool 
   return *d;
 }
 
-Result<std::string> read_body_file(const RawValue& value) {
+Expected<std::string> read_body_file(const RawValue& value) {
   auto contents = read_input_file(value.text, kMaxBodyFileBytes, "body file");
   if (!contents) return option_error(value, contents.error().message);
   return contents;
@@ -77,7 +77,7 @@ std::string lower(std::string_view s) {
 
 // "name:value" -> (lower-case name, trimmed value); the last value of a name wins, at the
 // position where the name first appeared (loadtest keeps headers in an object).
-Result<void> add_header(const RawValue& raw, Config& config) {
+Expected<void> add_header(const RawValue& raw, Config& config) {
   const std::size_t colon = raw.text.find(':');
   if (colon == std::string::npos || colon == 0) {
     return option_error(raw, "malformed header '" + raw.text + "' (expected name:value)");
@@ -103,7 +103,7 @@ Result<void> add_header(const RawValue& raw, Config& config) {
   return {};
 }
 
-Result<void> add_cookie(const RawValue& raw, Config& config) {
+Expected<void> add_cookie(const RawValue& raw, Config& config) {
   const std::size_t eq = raw.text.find('=');
   if (eq == std::string::npos || eq == 0 || !http::is_token(raw.text.substr(0, eq)) ||
       !is_field_value(raw.text) || raw.text.find(';') != std::string::npos) {
@@ -114,7 +114,7 @@ Result<void> add_cookie(const RawValue& raw, Config& config) {
 }
 
 // The body and the method it implies, in loadtest's precedence order (the last source wins).
-Result<void> resolve_body(const RawOptions& raw, Config& config, CliSettings& cli) {
+Expected<void> resolve_body(const RawOptions& raw, Config& config, CliSettings& cli) {
   struct Source {
     const std::optional<RawValue>& value;
     bool is_file;
@@ -145,7 +145,7 @@ Result<void> resolve_body(const RawOptions& raw, Config& config, CliSettings& cl
   return {};
 }
 
-Result<void> convert_numbers(const RawOptions& raw, Config& config) {
+Expected<void> convert_numbers(const RawOptions& raw, Config& config) {
   if (raw.max_requests) {
     auto n =
         whole_number(*raw.max_requests, 1, std::numeric_limits<std::uint64_t>::max(), kLeaveOut);
@@ -181,7 +181,7 @@ Result<void> convert_numbers(const RawOptions& raw, Config& config) {
 }
 
 // --rps and --ramp: a positive (fractional) rate, a ramp in seconds that needs a rate.
-Result<void> convert_rate(const RawOptions& raw, Config& config) {
+Expected<void> convert_rate(const RawOptions& raw, Config& config) {
   if (raw.rps) {
     auto r = parse_number(raw.rps->text);
     if (!r || *r < kMinRps || *r > kMaxRps) {
@@ -201,8 +201,8 @@ Result<void> convert_rate(const RawOptions& raw, Config& config) {
 }
 
 // A threshold: a non-negative number, at most `maximum`; `expected` says what is accepted.
-Result<std::optional<double>> threshold(const std::optional<RawValue>& raw, double maximum,
-                                        const char* expected) {
+Expected<std::optional<double>> threshold(const std::optional<RawValue>& raw, double maximum,
+                                          const char* expected) {
   if (!raw) return std::optional<double>();
   auto n = parse_number(raw->text);
   if (!n || *n > maximum) {
@@ -211,7 +211,7 @@ Result<std::optional<double>> threshold(const std::optional<RawValue>& raw, doub
   return std::optional<double>(*n);
 }
 
-Result<void> convert_outputs(const RawOptions& raw, CliSettings& cli) {
+Expected<void> convert_outputs(const RawOptions& raw, CliSettings& cli) {
   if (raw.html) {
     if (raw.html->text.empty()) return option_error(*raw.html, "empty file name");
     cli.html = raw.html->text;
@@ -229,7 +229,7 @@ Result<void> convert_outputs(const RawOptions& raw, CliSettings& cli) {
 
 // A script builds each request (or body) from its id: --index would be silently ignored there.
 // `cli` has its scripts set.
-Result<void> check_index_with_scripts(const RawValue& index, const CliSettings& cli) {
+Expected<void> check_index_with_scripts(const RawValue& index, const CliSettings& cli) {
   if (cli.request_script.empty() && cli.body_script.empty()) return {};
   std::string uses;
   if (!cli.request_script.empty()) {
@@ -241,7 +241,7 @@ Result<void> check_index_with_scripts(const RawValue& index, const CliSettings& 
   return option_error(index, "does not apply to Lua scripts: use the id argument " + uses);
 }
 
-Result<void> convert_request(const RawOptions& raw, Config& config, CliSettings& cli) {
+Expected<void> convert_request(const RawOptions& raw, Config& config, CliSettings& cli) {
   if (raw.method) {
     config.method = upper_case(raw.method->text);
     if (!http::is_token(config.method)) {
@@ -325,7 +325,7 @@ RawOptions merge(RawOptions cli, const RawOptions& rc) {
   return cli;
 }
 
-Result<Options> to_options(const RawOptions& raw) {
+Expected<Options> to_options(const RawOptions& raw) {
   Options out;
   Config& config = out.config;
   config.cores = default_cores();

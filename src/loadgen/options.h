@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/config.h"
 #include "loadgen/thresholds.h"
 
@@ -98,6 +98,6 @@ RawOptions merge(RawOptions cli, const RawOptions& rc);
 
 // Converts, checking each value. Reads body files. Errors are one line naming the offending
 // option. The Config is not yet checked as a whole: prepare() does that.
-Result<Options> to_options(const RawOptions& raw);
+Expected<Options> to_options(const RawOptions& raw);
 
 }  // namespace stampede::loadgen

@@ -13,7 +13,7 @@
 namespace stampede::loadgen {
 namespace {
 
-Result<void> check_numbers(const Config& config) {
+Expected<void> check_numbers(const Config& config) {
   if (config.concurrency < 1) return make_error("concurrency must be at least 1");
   if (config.cores < 1) return make_error("cores must be at least 1");
   if (config.max_duration.count() < 0) return make_error("max duration must not be negative");
@@ -35,7 +35,7 @@ constexpr std::string_view kPipelineHooks =
 
 // --pipeline N > 1 needs requests that can follow each other on one connection, each answered
 // in order and counted by the generator alone (hooks are refused in attach_hooks).
-Result<void> check_pipeline(const Config& config, const http::Url& url) {
+Expected<void> check_pipeline(const Config& config, const http::Url& url) {
   if (config.pipeline < 1 || config.pipeline > kMaxPipeline) {
     return make_error(fmt::format("--pipeline must be from 1 to {}", kMaxPipeline));
   }
@@ -50,7 +50,7 @@ Result<void> check_pipeline(const Config& config, const http::Url& url) {
 
 }  // namespace
 
-Result<Plan> prepare(Config config) {
+Expected<Plan> prepare(Config config) {
   Plan plan;
   auto url = http::parse_url(config.url);
   if (!url) return url.error();  // every scheme it parses (http, https, ws, wss) is supported
@@ -80,13 +80,13 @@ Result<Plan> prepare(Config config) {
   return plan;
 }
 
-Result<void> hooks_allowed(const Plan& plan) {
+Expected<void> hooks_allowed(const Plan& plan) {
   if (plan.websocket()) return websocket_hooks_error();
   if (plan.config.pipeline > 1) return make_error(std::string(kPipelineHooks));
   return {};
 }
 
-Result<void> attach_hooks(Plan& plan, std::shared_ptr<const HookSet> hooks) {
+Expected<void> attach_hooks(Plan& plan, std::shared_ptr<const HookSet> hooks) {
   if (hooks) {
     if (auto r = hooks_allowed(plan); !r) return r;
   }
@@ -94,7 +94,7 @@ Result<void> attach_hooks(Plan& plan, std::shared_ptr<const HookSet> hooks) {
   return {};
 }
 
-Result<void> resolve(Plan& plan) {
+Expected<void> resolve(Plan& plan) {
   auto address = resolve_route(plan.route, plan.url);
   if (!address) return address.error();
   plan.address = *address;

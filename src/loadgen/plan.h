@@ -19,7 +19,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "http/url.h"
 #include "http/writer.h"
 #include "loadgen/config.h"
@@ -50,18 +50,18 @@ struct Plan {
 // options, counts >= 1, durations >= 0, the rate, the header names to count, the request
 // (http::validate_request), and what a WebSocket URL cannot do (a rate, hooks, the index in
 // its URL). Errors are one line for the user.
-Result<Plan> prepare(Config config);
+Expected<Plan> prepare(Config config);
 
 // Whether the plan's run can take hooks (scripts, callbacks): not for a WebSocket URL, nor with
 // --pipeline above 1; the error says why. attach_hooks checks it; a caller that builds hooks at
 // a cost (loading scripts) asks first.
-Result<void> hooks_allowed(const Plan& plan);
+Expected<void> hooks_allowed(const Plan& plan);
 
 // Sets the run's hooks once the request they start from (plan.spec) is known; refuses them for a
 // WebSocket URL, as prepare() refuses Config::hooks.
-Result<void> attach_hooks(Plan& plan, std::shared_ptr<const HookSet> hooks);
+Expected<void> attach_hooks(Plan& plan, std::shared_ptr<const HookSet> hooks);
 
 // Resolves the host to connect to (blocking: at start-up) into plan.address.
-Result<void> resolve(Plan& plan);
+Expected<void> resolve(Plan& plan);
 
 }  // namespace stampede::loadgen

@@ -18,24 +18,24 @@ std::string origin(const std::string& key) {
 }
 
 // A number or a string holding one; the text is validated later by to_config().
-Result<RawValue> number_value(const std::string& key, const Json& v) {
+Expected<RawValue> number_value(const std::string& key, const Json& v) {
   if (v.is_number()) return RawValue{v.dump(), origin(key)};
   if (v.is_string()) return RawValue{v.get<std::string>(), origin(key)};
   return make_error(origin(key) + ": expected a number");
 }
 
-Result<RawValue> string_value(const std::string& key, const Json& v) {
+Expected<RawValue> string_value(const std::string& key, const Json& v) {
   if (v.is_string()) return RawValue{v.get<std::string>(), origin(key)};
   return make_error(origin(key) + ": expected a string");
 }
 
-Result<bool> bool_value(const std::string& key, const Json& v) {
+Expected<bool> bool_value(const std::string& key, const Json& v) {
   if (v.is_boolean()) return v.get<bool>();
   return make_error(origin(key) + ": expected true or false");
 }
 
 // "headers": {"name": "value"} -> "name:value" entries.
-Result<void> read_headers(const Json& v, RawOptions& out) {
+Expected<void> read_headers(const Json& v, RawOptions& out) {
   if (!v.is_object()) return make_error(origin("headers") + ": expected an object");
   for (const auto& [name, value] : v.items()) {
     if (!value.is_string()) return make_error(origin("headers") + ": '" + name + "' not a string");
@@ -45,7 +45,7 @@ Result<void> read_headers(const Json& v, RawOptions& out) {
 }
 
 // "cookies": {"name": "value"} (loadtest's form) or ["name=value", ...].
-Result<void> read_cookies(const Json& v, RawOptions& out) {
+Expected<void> read_cookies(const Json& v, RawOptions& out) {
   if (v.is_object()) {
     for (const auto& [name, value] : v.items()) {
       if (!value.is_string())
@@ -79,8 +79,8 @@ bool unsupported_and_set(const std::string& key, const Json& v) {
   return true;
 }
 
-Result<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
-  auto set = [&](std::optional<RawValue>& field, Result<RawValue> r) -> Result<void> {
+Expected<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
+  auto set = [&](std::optional<RawValue>& field, Expected<RawValue> r) -> Expected<void> {
     if (!r) return r.error();
     field = std::move(r).value();
     return {};
@@ -131,7 +131,7 @@ Result<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
 
 }  // namespace
 
-Result<RawOptions> parse_loadtestrc(std::string_view text) {
+Expected<RawOptions> parse_loadtestrc(std::string_view text) {
   auto parsed = parse_json_input(text);
   if (!parsed) return make_error(std::string(kRcFileName) + ": " + parsed.error().message);
   const Json& doc = *parsed;
@@ -143,7 +143,7 @@ Result<RawOptions> parse_loadtestrc(std::string_view text) {
   return out;
 }
 
-Result<RawOptions> read_loadtestrc(const std::filesystem::path& dir) {
+Expected<RawOptions> read_loadtestrc(const std::filesystem::path& dir) {
   const std::filesystem::path path = dir / kRcFileName;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return RawOptions{};

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/options.h"
 
 namespace stampede::loadgen {
@@ -22,11 +22,11 @@ inline constexpr std::size_t kMaxRcFileBytes = std::size_t{1} << 20;
 // and TLS keys (delay, error, percent, secureProtocol, insecure, cert, key) are accepted and
 // have no effect here. proxy and requestGenerator are refused when set (not supported), as are
 // unknown keys and values of the wrong type. Numbers may be JSON numbers or numeric strings.
-Result<RawOptions> parse_loadtestrc(std::string_view text);
+Expected<RawOptions> parse_loadtestrc(std::string_view text);
 
 // Reads `dir`/.loadtestrc: empty options when the file does not exist, an error when it cannot be
 // read ("cannot read '…/.loadtestrc': is a directory": a regular file of at most 1 MiB) or is
 // invalid (".loadtestrc: …").
-Result<RawOptions> read_loadtestrc(const std::filesystem::path& dir);
+Expected<RawOptions> read_loadtestrc(const std::filesystem::path& dir);
 
 }  // namespace stampede::loadgen

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "http/url.h"
 #include "http/writer.h"
 #include "loadgen/config.h"

@@ -32,7 +32,7 @@ std::string u128_text(unsigned __int128 v) {
   return s;
 }
 
-Result<unsigned __int128> u128_value(const std::string& s) {
+Expected<unsigned __int128> u128_value(const std::string& s) {
   if (s.empty() || s.size() > 39) return make_error("bad 128-bit number");
   unsigned __int128 v = 0;
   for (const char c : s) {
@@ -65,7 +65,7 @@ OrderedJson histogram_json(const stats::Histogram& h) {
   return j;
 }
 
-Result<stats::Histogram> histogram_of(const Json& j) {
+Expected<stats::Histogram> histogram_of(const Json& j) {
   auto counts = stats::decode_hdr_base64(j.at("hdr").get_ref<const std::string&>());
   if (!counts) return counts.error();
   auto sum = u128_value(j.at("sum").get<std::string>());
@@ -94,7 +94,7 @@ OrderedJson counts_json(const Map& m) {
   return j;
 }
 
-Result<std::map<int, std::uint64_t>> int_counts(const Json& j) {
+Expected<std::map<int, std::uint64_t>> int_counts(const Json& j) {
   std::map<int, std::uint64_t> out;
   for (const auto& [k, v] : j.items()) {
     int key = 0;
@@ -127,7 +127,7 @@ OrderedJson rate_json(const RateResult& r) {
   return j;
 }
 
-Result<RateResult> rate_of(const Json& j) {
+Expected<RateResult> rate_of(const Json& j) {
   RateResult r;
   r.target_rps = j.at("target_rps").get<double>();
   r.ramp_seconds = j.at("ramp_seconds").get<double>();
@@ -218,7 +218,7 @@ void read_outcome(const Json& j, RunResult& r) {
   r.tls_resumed = j.at("tls_resumed").get<std::uint64_t>();
 }
 
-Result<SavedResult> read_result(const Json& j) {
+Expected<SavedResult> read_result(const Json& j) {
   SavedResult s;
   s.run = j.at("run");
   s.host = j.at("host").get<std::string>();
@@ -341,14 +341,14 @@ std::string to_result_line(const RunResult& r, const Config& config, const std::
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Result<void> save_result(const RunResult& result, const Config& config, const ScriptNames& scripts,
-                         const std::string& path) {
+Expected<void> save_result(const RunResult& result, const Config& config,
+                           const ScriptNames& scripts, const std::string& path) {
   const std::string line =
       to_result_line(result, config, host_name(), process_cpu_seconds(), scripts);
   if (path == "-") {
     std::cout << line << '\n';
     std::cout.flush();
-    return std::cout ? Result<void>{} : make_error("cannot write the result to stdout");
+    return std::cout ? Expected<void>{} : make_error("cannot write the result to stdout");
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (out) out << line << '\n';
@@ -357,7 +357,7 @@ Result<void> save_result(const RunResult& result, const Config& config, const Sc
   return {};
 }
 
-Result<SavedResult> parse_result_line(std::string_view line) {
+Expected<SavedResult> parse_result_line(std::string_view line) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
     line.remove_suffix(1);
   auto doc = parse_json_input(line);
@@ -382,8 +382,8 @@ Result<SavedResult> parse_result_line(std::string_view line) {
   }
 }
 
-Result<void> add_saved_timeline(const SavedTimeline& saved, std::int64_t offset_ns,
-                                stats::Timeline& into) {
+Expected<void> add_saved_timeline(const SavedTimeline& saved, std::int64_t offset_ns,
+                                  stats::Timeline& into) {
   std::vector<stats::Timeline::Row> rows;
   rows.reserve(saved.rows.size());
   try {

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/config.h"
 #include "loadgen/runner.h"
 
@@ -60,14 +60,14 @@ std::string to_result_line(const RunResult& result, const Config& config, const 
 
 // Writes to_result_line and a newline to path ("-": stdout), with this host's name and this
 // process's CPU time. Fails with "cannot write PATH: REASON".
-Result<void> save_result(const RunResult& result, const Config& config, const ScriptNames& scripts,
-                         const std::string& path);
+Expected<void> save_result(const RunResult& result, const Config& config,
+                           const ScriptNames& scripts, const std::string& path);
 
 // Reads one result line. Fails with a short reason (truncated, corrupt, a later version).
-Result<SavedResult> parse_result_line(std::string_view line);
+Expected<SavedResult> parse_result_line(std::string_view line);
 
 // Decodes a saved timeline's rows into `into`, offset_ns after its start (Timeline::add_rows).
-Result<void> add_saved_timeline(const SavedTimeline& saved, std::int64_t offset_ns,
-                                stats::Timeline& into);
+Expected<void> add_saved_timeline(const SavedTimeline& saved, std::int64_t offset_ns,
+                                  stats::Timeline& into);
 
 }  // namespace stampede::loadgen

@@ -7,7 +7,7 @@
 namespace stampede::loadgen {
 namespace {
 
-Result<http::Url> parse_proxy(const std::string& proxy) {
+Expected<http::Url> parse_proxy(const std::string& proxy) {
   auto url = http::parse_url(proxy);
   if (!url) return make_error("--proxy: " + url.error().message);
   if (url->scheme != http::Scheme::Http) {
@@ -36,7 +36,7 @@ std::string authority(const http::Url& url) {
 
 }  // namespace
 
-Result<Route> make_route(const Config& config, const http::Url& url) {
+Expected<Route> make_route(const Config& config, const http::Url& url) {
   Route route;
   if (!config.proxy.empty()) {
     auto proxy = parse_proxy(config.proxy);
@@ -63,7 +63,7 @@ Result<Route> make_route(const Config& config, const http::Url& url) {
   return route;
 }
 
-Result<net::Address> resolve_route(const Route& route, const http::Url& url) {
+Expected<net::Address> resolve_route(const Route& route, const http::Url& url) {
   if (route.proxy) return net::resolve(route.proxy->host, route.proxy->port);
   return net::resolve(url.host, url.port);
 }

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "http/url.h"
 #include "loadgen/config.h"
 #include "net/socket.h"
@@ -25,11 +25,11 @@ struct Route {
 // Parses and checks the proxy and TLS options of `config` for `url` (proxy URL an
 // http://host:port, protocol name known, certificate files readable) and builds the TLS context
 // (one per run). One-line errors, as bad input. No network I/O.
-Result<Route> make_route(const Config& config, const http::Url& url);
+Expected<Route> make_route(const Config& config, const http::Url& url);
 
 // Resolves where sockets connect: the proxy's host with one, else the URL's (blocking: at
 // start-up).
-Result<net::Address> resolve_route(const Route& route, const http::Url& url);
+Expected<net::Address> resolve_route(const Route& route, const http::Url& url);
 
 // The name a failure code is reported under: a tls/errors.h name, else the errno's name.
 std::string failure_name(int err);

@@ -96,10 +96,10 @@ std::uint32_t share(std::uint32_t total, std::uint32_t parts, std::uint32_t i) {
   return total / parts + (i < total % parts ? 1 : 0);
 }
 
-Result<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
-                                                          const ConnectionContext& context,
-                                                          SharedBudget& budget, Monitor& monitor,
-                                                          std::uint32_t count) {
+Expected<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
+                                                            const ConnectionContext& context,
+                                                            SharedBudget& budget, Monitor& monitor,
+                                                            std::uint32_t count) {
   std::vector<std::unique_ptr<Worker>> workers;
   const std::uint32_t connections = config.shard.connections_of(config.concurrency);
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -363,13 +363,13 @@ void StopSignal::on_stop(std::function<void()> wake) {
   if (requested_ && wake_) wake_();
 }
 
-Result<RunResult> run(const Config& config, const RunHooks& hooks) {
+Expected<RunResult> run(const Config& config, const RunHooks& hooks) {
   auto plan = prepare(config);
   if (!plan) return plan.error();
   return run(*plan, hooks);
 }
 
-Result<RunResult> run(const Plan& plan, const RunHooks& hooks) {
+Expected<RunResult> run(const Plan& plan, const RunHooks& hooks) {
   net::Address address;
   if (plan.address) {
     address = *plan.address;

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/config.h"
 #include "loadgen/plan.h"
 
@@ -137,9 +137,9 @@ struct RunHooks {
 // Runs `plan` as prepare() made it, without checking it again; resolves its target first unless
 // resolve() did. Errors are set-up failures (name resolution, event loop creation, a hook that
 // cannot start); a run that started always returns a RunResult, whatever the errors.
-Result<RunResult> run(const Plan& plan, const RunHooks& hooks = {});
+Expected<RunResult> run(const Plan& plan, const RunHooks& hooks = {});
 
 // prepare(config), then run(plan): a bad config is an error too.
-Result<RunResult> run(const Config& config, const RunHooks& hooks = {});
+Expected<RunResult> run(const Config& config, const RunHooks& hooks = {});
 
 }  // namespace stampede::loadgen

@@ -40,7 +40,7 @@ bool number_at(std::string_view s, std::size_t at, std::size_t len, int& out) {
 }
 
 // "YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)".
-Result<std::int64_t> parse_rfc3339(std::string_view s) {
+Expected<std::int64_t> parse_rfc3339(std::string_view s) {
   std::tm tm{};
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   const bool shape = s.size() >= 20 && s[4] == '-' && s[7] == '-' &&
@@ -78,7 +78,7 @@ Result<std::int64_t> parse_rfc3339(std::string_view s) {
 
 }  // namespace
 
-Result<Shard> parse_shard(std::string_view text) {
+Expected<Shard> parse_shard(std::string_view text) {
   const auto error = [&](const char* why) {
     return make_error(fmt::format("--shard: {}, got '{}'", why, text));
   };
@@ -94,7 +94,7 @@ Result<Shard> parse_shard(std::string_view text) {
   return Shard{static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(n)};
 }
 
-Result<void> check_shard(const Shard& shard, std::uint32_t concurrency, std::uint64_t requests) {
+Expected<void> check_shard(const Shard& shard, std::uint32_t concurrency, std::uint64_t requests) {
   if (shard.count < 1 || shard.index < 1 || shard.index > shard.count) {
     return make_error(
         fmt::format("--shard {}/{}: K must be between 1 and N", shard.index, shard.count));
@@ -112,7 +112,7 @@ Result<void> check_shard(const Shard& shard, std::uint32_t concurrency, std::uin
   return {};
 }
 
-Result<std::int64_t> parse_start_time(std::string_view text) {
+Expected<std::int64_t> parse_start_time(std::string_view text) {
   std::string_view rest = text;
   std::size_t digits = 0;
   while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9')

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede::loadgen {
 
@@ -39,15 +39,15 @@ struct Shard {
 };
 
 // "K/N" with 1 <= K <= N. The message is one line for the user.
-Result<Shard> parse_shard(std::string_view text);
+Expected<Shard> parse_shard(std::string_view text);
 
 // Checks a shard against the whole run's -c and -n (0: none): each shard needs a connection,
 // and a request when -n is given.
-Result<void> check_shard(const Shard& shard, std::uint32_t concurrency, std::uint64_t requests);
+Expected<void> check_shard(const Shard& shard, std::uint32_t concurrency, std::uint64_t requests);
 
 // --start-at: RFC 3339 ("2026-12-03T22:00:00Z", "...T23:00:00.250+01:00") or Unix seconds
 // ("1796335200", "1796335200.25"), as nanoseconds since the Unix epoch.
-Result<std::int64_t> parse_start_time(std::string_view text);
+Expected<std::int64_t> parse_start_time(std::string_view text);
 
 // Unix nanoseconds as RFC 3339 in UTC with milliseconds: "2026-12-03T22:00:00.250Z".
 std::string format_start_time(std::int64_t unix_ns);

@@ -14,7 +14,7 @@ constexpr std::size_t kReadBufferBytes = 64 * 1024;
 
 }  // namespace
 
-Result<std::unique_ptr<Worker>> Worker::create(WorkerParams params) {
+Expected<std::unique_ptr<Worker>> Worker::create(WorkerParams params) {
   auto loop = net::EventLoop::create(params.io);
   if (!loop) return loop.error();
   return std::unique_ptr<Worker>(new Worker(std::move(params), std::move(loop).value()));

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/budget.h"
 #include "loadgen/connection.h"
 #include "loadgen/pacer.h"
@@ -43,7 +43,7 @@ struct WorkerParams {
 
 class Worker final : public ConnectionOwner {
  public:
-  static Result<std::unique_ptr<Worker>> create(WorkerParams params);
+  static Expected<std::unique_ptr<Worker>> create(WorkerParams params);
   ~Worker();
 
   // Runs the connections until they are all finished, the drain time after `deadline_ns` (stop

@@ -104,7 +104,7 @@ class WorkerStats {
   const std::array<std::uint64_t, kMaxErrno>& failures() const { return failures_; }
   const std::vector<ValueCounts>& header_counts() const { return header_counts_; }
   const ValueCounts& custom_errors() const { return custom_errors_; }
-  // Error responses (by status) counted under a custom code instead.
+  // Failure responses (by status) counted under a custom code instead.
   const std::map<int, std::uint64_t>& relabelled() const { return relabelled_; }
   std::uint64_t bytes_read() const { return bytes_read_; }
   std::uint64_t bytes_written() const { return bytes_written_; }

@@ -43,7 +43,7 @@ WsPlan make_ws_plan(const Config& config, const http::Url& url) {
   return plan;
 }
 
-Result<void> check_websocket_rate(const Config& config, const http::Url& url) {
+Expected<void> check_websocket_rate(const Config& config, const http::Url& url) {
   if (config.rps > 0 && url.websocket()) {
     return make_error(
         "--rps is not supported for WebSocket URLs: each client sends its next message when the "
@@ -52,15 +52,15 @@ Result<void> check_websocket_rate(const Config& config, const http::Url& url) {
   return {};
 }
 
-Error websocket_hooks_error() {
+Failure websocket_hooks_error() {
   return make_error(
       "per-request callbacks (status_callback, content_inspector, request_generator, "
       "index_param_callback) are not called for a WebSocket URL: each message is the body, "
       "with index_param replaced");
 }
 
-Result<void> check_websocket_scripts(const http::Url& url, const std::string& request_script,
-                                     const std::string& body_script) {
+Expected<void> check_websocket_scripts(const http::Url& url, const std::string& request_script,
+                                       const std::string& body_script) {
   if (!url.websocket()) return {};
   constexpr std::string_view kGiveTheMessage = "give the message with --data, -P or -p FILE";
   if (!request_script.empty()) {
@@ -76,7 +76,7 @@ Result<void> check_websocket_scripts(const http::Url& url, const std::string& re
   return {};
 }
 
-Result<void> check_websocket_config(const Config& config, const http::Url& url) {
+Expected<void> check_websocket_config(const Config& config, const http::Url& url) {
   if (!url.websocket()) return {};
   if (config.hooks) return websocket_hooks_error();
   if (config.index_param.empty()) return {};

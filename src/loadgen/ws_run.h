@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "http/url.h"
 #include "loadgen/config.h"
 #include "loadgen/ws_client.h"
@@ -23,17 +23,17 @@ WsPlan make_ws_plan(const Config& config, const http::Url& url);
 // Refuses, for a WebSocket URL, what would otherwise be silently ignored: library request hooks
 // (Config::hooks), and an index parameter (--index) in the URL's path or query: the URL goes
 // once, with the upgrade, and cannot carry each message's index. `url` is config.url parsed.
-Result<void> check_websocket_config(const Config& config, const http::Url& url);
+Expected<void> check_websocket_config(const Config& config, const http::Url& url);
 
 // Refuses what a WebSocket run cannot do: a request rate (--rps), since each client sends its
 // next message when the reply to the last one arrives (loadtest refuses it too).
-Result<void> check_websocket_rate(const Config& config, const http::Url& url);
+Expected<void> check_websocket_rate(const Config& config, const http::Url& url);
 
 // Refuses, for a WebSocket URL, a Lua request or body script (-R, -p FILE.lua; empty: none).
-Result<void> check_websocket_scripts(const http::Url& url, const std::string& request_script,
-                                     const std::string& body_script);
+Expected<void> check_websocket_scripts(const http::Url& url, const std::string& request_script,
+                                       const std::string& body_script);
 
 // The refusal of hooks (Config::hooks or attach_hooks) for a WebSocket URL.
-Error websocket_hooks_error();
+Failure websocket_hooks_error();
 
 }  // namespace stampede::loadgen

@@ -10,13 +10,13 @@
 
 namespace stampede::net {
 
-Result<std::unique_ptr<Poller>> EpollPoller::create() {
+Expected<std::unique_ptr<Poller>> EpollPoller::create() {
   Fd ep(epoll_create1(EPOLL_CLOEXEC));
   if (!ep) return make_error(std::string("epoll_create1: ") + std::strerror(errno));
   return std::unique_ptr<Poller>(new EpollPoller(std::move(ep)));
 }
 
-Result<void> EpollPoller::add(int fd, std::uint32_t events, IoHandler* handler) {
+Expected<void> EpollPoller::add(int fd, std::uint32_t events, IoHandler* handler) {
   epoll_event ev{};
   ev.events = events;
   ev.data.ptr = handler;
@@ -26,7 +26,7 @@ Result<void> EpollPoller::add(int fd, std::uint32_t events, IoHandler* handler) 
   return {};
 }
 
-Result<void> EpollPoller::modify(int fd, std::uint32_t events, IoHandler* handler) {
+Expected<void> EpollPoller::modify(int fd, std::uint32_t events, IoHandler* handler) {
   epoll_event ev{};
   ev.events = events;
   ev.data.ptr = handler;

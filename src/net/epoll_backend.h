@@ -15,10 +15,10 @@ namespace stampede::net {
 
 class EpollPoller final : public Poller {
  public:
-  static Result<std::unique_ptr<Poller>> create();
+  static Expected<std::unique_ptr<Poller>> create();
 
-  Result<void> add(int fd, std::uint32_t events, IoHandler* handler) override;
-  Result<void> modify(int fd, std::uint32_t events, IoHandler* handler) override;
+  Expected<void> add(int fd, std::uint32_t events, IoHandler* handler) override;
+  Expected<void> modify(int fd, std::uint32_t events, IoHandler* handler) override;
   void remove(int fd) override;
   void forget(int) override {}  // the close removes the registration
   void wait(std::int64_t timeout_ns) override;

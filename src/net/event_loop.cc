@@ -31,7 +31,7 @@ Timer::~Timer() {
   if (loop_ && armed()) loop_->cancel(*this);
 }
 
-Result<std::unique_ptr<EventLoop>> EventLoop::create(IoBackend backend) {
+Expected<std::unique_ptr<EventLoop>> EventLoop::create(IoBackend backend) {
   auto poller = backend == IoBackend::Uring ? UringPoller::create() : EpollPoller::create();
   if (!poller) return poller.error();
   Fd wake(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
@@ -54,11 +54,11 @@ EventLoop::~EventLoop() {
   }
 }
 
-Result<void> EventLoop::add(int fd, std::uint32_t events, IoHandler* handler) {
+Expected<void> EventLoop::add(int fd, std::uint32_t events, IoHandler* handler) {
   return poller_->add(fd, events, handler);
 }
 
-Result<void> EventLoop::modify(int fd, std::uint32_t events, IoHandler* handler) {
+Expected<void> EventLoop::modify(int fd, std::uint32_t events, IoHandler* handler) {
   return poller_->modify(fd, events, handler);
 }
 

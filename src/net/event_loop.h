@@ -23,7 +23,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/fd.h"
 #include "net/io_backend.h"
 
@@ -65,13 +65,13 @@ class EventLoop {
  public:
   // An Error when `backend` cannot be set up (for Uring: see choose_io_backend(), which a
   // program calls once at start to fall back to epoll with a reason).
-  static Result<std::unique_ptr<EventLoop>> create(IoBackend backend = kDefaultIoBackend);
+  static Expected<std::unique_ptr<EventLoop>> create(IoBackend backend = kDefaultIoBackend);
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
 
-  Result<void> add(int fd, std::uint32_t events, IoHandler* handler);
-  Result<void> modify(int fd, std::uint32_t events, IoHandler* handler);
+  Expected<void> add(int fd, std::uint32_t events, IoHandler* handler);
+  Expected<void> modify(int fd, std::uint32_t events, IoHandler* handler);
   void remove(int fd);
   // Call right before closing a registered descriptor instead of remove() (poller.h): free with
   // epoll, a cancelled poll with io_uring.

@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede::net {
 
@@ -28,8 +28,8 @@ class IoHandler;
 class Poller {
  public:
   virtual ~Poller() = default;
-  virtual Result<void> add(int fd, std::uint32_t events, IoHandler* handler) = 0;
-  virtual Result<void> modify(int fd, std::uint32_t events, IoHandler* handler) = 0;
+  virtual Expected<void> add(int fd, std::uint32_t events, IoHandler* handler) = 0;
+  virtual Expected<void> modify(int fd, std::uint32_t events, IoHandler* handler) = 0;
   virtual void remove(int fd) = 0;
   // The descriptor is about to be closed: what remove() does, where the close would not do it by
   // itself. epoll forgets a descriptor when it closes, so its forget() costs nothing (no

@@ -61,7 +61,7 @@ std::string Address::to_string() const {
   return "[" + std::string(host) + "]:" + std::to_string(port());
 }
 
-Result<Address> resolve(std::string_view host_in, std::uint16_t port) {
+Expected<Address> resolve(std::string_view host_in, std::uint16_t port) {
   std::string host(host_in);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
@@ -81,7 +81,7 @@ Result<Address> resolve(std::string_view host_in, std::uint16_t port) {
   return out;
 }
 
-Result<Address> parse_host_port(std::string_view text) {
+Expected<Address> parse_host_port(std::string_view text) {
   std::size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon + 1 == text.size()) {
     return make_error("expected host:port, got '" + std::string(text) + "'");
@@ -97,7 +97,7 @@ Result<Address> parse_host_port(std::string_view text) {
   return resolve(host, static_cast<std::uint16_t>(*port));
 }
 
-Result<Fd> listen_tcp(const Address& address, const ListenOptions& options) {
+Expected<Fd> listen_tcp(const Address& address, const ListenOptions& options) {
   Fd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd) return make_error(sys_error("socket"));
   int one = 1;
@@ -110,7 +110,7 @@ Result<Fd> listen_tcp(const Address& address, const ListenOptions& options) {
   return fd;
 }
 
-Result<Address> local_address(int fd) {
+Expected<Address> local_address(int fd) {
   Address out;
   out.length = sizeof out.storage;
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&out.storage), &out.length) != 0) {
@@ -119,18 +119,18 @@ Result<Address> local_address(int fd) {
   return out;
 }
 
-Result<Fd> connect_tcp(const Address& address) {
+Expected<Fd> connect_tcp(const Address& address) {
   Fd fd(socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd) {
     const int err = errno;
-    Error error = make_error(sys_error("socket"));
+    Failure error = make_error(sys_error("socket"));
     errno = err;
     return error;
   }
   set_nodelay(fd.get());
   if (connect(fd.get(), address.sa(), address.length) != 0 && errno != EINPROGRESS) {
     const int err = errno;
-    Error error = make_error(errno_name(err));
+    Failure error = make_error(errno_name(err));
     fd.reset();
     errno = err;
     return error;

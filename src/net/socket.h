@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/fd.h"
 
 namespace stampede::net {
@@ -33,10 +33,10 @@ struct Address {
 
 // Resolves `host` (a name or an IPv4/IPv6 literal, brackets allowed) and `port` with
 // getaddrinfo; returns the first address. Blocking: call at start-up, never on a loop.
-Result<Address> resolve(std::string_view host, std::uint16_t port);
+Expected<Address> resolve(std::string_view host, std::uint16_t port);
 
 // Parses "host:port" ("[::1]:80" for IPv6) and resolves it.
-Result<Address> parse_host_port(std::string_view text);
+Expected<Address> parse_host_port(std::string_view text);
 
 struct ListenOptions {
   bool reuse_port = false;  // SO_REUSEPORT: several workers listen on one port
@@ -44,15 +44,15 @@ struct ListenOptions {
 };
 
 // A non-blocking listening TCP socket bound to `address` (port 0 picks a free port).
-Result<Fd> listen_tcp(const Address& address, const ListenOptions& options = {});
+Expected<Fd> listen_tcp(const Address& address, const ListenOptions& options = {});
 
 // The local address a socket is bound to (e.g. to learn the port the kernel picked).
-Result<Address> local_address(int fd);
+Expected<Address> local_address(int fd);
 
 // Starts a non-blocking connect. On success the socket is connecting or connected; completion
 // is signalled by EPOLLOUT and read with connect_result(). TCP_NODELAY is set. On an Error,
 // errno is kept (from socket() or connect()).
-Result<Fd> connect_tcp(const Address& address);
+Expected<Fd> connect_tcp(const Address& address);
 
 // Whether `err` (from socket(), connect() or accept()) is this process or host running out of
 // its own resources (descriptors, buffers, memory, local ports) rather than anything the peer

@@ -29,7 +29,7 @@ std::string describe(const char* what, int negative_errno) {
 
 }  // namespace
 
-Result<std::unique_ptr<Poller>> UringPoller::create() {
+Expected<std::unique_ptr<Poller>> UringPoller::create() {
   std::unique_ptr<UringPoller> poller(new UringPoller());
   io_uring_params params{};
   params.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN;
@@ -87,7 +87,7 @@ void UringPoller::cancel(int fd, const Entry& entry) {
   io_uring_sqe_set_flags(sqe, IOSQE_CQE_SKIP_SUCCESS);
 }
 
-Result<void> UringPoller::add(int fd, std::uint32_t events, IoHandler* handler) {
+Expected<void> UringPoller::add(int fd, std::uint32_t events, IoHandler* handler) {
   if (fd < 0) {
     errno = EBADF;  // as epoll_ctl leaves it, for callers that report errno
     return make_error("io_uring poll add: " + std::string(std::strerror(EBADF)));
@@ -104,7 +104,7 @@ Result<void> UringPoller::add(int fd, std::uint32_t events, IoHandler* handler) 
   return {};
 }
 
-Result<void> UringPoller::modify(int fd, std::uint32_t events, IoHandler* handler) {
+Expected<void> UringPoller::modify(int fd, std::uint32_t events, IoHandler* handler) {
   if (fd < 0 || static_cast<std::size_t>(fd) >= entries_.size() || entries_[fd].generation == 0) {
     return make_error("io_uring poll modify: " + std::string(std::strerror(ENOENT)));
   }

@@ -27,11 +27,11 @@ class UringPoller final : public Poller {
  public:
   // An Error when the kernel has no io_uring, forbids it (seccomp, io_uring_disabled), or lacks
   // what this backend needs (IORING_FEAT_EXT_ARG, multishot poll: Linux 5.13 on).
-  static Result<std::unique_ptr<Poller>> create();
+  static Expected<std::unique_ptr<Poller>> create();
   ~UringPoller() override;
 
-  Result<void> add(int fd, std::uint32_t events, IoHandler* handler) override;
-  Result<void> modify(int fd, std::uint32_t events, IoHandler* handler) override;
+  Expected<void> add(int fd, std::uint32_t events, IoHandler* handler) override;
+  Expected<void> modify(int fd, std::uint32_t events, IoHandler* handler) override;
   void remove(int fd) override;
   void wait(std::int64_t timeout_ns) override;
   void dispatch() override;

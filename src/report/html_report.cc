@@ -261,7 +261,7 @@ void write_html(const ReportData& data, std::ostream& out) {
       << kScript << "</script>\n</body>\n</html>\n";
 }
 
-Result<void> write_html_file(const ReportData& data, const std::string& path) {
+Expected<void> write_html_file(const ReportData& data, const std::string& path) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) return make_error("cannot write " + path + ": " + std::strerror(errno));
   write_html(data, file);

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "report/report_data.h"
 
 namespace stampede::report {
@@ -16,6 +16,6 @@ namespace stampede::report {
 void write_html(const ReportData& data, std::ostream& out);
 
 // Writes the page to path (created or truncated). Fails with "cannot write PATH: REASON".
-Result<void> write_html_file(const ReportData& data, const std::string& path);
+Expected<void> write_html_file(const ReportData& data, const std::string& path);
 
 }  // namespace stampede::report

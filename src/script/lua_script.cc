@@ -189,7 +189,7 @@ std::optional<std::string> string_field(lua_State* L, const char* key, std::stri
 
 }  // namespace
 
-Result<std::unique_ptr<LuaScript>> LuaScript::load(const std::string& path, Watch watch) {
+Expected<std::unique_ptr<LuaScript>> LuaScript::load(const std::string& path, Watch watch) {
   auto guard = std::make_unique<Guard>();
   guard->watch = watch;
   lua_State* L = lua_newstate(allocate, guard.get());
@@ -232,7 +232,7 @@ bool LuaScript::defines(const char* name) const {
   return is_function;
 }
 
-Result<void> LuaScript::protected_call(int args, int results, std::string_view phase) {
+Expected<void> LuaScript::protected_call(int args, int results, std::string_view phase) {
   lua_State* L = state_;
   Guard& guard = *guard_;
   if (guard.halted) {
@@ -264,13 +264,13 @@ Result<void> LuaScript::protected_call(int args, int results, std::string_view p
   return make_error(std::move(message));
 }
 
-Result<void> LuaScript::call(const char* name, int args) {
+Expected<void> LuaScript::call(const char* name, int args) {
   push_global(state_, name);
   lua_insert(state_, -(args + 1));  // the function below its arguments
   return protected_call(args, 1, std::string(name) + "()");
 }
 
-Result<ScriptRequest> LuaScript::request(std::uint64_t id) {
+Expected<ScriptRequest> LuaScript::request(std::uint64_t id) {
   lua_State* L = state_;
   lua_pushnumber(L, static_cast<lua_Number>(id));
   if (auto r = call("request", 1); !r) return r.error();
@@ -311,7 +311,7 @@ Result<ScriptRequest> LuaScript::request(std::uint64_t id) {
   return out;
 }
 
-Result<std::string> LuaScript::body(std::uint64_t id) {
+Expected<std::string> LuaScript::body(std::uint64_t id) {
   lua_State* L = state_;
   lua_pushnumber(L, static_cast<lua_Number>(id));
   if (auto r = call("body", 1); !r) return r.error();
@@ -328,7 +328,7 @@ Result<std::string> LuaScript::body(std::uint64_t id) {
   return out;
 }
 
-Result<std::string> LuaScript::response(const ScriptResponse& response) {
+Expected<std::string> LuaScript::response(const ScriptResponse& response) {
   lua_State* L = state_;
   lua_pushinteger(L, response.status);
   lua_createtable(L, 0, static_cast<int>(response.headers.size()));
@@ -350,7 +350,7 @@ Result<std::string> LuaScript::response(const ScriptResponse& response) {
   return verdict;
 }
 
-Result<void> LuaScript::done(std::string_view summary_json) {
+Expected<void> LuaScript::done(std::string_view summary_json) {
   push_json(state_, nlohmann::json::parse(summary_json, nullptr, false));
   if (auto r = call("done", 1); !r) return r.error();
   lua_pop(state_, 1);

@@ -31,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 struct lua_State;
 
@@ -72,7 +72,7 @@ class LuaScript {
  public:
   // Loads and runs `path`. Errors: unreadable file, syntax error, error in the top level, a top
   // level over a limit or stopped by `watch`.
-  static Result<std::unique_ptr<LuaScript>> load(const std::string& path, Watch watch = {});
+  static Expected<std::unique_ptr<LuaScript>> load(const std::string& path, Watch watch = {});
   ~LuaScript();
   LuaScript(const LuaScript&) = delete;
   LuaScript& operator=(const LuaScript&) = delete;
@@ -87,14 +87,14 @@ class LuaScript {
   bool defines(const char* name) const;
 
   // request(id): a table {method=, path=, headers={name=value}, body=}.
-  Result<ScriptRequest> request(std::uint64_t id);
+  Expected<ScriptRequest> request(std::uint64_t id);
   // body(id): a string.
-  Result<std::string> body(std::uint64_t id);
+  Expected<std::string> body(std::uint64_t id);
   // response(status, headers, body): nil/true accepts the response; false fails it under
   // "script failure"; a string fails it under that code. The verdict ("" to accept).
-  Result<std::string> response(const ScriptResponse& response);
+  Expected<std::string> response(const ScriptResponse& response);
   // done(summary): `summary_json` (the JSON report) as a table.
-  Result<void> done(std::string_view summary_json);
+  Expected<void> done(std::string_view summary_json);
   // The string array global `name` (e.g. response_headers), empty when unset.
   std::vector<std::string> string_list(const char* name) const;
 
@@ -103,10 +103,10 @@ class LuaScript {
  private:
   LuaScript(lua_State* state, std::unique_ptr<Guard> guard, std::string path);
   // Calls the global function `name` with the `args` values on the stack; leaves one result.
-  Result<void> call(const char* name, int args);
+  Expected<void> call(const char* name, int args);
   // Runs the function below its `args` on the stack under the limits; leaves `results`.
   // The error names `phase` ("request()", "top level") and the script.
-  Result<void> protected_call(int args, int results, std::string_view phase);
+  Expected<void> protected_call(int args, int results, std::string_view phase);
 
   lua_State* state_;
   std::unique_ptr<Guard> guard_;

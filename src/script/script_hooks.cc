@@ -131,7 +131,7 @@ class ScriptHook final : public loadgen::RequestHook {
 };
 
 // Loads `path` and checks that it defines `function`.
-Result<std::unique_ptr<LuaScript>> load(const std::string& path, const char* function) {
+Expected<std::unique_ptr<LuaScript>> load(const std::string& path, const char* function) {
   auto script = LuaScript::load(path);
   if (!script) return script.error();
   if (!(*script)->defines(function)) {
@@ -141,7 +141,7 @@ Result<std::unique_ptr<LuaScript>> load(const std::string& path, const char* fun
 }
 
 // One worker's hook: its own state of each script.
-Result<std::unique_ptr<ScriptHook>> make_hook(const std::shared_ptr<Shared>& shared) {
+Expected<std::unique_ptr<ScriptHook>> make_hook(const std::shared_ptr<Shared>& shared) {
   std::unique_ptr<LuaScript> requests, bodies;
   if (!shared->params.request_script.empty()) {
     auto script = load(shared->params.request_script, "request");
@@ -157,7 +157,7 @@ Result<std::unique_ptr<ScriptHook>> make_hook(const std::shared_ptr<Shared>& sha
 }
 
 // The checks made before the run, on a throwaway hook: load, and build request 0.
-Result<void> dry_run(const std::shared_ptr<Shared>& shared) {
+Expected<void> dry_run(const std::shared_ptr<Shared>& shared) {
   if (!shared->params.request_script.empty()) {
     auto script = load(shared->params.request_script, "request");
     if (!script) return script.error();
@@ -185,7 +185,7 @@ void apply_script_request(ScriptRequest request, http::RequestSpec& spec) {
     set_header(spec.headers, std::move(name), std::move(value));
 }
 
-Result<void> finish_script_request(http::RequestSpec& spec) {
+Expected<void> finish_script_request(http::RequestSpec& spec) {
   if (!spec.body.empty() && spec.content_type.empty()) spec.content_type = "text/plain";
   if (auto valid = http::validate_request(spec); !valid) {
     return make_error("request(): " + valid.error().message);
@@ -193,7 +193,7 @@ Result<void> finish_script_request(http::RequestSpec& spec) {
   return {};
 }
 
-Result<std::shared_ptr<loadgen::HookSet>> make_script_hooks(const ScriptParams& params) {
+Expected<std::shared_ptr<loadgen::HookSet>> make_script_hooks(const ScriptParams& params) {
   auto shared = std::make_shared<Shared>();
   shared->params = params;
   if (auto r = dry_run(shared); !r) return r.error();
@@ -201,7 +201,7 @@ Result<std::shared_ptr<loadgen::HookSet>> make_script_hooks(const ScriptParams& 
   hooks->generates = true;
   hooks->capture_body = shared->has_response;
   hooks->capture_headers = shared->response_headers;
-  hooks->make = [shared](std::uint32_t) -> Result<std::unique_ptr<loadgen::RequestHook>> {
+  hooks->make = [shared](std::uint32_t) -> Expected<std::unique_ptr<loadgen::RequestHook>> {
     auto hook = make_hook(shared);
     if (!hook) return hook.error();
     return std::unique_ptr<loadgen::RequestHook>(std::move(hook).value());

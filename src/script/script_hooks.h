@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "http/writer.h"
 #include "loadgen/hooks.h"
 #include "script/lua_script.h"
@@ -24,13 +24,13 @@ struct ScriptParams {
 void apply_script_request(ScriptRequest request, http::RequestSpec& spec);
 // The last step before a built request is formatted: a body gets Content-Type "text/plain"
 // unless the spec has one; then http::validate_request, its refusal prefixed "request(): ".
-Result<void> finish_script_request(http::RequestSpec& spec);
+Expected<void> finish_script_request(http::RequestSpec& spec);
 
 // Loads the scripts once to check them, and calls request(0)/body(0) once on that throwaway
 // state, so that syntax errors, errors at the top level and wrong return types stop the run
 // before anything is sent (the message names the script and line). Each worker then gets its
 // own state (HookSet::make). A script error during the run counts as the error "script error";
 // its message is printed once on stderr. HookSet::on_done runs done(summary) on a fresh state.
-Result<std::shared_ptr<loadgen::HookSet>> make_script_hooks(const ScriptParams& params);
+Expected<std::shared_ptr<loadgen::HookSet>> make_script_hooks(const ScriptParams& params);
 
 }  // namespace stampede::script

@@ -23,7 +23,7 @@ namespace stampede::server {
 namespace {
 
 // The id goes into the x-instance header of every response.
-Result<void> check_id(const std::string& id) {
+Expected<void> check_id(const std::string& id) {
   if (id.size() > 64) return make_error("--id: at most 64 characters");
   if (auto r = http::check_header_value(id); !r) return make_error("--id: " + r.error().message);
   if (id.find_first_of(" \t") != std::string::npos) return make_error("--id: no spaces");
@@ -31,7 +31,7 @@ Result<void> check_id(const std::string& id) {
 }
 
 // A listening host: a name, an IPv4 literal or an IPv6 literal (brackets optional).
-Result<void> check_listen_host(const std::string& host) {
+Expected<void> check_listen_host(const std::string& host) {
   if (host.empty()) return make_error("--host: empty");
   const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
   if (auto r = http::check_host(v6 ? "[" + host + "]" : host); !r) {
@@ -40,7 +40,7 @@ Result<void> check_listen_host(const std::string& host) {
   return {};
 }
 
-Result<void> check_limits(const ServerOptions& o) {
+Expected<void> check_limits(const ServerOptions& o) {
   if (o.max_header_bytes < 64 || o.max_header_bytes > (std::size_t{16} << 20)) {
     return make_error("--max-header-bytes: from 64 bytes to 16m");
   }
@@ -73,7 +73,7 @@ std::string_view content_type_for(const std::string& path) {
   return "application/octet-stream";
 }
 
-Result<Content> resolve_content(const ServerOptions& o) {
+Expected<Content> resolve_content(const ServerOptions& o) {
   if (!o.body_file.empty()) {
     std::ifstream in(o.body_file, std::ios::binary);
     std::ostringstream data;
@@ -91,7 +91,7 @@ Result<Content> resolve_content(const ServerOptions& o) {
 // With several workers each binds with SO_REUSEPORT, which would silently share the port with
 // another server that did the same, and with port 0 the kernel may pick such a shared port.
 // A plain bind first makes "address in use" an error and picks a port nobody has.
-Result<std::uint16_t> probe_port(const net::Address& address) {
+Expected<std::uint16_t> probe_port(const net::Address& address) {
   net::Fd probe(::socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!probe) return make_error(fmt::format("socket: {}", std::strerror(errno)));
   int one = 1;
@@ -106,7 +106,7 @@ Result<std::uint16_t> probe_port(const net::Address& address) {
 }
 
 // One listener per worker on the same port (the kernel's pick for port 0).
-Result<std::vector<net::Fd>> open_listeners(net::Address address, int count) {
+Expected<std::vector<net::Fd>> open_listeners(net::Address address, int count) {
   const bool shared_port = count > 1;
   if (shared_port) {
     auto port = probe_port(address);
@@ -124,7 +124,7 @@ Result<std::vector<net::Fd>> open_listeners(net::Address address, int count) {
 
 }  // namespace
 
-Result<void> validate(const ServerOptions& o) {
+Expected<void> validate(const ServerOptions& o) {
   if (auto r = check_listen_host(o.host); !r) return r;
   if (o.error_status != 0 && (o.error_status < 200 || o.error_status > 599)) {
     return make_error(fmt::format("--error: {} is not a status from 200 to 599", o.error_status));
@@ -150,7 +150,7 @@ int resolve_cores(int cores) {
   return std::max(1, static_cast<int>((all + 1) / 2));
 }
 
-Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
+Expected<std::unique_ptr<Server>> Server::start(const ServerOptions& options) {
   if (auto valid = validate(options); !valid) return valid.error();
   auto content = resolve_content(options);
   if (!content) return content.error();

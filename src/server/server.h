@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/io_backend.h"
 
 namespace stampede::server {
@@ -48,7 +48,7 @@ struct ServerOptions {
 };
 
 // Checks ranges and combinations (status codes, percent, cores, id characters, limits).
-Result<void> validate(const ServerOptions& options);
+Expected<void> validate(const ServerOptions& options);
 
 // The worker threads `cores` resolves to: itself when set, else half the cores (at least 1).
 int resolve_cores(int cores);
@@ -74,7 +74,7 @@ class Server {
  public:
   // Binds, starts the workers and returns once every listener is accepting. Errors: invalid
   // options, unreadable body file, address unavailable or in use.
-  static Result<std::unique_ptr<Server>> start(const ServerOptions& options);
+  static Expected<std::unique_ptr<Server>> start(const ServerOptions& options);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -4,7 +4,7 @@
 
 namespace stampede::server {
 
-Result<tls::ContextPtr> make_tls_context(const ServerOptions& options) {
+Expected<tls::ContextPtr> make_tls_context(const ServerOptions& options) {
   if (options.tls_self_signed) {
     auto credentials = tls::make_self_signed();
     if (!credentials) return credentials.error();

@@ -2,7 +2,7 @@
 // --tls-self-signed). Each accepted socket then becomes a tls::Stream under it (worker.cc).
 #pragma once
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "server/server.h"
 #include "tls/context.h"
 
@@ -10,6 +10,6 @@ namespace stampede::server {
 
 // The server's TLS context: from tls_cert_file/tls_key_file, or a fresh self-signed
 // certificate; a null context when the options ask for no TLS. Errors name the bad file.
-Result<tls::ContextPtr> make_tls_context(const ServerOptions& options);
+Expected<tls::ContextPtr> make_tls_context(const ServerOptions& options);
 
 }  // namespace stampede::server

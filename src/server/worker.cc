@@ -23,7 +23,7 @@ std::unique_ptr<net::Stream> make_stream(net::Fd fd, SSL_CTX* tls) {
 
 }  // namespace
 
-Result<std::unique_ptr<Worker>> Worker::create(Shared& shared, int index, net::Fd listener) {
+Expected<std::unique_ptr<Worker>> Worker::create(Shared& shared, int index, net::Fd listener) {
   auto loop = net::EventLoop::create(shared.options.io);
   if (!loop) return loop.error();
   std::unique_ptr<Worker> worker(

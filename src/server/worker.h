@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "net/event_loop.h"
 #include "net/fd.h"
 #include "net/stream.h"
@@ -26,7 +26,7 @@ class Worker final : public net::IoHandler {
   // Builds the loop and registers `listener` (non-blocking, already listening). Without a
   // listener (an empty Fd) the worker accepts nothing and serves only the streams given to
   // adopt(): the connection unit tests run it so, over in-memory streams.
-  static Result<std::unique_ptr<Worker>> create(Shared& shared, int index, net::Fd listener);
+  static Expected<std::unique_ptr<Worker>> create(Shared& shared, int index, net::Fd listener);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;

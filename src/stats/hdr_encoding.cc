@@ -82,7 +82,7 @@ std::string payload(std::span<const Count> counts) {
 
 // Reads a payload into out (zeroed first). Fails past out's end or on a negative count.
 template <class Count>
-Result<void> read_payload(std::string_view in, std::span<Count> out) {
+Expected<void> read_payload(std::string_view in, std::span<Count> out) {
   std::fill(out.begin(), out.end(), Count{0});
   std::size_t at = 0, index = 0;
   while (at < in.size()) {
@@ -128,7 +128,7 @@ std::string base64_encode(std::string_view bytes) {
   return out;
 }
 
-Result<std::string> base64_decode(std::string_view text) {
+Expected<std::string> base64_decode(std::string_view text) {
   static const std::array<int, 256> table = [] {
     std::array<int, 256> t{};
     t.fill(-1);
@@ -190,7 +190,7 @@ std::string encode_hdr_base64(const Histogram& h) {
   return base64_encode(out);
 }
 
-Result<std::vector<std::uint64_t>> decode_hdr_base64(std::string_view text) {
+Expected<std::vector<std::uint64_t>> decode_hdr_base64(std::string_view text) {
   auto bytes = base64_decode(text);
   if (!bytes) return bytes.error();
   const std::string_view in(*bytes);
@@ -238,7 +238,7 @@ std::string encode_counts_base64(std::span<const std::uint32_t> counts) {
   return base64_encode(payload(counts));
 }
 
-Result<void> decode_counts_base64(std::string_view text, std::span<std::uint32_t> out) {
+Expected<void> decode_counts_base64(std::string_view text, std::span<std::uint32_t> out) {
   auto bytes = base64_decode(text);
   if (!bytes) return bytes.error();
   return read_payload(std::string_view(*bytes), out);

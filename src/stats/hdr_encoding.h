@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "stats/histogram.h"
 
 namespace stampede::stats {
@@ -28,15 +28,15 @@ namespace stampede::stats {
 std::string encode_hdr_base64(const Histogram& h);
 // The counts array of a V2 compressed, base64 histogram with our parameters (lowest 1, highest
 // 3.6e12, 3 digits, no normalizing offset). Fails on anything else, or corrupt input.
-Result<std::vector<std::uint64_t>> decode_hdr_base64(std::string_view text);
+Expected<std::vector<std::uint64_t>> decode_hdr_base64(std::string_view text);
 
 // Counts as HdrHistogram's V2 payload (zig-zag LEB128, a run of zeros as its negated length),
 // base64; trailing zeros are left out.
 std::string encode_counts_base64(std::span<const std::uint32_t> counts);
 // Back into `out` (zeroed first; its size is the most counts accepted).
-Result<void> decode_counts_base64(std::string_view text, std::span<std::uint32_t> out);
+Expected<void> decode_counts_base64(std::string_view text, std::span<std::uint32_t> out);
 
 std::string base64_encode(std::string_view bytes);
-Result<std::string> base64_decode(std::string_view text);
+Expected<std::string> base64_decode(std::string_view text);
 
 }  // namespace stampede::stats

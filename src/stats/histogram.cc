@@ -37,8 +37,8 @@ std::size_t Histogram::counts_used() const {
   return static_cast<std::size_t>(kLayout.index_of(std::min(max_, kHighestTrackableNs))) + 1;
 }
 
-Result<Histogram> Histogram::restore(std::span<const std::uint64_t> counts,
-                                     const HistogramTotals& totals) {
+Expected<Histogram> Histogram::restore(std::span<const std::uint64_t> counts,
+                                       const HistogramTotals& totals) {
   Histogram h;
   if (counts.size() > h.counts_.size()) return make_error("histogram has too many buckets");
   std::uint64_t total = 0;

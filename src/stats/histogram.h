@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "stats/log_linear.h"
 
 namespace stampede::stats {
@@ -102,8 +102,8 @@ class Histogram {
   // A histogram with these counts (a prefix of counts(); the rest is 0) and totals. Fails when
   // they disagree: more counts than buckets, counts that do not add up to totals.count, or
   // values outside [min, max].
-  static Result<Histogram> restore(std::span<const std::uint64_t> counts,
-                                   const HistogramTotals& totals);
+  static Expected<Histogram> restore(std::span<const std::uint64_t> counts,
+                                     const HistogramTotals& totals);
 
   // Bytes of counts held (constant for the histogram's lifetime).
   std::size_t memory_bytes() const { return counts_.capacity() * sizeof(std::uint64_t); }

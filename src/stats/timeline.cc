@@ -110,7 +110,7 @@ void Timeline::on_completed(std::int64_t now_ns, std::int64_t latency_ns, ErrorC
   row.record_latency(latency_ns);
 }
 
-Result<void> Timeline::merge(const Timeline& other) {
+Expected<void> Timeline::merge(const Timeline& other) {
   if (other.start_ns_ != start_ns_)
     return make_error("cannot merge timelines with different start times");
   if (&other == this) {
@@ -128,8 +128,8 @@ std::size_t Timeline::row_counts_len() {
   return static_cast<std::size_t>(kRowLayout.counts_len());
 }
 
-Result<void> Timeline::add_rows(std::int64_t offset_ns, std::int64_t width_ns,
-                                const std::vector<Row>& rows) {
+Expected<void> Timeline::add_rows(std::int64_t offset_ns, std::int64_t width_ns,
+                                  const std::vector<Row>& rows) {
   std::int64_t width = kInitialRowWidthNs;
   while (width < width_ns && width < (std::int64_t{1} << 62) / 2)
     width *= 2;

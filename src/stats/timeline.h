@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede::stats {
 
@@ -70,15 +70,15 @@ class Timeline {
 
   // Adds other's events. Fails (and changes nothing) when the start times differ. When the row
   // widths differ, the finer timeline's rows are folded into the coarser width.
-  Result<void> merge(const Timeline& other);
+  Expected<void> merge(const Timeline& other);
 
   // Adds the rows of another timeline (width_ns wide, a power of two times
   // kInitialRowWidthNs) that started offset_ns (>= 0) after this one: its row j goes into the
   // row holding offset_ns + j * width_ns. Rows from one start merge exactly; from another, each
   // lands in the row where it began. Fails (and changes nothing) on a width that is not such a
   // power, a negative offset, or a sketch of the wrong length.
-  Result<void> add_rows(std::int64_t offset_ns, std::int64_t width_ns,
-                        const std::vector<Row>& rows);
+  Expected<void> add_rows(std::int64_t offset_ns, std::int64_t width_ns,
+                          const std::vector<Row>& rows);
   // The rows with their sketches, for saving (loadgen/result_file.h).
   const std::vector<Row>& sketch_rows() const { return rows_; }
 

@@ -37,7 +37,7 @@ int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const 
 // Certificates and keys are a few kilobytes; a larger file is refused rather than read whole.
 constexpr std::size_t kMaxPemFileBytes = std::size_t{1} << 20;
 
-Result<std::string> read_file(const std::string& path, const char* what) {
+Expected<std::string> read_file(const std::string& path, const char* what) {
   return read_input_file(path, kMaxPemFileBytes, std::string(what) + " file");
 }
 
@@ -47,7 +47,7 @@ struct BioDeleter {
 using BioPtr = std::unique_ptr<BIO, BioDeleter>;
 
 // The leaf certificate, then the rest of the chain.
-Result<void> use_certificate_chain(SSL_CTX* ctx, const std::string& pem) {
+Expected<void> use_certificate_chain(SSL_CTX* ctx, const std::string& pem) {
   BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   X509* leaf = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);
   if (leaf == nullptr) return make_error("no certificate in PEM: " + last_error_text());
@@ -64,7 +64,7 @@ Result<void> use_certificate_chain(SSL_CTX* ctx, const std::string& pem) {
   return {};
 }
 
-Result<void> use_private_key(SSL_CTX* ctx, const std::string& pem) {
+Expected<void> use_private_key(SSL_CTX* ctx, const std::string& pem) {
   BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
   if (key == nullptr) return make_error("no private key in PEM: " + last_error_text());
@@ -80,7 +80,7 @@ Result<void> use_private_key(SSL_CTX* ctx, const std::string& pem) {
   return {};
 }
 
-Result<void> set_versions(SSL_CTX* ctx, const std::string& secure_protocol) {
+Expected<void> set_versions(SSL_CTX* ctx, const std::string& secure_protocol) {
   auto range = parse_secure_protocol(secure_protocol);
   if (!range) return range.error();
   if (range->min != 0 && SSL_CTX_set_min_proto_version(ctx, range->min) != 1) {
@@ -92,7 +92,7 @@ Result<void> set_versions(SSL_CTX* ctx, const std::string& secure_protocol) {
   return {};
 }
 
-Result<void> set_client_identity(SSL_CTX* ctx, const ClientOptions& options) {
+Expected<void> set_client_identity(SSL_CTX* ctx, const ClientOptions& options) {
   if (options.cert_file.empty() != options.key_file.empty()) {
     return make_error("--cert and --key go together");
   }
@@ -110,7 +110,7 @@ Result<void> set_client_identity(SSL_CTX* ctx, const ClientOptions& options) {
 
 }  // namespace
 
-Result<VersionRange> parse_secure_protocol(std::string_view name) {
+Expected<VersionRange> parse_secure_protocol(std::string_view name) {
   std::string_view base = name;
   for (std::string_view suffix : {"_client_method", "_server_method", "_method"}) {
     if (base.size() > suffix.size() && base.substr(base.size() - suffix.size()) == suffix) {
@@ -127,7 +127,7 @@ Result<VersionRange> parse_secure_protocol(std::string_view name) {
                     "' (use TLS_method, TLSv1_2_method, TLSv1_3_method...)");
 }
 
-Result<ContextPtr> make_client_context(const ClientOptions& options) {
+Expected<ContextPtr> make_client_context(const ClientOptions& options) {
   ContextPtr ctx(SSL_CTX_new(TLS_client_method()));
   if (!ctx) return make_error("cannot create a TLS context: " + last_error_text());
   common_setup(ctx.get());
@@ -151,7 +151,7 @@ Result<ContextPtr> make_client_context(const ClientOptions& options) {
   return ctx;
 }
 
-Result<Credentials> read_credentials(const std::string& cert_file, const std::string& key_file) {
+Expected<Credentials> read_credentials(const std::string& cert_file, const std::string& key_file) {
   auto cert = read_file(cert_file, "certificate");
   if (!cert) return cert.error();
   auto key = read_file(key_file, "key");
@@ -159,7 +159,7 @@ Result<Credentials> read_credentials(const std::string& cert_file, const std::st
   return Credentials{std::move(cert).value(), std::move(key).value()};
 }
 
-Result<ContextPtr> make_server_context(const Credentials& credentials) {
+Expected<ContextPtr> make_server_context(const Credentials& credentials) {
   ContextPtr ctx(SSL_CTX_new(TLS_server_method()));
   if (!ctx) return make_error("cannot create a TLS context: " + last_error_text());
   common_setup(ctx.get());

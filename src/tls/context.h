@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/expected.h"
 
 namespace stampede::tls {
 
@@ -22,7 +22,7 @@ struct VersionRange {
 // version), "TLSv1_method", "TLSv1_1_method", "TLSv1_2_method", "TLSv1_3_method" (that version
 // only); each also with "_client_method" or "_server_method" in place of "_method". An empty
 // name is the default (any version). Errors name the value.
-Result<VersionRange> parse_secure_protocol(std::string_view name);
+Expected<VersionRange> parse_secure_protocol(std::string_view name);
 
 struct ContextDeleter {
   void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
@@ -40,7 +40,7 @@ struct ClientOptions {
 // A client context: verification against the system store (or ca_file) unless insecure (the
 // host name is checked per connection, see Stream), ALPN "http/1.1", a client session cache so
 // reconnects can resume. Errors: unreadable or mismatched cert/key, bad protocol name.
-Result<ContextPtr> make_client_context(const ClientOptions& options);
+Expected<ContextPtr> make_client_context(const ClientOptions& options);
 
 // A certificate chain and its key, PEM text.
 struct Credentials {
@@ -49,11 +49,11 @@ struct Credentials {
 };
 
 // Reads a certificate chain file and a key file (PEM). Errors name the file.
-Result<Credentials> read_credentials(const std::string& cert_file, const std::string& key_file);
+Expected<Credentials> read_credentials(const std::string& cert_file, const std::string& key_file);
 
 // A server context for `credentials`: TLS 1.2 and 1.3, ALPN "http/1.1" when the client offers
 // it, session tickets for resumption. Errors: unparsable PEM, key not matching the certificate.
-Result<ContextPtr> make_server_context(const Credentials& credentials);
+Expected<ContextPtr> make_server_context(const Credentials& credentials);
 
 // The first OpenSSL error of this thread as text, and the queue cleared.
 std::string last_error_text();

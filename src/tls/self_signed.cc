@@ -63,7 +63,7 @@ bool fill_certificate(X509* cert, EVP_PKEY* key) {
 
 }  // namespace
 
-Result<Credentials> make_self_signed() {
+Expected<Credentials> make_self_signed() {
   KeyPtr key(EVP_EC_gen("P-256"));
   if (!key) return make_error("cannot make a key: " + last_error_text());
   CertPtr cert(X509_new());

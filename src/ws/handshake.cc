@@ -148,7 +148,7 @@ void append_refusal(std::string& out, const Verdict& verdict) {
                  verdict.status, name, extra, verdict.reason.size() + 1, verdict.reason);
 }
 
-Result<void> check_response(const Answer& answer, std::string_view key) {
+Expected<void> check_response(const Answer& answer, std::string_view key) {
   if (!answer.upgrade || !has_token(*answer.upgrade, "websocket")) {
     return make_error("101 answer without Upgrade: websocket");
   }

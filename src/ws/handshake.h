@@ -10,8 +10,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/expected.h"
 #include "core/random.h"
-#include "core/result.h"
 #include "http/request_parser.h"
 
 namespace stampede::ws {
@@ -69,6 +69,6 @@ inline constexpr std::string_view kAnswerFields[] = {
 // The client's check of the server's 101 answer (RFC 6455 4.1, each a MUST): Upgrade names
 // websocket, Connection names upgrade, the accept value matches `key`, and the answer selects
 // no extension and no subprotocol (our client asks for none). The error says what was wrong.
-Result<void> check_response(const Answer& answer, std::string_view key);
+Expected<void> check_response(const Answer& answer, std::string_view key);
 
 }  // namespace stampede::ws

@@ -53,8 +53,8 @@ class SectionOpener final : public balancer::UpstreamOpener {
  public:
   explicit SectionOpener(std::vector<std::string_view> replies) : replies_(std::move(replies)) {}
 
-  stampede::Result<balancer::OpenedStream> open(const balancer::BackendState&,
-                                                bool& local) override {
+  stampede::Expected<balancer::OpenedStream> open(const balancer::BackendState&,
+                                                  bool& local) override {
     local = false;
     auto stream = std::make_unique<TestStream>();
     if (next_ < replies_.size()) {

@@ -159,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     spec.content_type = std::move(fields[4]);
     spec.headers = std::move(headers);
     spec.keep_alive = keep_alive;
-    const stampede::Result<void> valid = http::validate_request(spec);
+    const stampede::Expected<void> valid = http::validate_request(spec);
     if (!valid) {
       FUZZ_CHECK(!valid.error().message.empty(), "refusal without a message");
       return 0;
@@ -172,7 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     request.headers = std::move(headers);
     spec = command_line_request(keep_alive);
     script::apply_script_request(std::move(request), spec);
-    const stampede::Result<void> valid = script::finish_script_request(spec);
+    const stampede::Expected<void> valid = script::finish_script_request(spec);
     if (!valid) {
       FUZZ_CHECK(valid.error().message.rfind("request(): ", 0) == 0, "refusal '%s'",
                  valid.error().message.c_str());

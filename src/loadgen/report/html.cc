@@ -142,8 +142,8 @@ report::ReportData to_report_data(const RunResult& result,
   return d;
 }
 
-Result<void> write_html_report(const RunResult& result, const std::string& path,
-                               const std::vector<std::string>& findings) {
+Expected<void> write_html_report(const RunResult& result, const std::string& path,
+                                 const std::vector<std::string>& findings) {
   return report::write_html_file(to_report_data(result, findings), path);
 }
 

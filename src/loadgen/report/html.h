@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/result.h"
+#include "core/expected.h"
 #include "loadgen/runner.h"
 #include "report/report_data.h"
 
@@ -17,7 +17,7 @@ report::ReportData to_report_data(const RunResult& result,
                                   const std::vector<std::string>& findings = {});
 
 // Writes the page to path. Fails with "cannot write PATH: REASON".
-Result<void> write_html_report(const RunResult& result, const std::string& path,
-                               const std::vector<std::string>& findings = {});
+Expected<void> write_html_report(const RunResult& result, const std::string& path,
+                                 const std::vector<std::string>& findings = {});
 
 }  // namespace stampede::loadgen

@@ -36,7 +36,7 @@ namespace stampede::loadgen {
 namespace {
 
 // The command line's plan for `args` (a fresh folder for .loadtestrc).
-Result<CliRequest> planned_command_line(std::vector<std::string> args) {
+Expected<CliRequest> planned_command_line(std::vector<std::string> args) {
   const testing::TempDir dir;
   args.insert(args.begin(), "stampede");
   std::vector<const char*> argv;

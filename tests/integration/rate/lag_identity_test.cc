@@ -56,7 +56,7 @@ Recorded run_paced(int port, bool keep_alive) {
   for (auto& records : *per_worker)
     records.reserve(1000);
   auto hooks = std::make_shared<HookSet>();
-  hooks->make = [per_worker](std::uint32_t worker) -> Result<std::unique_ptr<RequestHook>> {
+  hooks->make = [per_worker](std::uint32_t worker) -> Expected<std::unique_ptr<RequestHook>> {
     return std::unique_ptr<RequestHook>(std::make_unique<RecordingHook>((*per_worker)[worker]));
   };
   Config c;

@@ -36,7 +36,7 @@ class StreamOpener final : public UpstreamOpener {
     TestStream* stream;
   };
 
-  Result<OpenedStream> open(const BackendState& backend, bool& local) override {
+  Expected<OpenedStream> open(const BackendState& backend, bool& local) override {
     local = false;
     auto stream = std::make_unique<TestStream>();
     if (prepare) prepare(backend.name(), *stream);

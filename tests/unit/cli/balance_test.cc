@@ -10,7 +10,7 @@
 namespace stampede::balancer {
 namespace {
 
-Result<CommandLine> parse(std::vector<std::string> args) {
+Expected<CommandLine> parse(std::vector<std::string> args) {
   args.insert(args.begin(), "balance");
   std::vector<const char*> argv;
   for (auto& a : args)

@@ -18,7 +18,7 @@ TEST(CommandLine, EmptyValuesAreRefusedUnlessAllowed) {
     app.add_option("-b,--body", body);
     app.add_flag("--flag", flag);
     args.insert(args.begin(), "prog");
-    if (auto r = parse_cli(app, args); !r) return Result<void>(r.error());
+    if (auto r = parse_cli(app, args); !r) return Expected<void>(r.error());
     return refuse_empty_values(app, may_be_empty);
   };
   EXPECT_TRUE(parse({}, {}));

@@ -19,7 +19,7 @@ class GeneratorCommandLine : public ::testing::Test {
   explicit GeneratorCommandLine(std::string url = "") : url_(std::move(url)) {}
 
   // `args` without the program name.
-  Result<CliRequest> parse(std::vector<std::string> args) {
+  Expected<CliRequest> parse(std::vector<std::string> args) {
     args.insert(args.begin(), "stampede");
     if (!url_.empty()) args.push_back(url_);
     std::vector<const char*> argv;

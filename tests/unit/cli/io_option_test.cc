@@ -17,7 +17,7 @@ namespace stampede {
 namespace {
 
 // Each subcommand's parse, from the arguments after its name: the backend or the error line.
-Result<net::IoBackend> io_of_serve(std::vector<std::string> args) {
+Expected<net::IoBackend> io_of_serve(std::vector<std::string> args) {
   args.insert(args.begin(), "serve");
   auto r = server::parse_command_line(args);
   if (!r) return r.error();
@@ -31,7 +31,7 @@ std::vector<const char*> as_argv(const std::vector<std::string>& args) {
   return argv;
 }
 
-Result<net::IoBackend> io_of_balance(std::vector<std::string> args) {
+Expected<net::IoBackend> io_of_balance(std::vector<std::string> args) {
   args.insert(args.begin(), {"balance", "--backend", "a=127.0.0.1:9"});
   const auto argv = as_argv(args);
   auto r = balancer::parse_command_line(static_cast<int>(argv.size()), argv.data());
@@ -39,7 +39,7 @@ Result<net::IoBackend> io_of_balance(std::vector<std::string> args) {
   return r->config.io;
 }
 
-Result<net::IoBackend> io_of_generator(std::vector<std::string> args) {
+Expected<net::IoBackend> io_of_generator(std::vector<std::string> args) {
   const testing::TempDir rc_dir;
   args.insert(args.begin(), "stampede");
   args.push_back("http://127.0.0.1:9/");
@@ -49,7 +49,7 @@ Result<net::IoBackend> io_of_generator(std::vector<std::string> args) {
   return r->plan.config.io;
 }
 
-using IoOf = Result<net::IoBackend> (*)(std::vector<std::string>);
+using IoOf = Expected<net::IoBackend> (*)(std::vector<std::string>);
 
 class IoOption : public ::testing::TestWithParam<IoOf> {};
 

@@ -7,7 +7,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-Result<CommandLine> parse(std::vector<std::string> args) {
+Expected<CommandLine> parse(std::vector<std::string> args) {
   args.insert(args.begin(), "lab");
   return parse_command_line(args);
 }

@@ -7,7 +7,7 @@
 namespace stampede::lab {
 namespace {
 
-Result<CommandLine> parse_lab(std::vector<std::string> args) {
+Expected<CommandLine> parse_lab(std::vector<std::string> args) {
   args.insert(args.begin(), "lab");
   return parse_command_line(args);
 }

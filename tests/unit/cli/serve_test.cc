@@ -11,7 +11,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Result<CliOptions> parse(std::vector<std::string> args) {
+Expected<CliOptions> parse(std::vector<std::string> args) {
   args.insert(args.begin(), "serve");
   return parse_command_line(args);
 }

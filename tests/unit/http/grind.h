@@ -87,7 +87,7 @@ Trace grind(std::string_view input, const std::function<Parser()>& make,
 }
 
 // Feeds `input` whole to `parser` (the rest fed again after each event, at most 100 steps) and
-// returns the error of the first Error step; a default ParseError (status 0) when there is none.
+// returns the error of the first Failure step; a default ParseError (status 0) when there is none.
 template <class Parser>
 ParseError first_error(Parser&& parser, std::string_view input) {
   std::size_t pos = 0;

@@ -29,7 +29,7 @@ Trace grind_request(std::string_view input, ParserLimits limits = {}, bool eof =
       input, [limits] { return RequestParser(limits); }, describe, eof, stride);
 }
 
-// Parses `input` whole and returns the error of the first Error step (status 0 if none).
+// Parses `input` whole and returns the error of the first Failure step (status 0 if none).
 ParseError first_error(std::string_view input, ParserLimits limits = {}) {
   return testing::first_error(RequestParser(limits), input);
 }

@@ -41,7 +41,7 @@ TEST(ParseUrl, GoodUrls) {
   };
   for (const Good& c : cases) {
     SCOPED_TRACE(c.input);
-    const Result<Url> url = parse_url(c.input);
+    const Expected<Url> url = parse_url(c.input);
     ASSERT_TRUE(url.ok()) << url.error().message;
     EXPECT_EQ(url->scheme, c.scheme);
     EXPECT_EQ(url->host, c.host);
@@ -99,7 +99,7 @@ TEST(ParseUrl, BadUrls) {
       {"http://h!x/", "invalid character '!'"},
   };
   for (const Bad& c : cases) {
-    const Result<Url> url = parse_url(c.input);
+    const Expected<Url> url = parse_url(c.input);
     ASSERT_FALSE(url.ok()) << c.input;
     EXPECT_NE(url.error().message.find(c.message_part), std::string::npos)
         << c.input << " -> " << url.error().message;

@@ -127,7 +127,7 @@ TEST(Timeline, MergeRejectsDifferentStart) {
   Timeline b(kStart + 1);
   a.on_sent(kStart);
   b.on_sent(kStart + 1);
-  const Result<void> merged = a.merge(b);
+  const Expected<void> merged = a.merge(b);
   EXPECT_FALSE(merged.ok());
   EXPECT_FALSE(merged.error().message.empty());
   EXPECT_EQ(total_sent(a), 1u);
