@@ -25,6 +25,20 @@ Expected<std::optional<std::string>> parse_cli(CLI::App& app,
   return parse_cli(app, static_cast<int>(argv.size()), argv.data());
 }
 
+void add_threshold_options(CLI::App& app, ThresholdTexts& texts) {
+  const auto last = CLI::MultiOptionPolicy::TakeLast;
+  app.add_option("--max-p99", texts.max_p99,
+                 "Exit with status 3 if the p99 latency exceeds this, ms; default none")
+      ->multi_option_policy(last);
+  app.add_option(
+         "--max-error-rate", texts.max_error_rate,
+         "Exit with status 3 if more than this percentage of requests fail, %; default none")
+      ->multi_option_policy(last);
+  app.add_option("--min-rps", texts.min_rps,
+                 "Exit with status 3 if the effective rate is below this, requests/s; default none")
+      ->multi_option_policy(last);
+}
+
 void add_io_option(CLI::App& app, std::optional<std::string>& text) {
   app.add_option("--io", text,
                  std::string("What the event loops wait with: uring (io_uring) or epoll; where "

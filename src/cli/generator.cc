@@ -37,7 +37,8 @@ namespace {
 // What CLI11 fills: strings as given, converted and checked by to_options() and prepare().
 struct Args {
   std::optional<std::string> url, n, c, t, d, cores, pipeline, method, content_type, index, script;
-  std::optional<std::string> rps, ramp, html, max_p99, max_error_rate, min_rps;
+  std::optional<std::string> rps, ramp, html;
+  ThresholdTexts thresholds;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::optional<std::string> cert, key, secure_protocol, proxy, io;
   std::optional<std::string> shard, start_at, save;
@@ -103,16 +104,7 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--html", a.html,
                  "Also write a self-contained HTML report to this file; default none")
       ->multi_option_policy(last);
-  app.add_option("--max-p99", a.max_p99,
-                 "Exit with status 3 if the p99 latency exceeds this, ms; default none")
-      ->multi_option_policy(last);
-  app.add_option(
-         "--max-error-rate", a.max_error_rate,
-         "Exit with status 3 if more than this percentage of requests fail, %; default none")
-      ->multi_option_policy(last);
-  app.add_option("--min-rps", a.min_rps,
-                 "Exit with status 3 if the effective rate is below this, requests/s; default none")
-      ->multi_option_policy(last);
+  add_threshold_options(app, a.thresholds);
   app.add_option("--shard", a.shard,
                  "Run only shard K of N of this run (K/N: requests K, K+N, ...; -n, -c and --rps "
                  "split; docs/distributed.md); default 1/1")
@@ -175,9 +167,9 @@ RawOptions to_raw(const Args& a) {
   r.rps = raw(a.rps, "--rps");
   r.ramp = raw(a.ramp, "--ramp");
   r.html = raw(a.html, "--html");
-  r.max_p99 = raw(a.max_p99, "--max-p99");
-  r.max_error_rate = raw(a.max_error_rate, "--max-error-rate");
-  r.min_rps = raw(a.min_rps, "--min-rps");
+  r.max_p99 = raw(a.thresholds.max_p99, "--max-p99");
+  r.max_error_rate = raw(a.thresholds.max_error_rate, "--max-error-rate");
+  r.min_rps = raw(a.thresholds.min_rps, "--min-rps");
   r.request_script = raw(a.script, "-R");
   r.data = raw(a.data, "--data");
   r.post_body = raw(a.post_body, "-P");

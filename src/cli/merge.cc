@@ -12,8 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command_line.h"
-#include "core/units.h"
 #include "loadgen/merge.h"
+#include "loadgen/options.h"
 #include "loadgen/report/html.h"
 #include "loadgen/report/json.h"
 #include "loadgen/report/text.h"
@@ -25,7 +25,8 @@ namespace {
 
 struct MergeArgs {
   std::vector<std::string> inputs;
-  std::optional<std::string> html, max_p99, max_error_rate, min_rps;
+  std::optional<std::string> html;
+  ThresholdTexts thresholds;
   bool json = false, force = false;
   bool help = false;
   std::string help_text;
@@ -40,39 +41,20 @@ void define(CLI::App& app, MergeArgs& a) {
   app.add_flag("--json", a.json, "Print the merged result as JSON instead of the text report");
   app.add_option("--html", a.html, "Also write the HTML report to this file; default none")
       ->multi_option_policy(last);
-  app.add_option("--max-p99", a.max_p99,
-                 "Exit with status 3 if the p99 latency exceeds this, ms; default none")
-      ->multi_option_policy(last);
-  app.add_option(
-         "--max-error-rate", a.max_error_rate,
-         "Exit with status 3 if more than this percentage of requests fail, %; default none")
-      ->multi_option_policy(last);
-  app.add_option("--min-rps", a.min_rps,
-                 "Exit with status 3 if the effective rate is below this, requests/s; default none")
-      ->multi_option_policy(last);
+  add_threshold_options(app, a.thresholds);
   app.add_flag("--force", a.force,
                "Merge results of different runs, or with a shard missing or twice, anyway (the "
                "report says so)");
 }
 
-Expected<std::optional<double>> limit(const std::optional<std::string>& text, const char* name) {
-  if (!text) return std::optional<double>();
-  auto v = parse_number(*text);
-  if (!v || !(*v >= 0)) {
-    return make_error(fmt::format("{}: expected a number >= 0, got '{}'", name, *text));
-  }
-  return std::optional<double>(*v);
-}
-
+// The thresholds by the generator's own rule (loadgen::to_thresholds).
 Expected<Thresholds> thresholds_of(const MergeArgs& a) {
-  Thresholds t;
-  auto p99 = limit(a.max_p99, "--max-p99");
-  if (!p99) return p99.error();
-  auto errors = limit(a.max_error_rate, "--max-error-rate");
-  if (!errors) return errors.error();
-  auto rps = limit(a.min_rps, "--min-rps");
-  if (!rps) return rps.error();
-  return Thresholds{*p99, *errors, *rps};
+  const auto given = [](const std::optional<std::string>& text, const char* option) {
+    return text ? std::optional<RawValue>(RawValue{*text, option}) : std::nullopt;
+  };
+  return to_thresholds(given(a.thresholds.max_p99, "--max-p99"),
+                       given(a.thresholds.max_error_rate, "--max-error-rate"),
+                       given(a.thresholds.min_rps, "--min-rps"));
 }
 
 // Folds every result line of `in` into merger; other lines are skipped. name: the input's name.

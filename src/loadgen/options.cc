@@ -211,19 +211,31 @@ Expected<std::optional<double>> threshold(const std::optional<RawValue>& raw, do
   return std::optional<double>(*n);
 }
 
+}  // namespace
+
+Expected<Thresholds> to_thresholds(const std::optional<RawValue>& max_p99,
+                                   const std::optional<RawValue>& max_error_rate,
+                                   const std::optional<RawValue>& min_rps) {
+  constexpr double kAny = std::numeric_limits<double>::max();
+  auto p99 = threshold(max_p99, kAny, "a number of milliseconds");
+  if (!p99) return p99.error();
+  auto errors = threshold(max_error_rate, 100, "a percentage from 0 to 100");
+  if (!errors) return errors.error();
+  auto rps = threshold(min_rps, kAny, "a number of requests per second");
+  if (!rps) return rps.error();
+  return Thresholds{*p99, *errors, *rps};
+}
+
+namespace {
+
 Expected<void> convert_outputs(const RawOptions& raw, CliSettings& cli) {
   if (raw.html) {
     if (raw.html->text.empty()) return option_error(*raw.html, "empty file name");
     cli.html = raw.html->text;
   }
-  constexpr double kAny = std::numeric_limits<double>::max();
-  auto p99 = threshold(raw.max_p99, kAny, "a number of milliseconds");
-  if (!p99) return p99.error();
-  auto errors = threshold(raw.max_error_rate, 100, "a percentage from 0 to 100");
-  if (!errors) return errors.error();
-  auto rps = threshold(raw.min_rps, kAny, "a number of requests per second");
-  if (!rps) return rps.error();
-  cli.thresholds = Thresholds{*p99, *errors, *rps};
+  auto thresholds = to_thresholds(raw.max_p99, raw.max_error_rate, raw.min_rps);
+  if (!thresholds) return thresholds.error();
+  cli.thresholds = *thresholds;
   return {};
 }
 

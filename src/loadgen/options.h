@@ -96,6 +96,13 @@ struct Options {
 // command line wins; cookies come from the command line when it gives any.
 RawOptions merge(RawOptions cli, const RawOptions& rc);
 
+// The CI thresholds from their values as given (the generator's command line or .loadtestrc,
+// or `merge`'s command line), each checked: --max-p99 milliseconds, --max-error-rate a
+// percentage from 0 to 100, --min-rps requests per second; errors name the value's origin.
+Expected<Thresholds> to_thresholds(const std::optional<RawValue>& max_p99,
+                                   const std::optional<RawValue>& max_error_rate,
+                                   const std::optional<RawValue>& min_rps);
+
 // Converts, checking each value. Reads body files. Errors are one line naming the offending
 // option. The Config is not yet checked as a whole: prepare() does that.
 Expected<Options> to_options(const RawOptions& raw);

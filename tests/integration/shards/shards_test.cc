@@ -201,6 +201,9 @@ TEST(Shards, BadInputIsOneLineAndExitTwo) {
       {{"merge", dir.path()}, "not a regular file"},
       {{"merge", file("empty", "hello\n")}, "no stampede result"},
       {{"merge", one, two, "--max-p99", "x"}, "--max-p99: expected a number"},
+      // The generator's rule for thresholds, word for word (one to_thresholds for both).
+      {{"merge", one, two, "--max-error-rate", "101"},
+       "--max-error-rate: expected a percentage from 0 to 100, got '101'"},
   };
   for (const auto& [args, message] : cases) {
     const RunResult r = run_stampede(args);
