@@ -1,6 +1,7 @@
 #include "core/json_input.h"
 
 #include <string>
+#include <utility>
 
 namespace stampede {
 
@@ -17,7 +18,10 @@ Expected<nlohmann::json> parse_json_input(std::string_view text) {
   };
   Json doc = Json::parse(text.begin(), text.end(), bound, false);
   if (too_deep) {
-    return make_error("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    std::string message = "JSON nested deeper than ";  // built in steps: GCC 12 warns on a + b + c
+    message += std::to_string(kMaxJsonDepth);
+    message += " levels";
+    return make_error(std::move(message));
   }
   if (doc.is_discarded()) return make_error("invalid JSON");
   return doc;

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "loadgen/runner.h"
@@ -19,6 +21,12 @@ inline loadgen::RunResult must_run(const loadgen::Config& config,
   auto r = loadgen::run(config, hooks);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? std::move(r).value() : loadgen::RunResult{};
+}
+
+// How many requests of `r` ended with the error code `name` (0 when none did).
+inline std::uint64_t error_count(const loadgen::RunResult& r, const std::string& name) {
+  auto it = r.error_codes.find(name);
+  return it == r.error_codes.end() ? 0 : it->second;
 }
 
 }  // namespace stampede::testing

@@ -217,7 +217,7 @@ void ScriptedServer::serve() {
       for (int fd;
            (fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;) {
         ++connections_;
-        clients.push_back(Client{fd});
+        clients.emplace_back().fd = fd;
       }
     }
     std::size_t i = 2;

@@ -13,6 +13,7 @@
 namespace stampede::loadgen {
 namespace {
 
+using testing::error_count;
 using testing::must_run;
 using testing::ScriptedReply;
 using testing::ScriptedServer;
@@ -46,16 +47,11 @@ Outcome run_against(const std::string& bytes) {
   return {std::move(r), Clock::now() - start};
 }
 
-std::uint64_t errors_named(const RunResult& r, const std::string& name) {
-  auto it = r.error_codes.find(name);
-  return it == r.error_codes.end() ? 0 : it->second;
-}
-
 void expect_protocol_errors_at_once(const std::string& bytes) {
   const Outcome o = run_against(bytes);
   EXPECT_EQ(o.result.total_requests, 8u);
-  EXPECT_EQ(errors_named(o.result, "EPROTO"), 8u);
-  EXPECT_EQ(errors_named(o.result, "ETIMEDOUT"), 0u);
+  EXPECT_EQ(error_count(o.result, "EPROTO"), 8u);
+  EXPECT_EQ(error_count(o.result, "ETIMEDOUT"), 0u);
   EXPECT_TRUE(o.result.status_counts.empty());
   EXPECT_LT(o.took, kTimeout / 2);
 }

@@ -16,6 +16,7 @@ namespace stampede::loadgen {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::error_count;
 using testing::must_run;
 using testing::ok_reply;
 using testing::ScriptedReply;
@@ -31,11 +32,6 @@ Config pipelined(std::uint16_t port, std::uint32_t depth) {
   c.pipeline = depth;
   c.timeout = std::chrono::seconds(10);  // a bug must fail the test, not hang it
   return c;
-}
-
-std::uint64_t code(const RunResult& r, const std::string& name) {
-  auto it = r.error_codes.find(name);
-  return it == r.error_codes.end() ? 0 : it->second;
 }
 
 // -n is exact whatever the depth, -c and --cores: the server sees exactly N and every one of them
@@ -139,7 +135,7 @@ TEST(Pipeline, ServerClosingWithRequestsPendingLosesNone) {
   ASSERT_TRUE(server.wait_settled(r.status_counts[200], milliseconds(5000)));
   EXPECT_EQ(r.total_requests, 200u);
   EXPECT_EQ(r.total_requests, r.status_counts[200] + r.total_errors);
-  EXPECT_EQ(r.total_errors, code(r, "ECONNRESET") + code(r, std::string(kUnanswered)));
+  EXPECT_EQ(r.total_errors, error_count(r, "ECONNRESET") + error_count(r, std::string(kUnanswered)));
   // Every answer the server wrote was counted, and nothing else was a 200.
   EXPECT_EQ(r.status_counts[200], server.replies_settled());
   EXPECT_LE(server.requests(), r.total_requests);
@@ -163,8 +159,8 @@ TEST(Pipeline, ConnectionCloseResponseLeavesTheRestUnanswered) {
   c.max_requests = 40;
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 40u);
-  EXPECT_EQ(r.total_requests, r.status_counts[200] + code(r, std::string(kUnanswered)));
-  EXPECT_EQ(code(r, "ECONNRESET"), 0u);
+  EXPECT_EQ(r.total_requests, r.status_counts[200] + error_count(r, std::string(kUnanswered)));
+  EXPECT_EQ(error_count(r, "ECONNRESET"), 0u);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ namespace stampede::loadgen {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::error_count;
 using testing::must_run;
 using testing::ok_reply;
 using testing::ScriptedReply;
@@ -38,11 +39,6 @@ Config base(const ScriptedServer& server) {
   c.concurrency = 4;
   c.timeout = std::chrono::seconds(10);  // a bug must fail the test, not hang it
   return c;
-}
-
-std::uint64_t code(const RunResult& r, const std::string& name) {
-  auto it = r.error_codes.find(name);
-  return it == r.error_codes.end() ? 0 : it->second;
 }
 
 TEST(Run, ExactlyNRequestsWithKeepAlive) {
@@ -151,8 +147,8 @@ TEST(Run, ErrorStatusesAreCountedByCode) {
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 400u);
   EXPECT_EQ(r.total_errors, 200u);
-  EXPECT_EQ(code(r, "500"), 100u);
-  EXPECT_EQ(code(r, "404"), 100u);
+  EXPECT_EQ(error_count(r, "500"), 100u);
+  EXPECT_EQ(error_count(r, "404"), 100u);
   EXPECT_EQ(r.error_codes.size(), 2u);
   EXPECT_EQ(r.status_counts[301], 100u);
   EXPECT_EQ(r.status_counts[200], 100u);
@@ -166,7 +162,7 @@ TEST(Run, ACloseInTheMiddleOfAResponseIsAReset) {
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 12u);
   EXPECT_EQ(r.total_errors, 12u);
-  EXPECT_EQ(code(r, "ECONNRESET"), 12u);
+  EXPECT_EQ(error_count(r, "ECONNRESET"), 12u);
   EXPECT_EQ(server.requests(), 12u);
 }
 
@@ -176,7 +172,7 @@ TEST(Run, GarbageIsAProtocolError) {
   c.max_requests = 8;
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 8u);
-  EXPECT_EQ(code(r, "EPROTO"), 8u);
+  EXPECT_EQ(error_count(r, "EPROTO"), 8u);
 }
 
 TEST(Run, RefusedTargetEndsOnTimeWithoutSpinning) {
@@ -191,7 +187,7 @@ TEST(Run, RefusedTargetEndsOnTimeWithoutSpinning) {
   EXPECT_GE(wall, 0.99);
   EXPECT_LT(wall, 2.0);
   EXPECT_GT(r.total_requests, 0u);
-  EXPECT_EQ(code(r, "ECONNREFUSED"), r.total_requests);
+  EXPECT_EQ(error_count(r, "ECONNREFUSED"), r.total_requests);
   EXPECT_EQ(r.total_errors, r.total_requests);
   // The backoff allows about 8 attempts per connection per second, not thousands.
   EXPECT_LT(r.total_requests, 200u);
@@ -206,7 +202,7 @@ TEST(Run, RefusedTargetWithMaxRequestsReportsExactlyN) {
   c.max_requests = 30;
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 30u);
-  EXPECT_EQ(code(r, "ECONNREFUSED"), 30u);
+  EXPECT_EQ(error_count(r, "ECONNREFUSED"), 30u);
   EXPECT_EQ(r.connections_opened, 0u);  // 30 refused attempts, not 30 connections
 }
 
@@ -218,7 +214,7 @@ TEST(Run, SilentServerTimesOut) {
   c.timeout = milliseconds(100);
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 4u);
-  EXPECT_EQ(code(r, "ETIMEDOUT"), 4u);
+  EXPECT_EQ(error_count(r, "ETIMEDOUT"), 4u);
   EXPECT_GE(r.latency.min(), 100'000'000);
   EXPECT_LT(r.latency.max(), 1'000'000'000);
 }
