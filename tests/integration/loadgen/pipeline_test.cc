@@ -135,7 +135,8 @@ TEST(Pipeline, ServerClosingWithRequestsPendingLosesNone) {
   ASSERT_TRUE(server.wait_settled(r.status_counts[200], milliseconds(5000)));
   EXPECT_EQ(r.total_requests, 200u);
   EXPECT_EQ(r.total_requests, r.status_counts[200] + r.total_errors);
-  EXPECT_EQ(r.total_errors, error_count(r, "ECONNRESET") + error_count(r, std::string(kUnanswered)));
+  EXPECT_EQ(r.total_errors,
+            error_count(r, "ECONNRESET") + error_count(r, std::string(kUnanswered)));
   // Every answer the server wrote was counted, and nothing else was a 200.
   EXPECT_EQ(r.status_counts[200], server.replies_settled());
   EXPECT_LE(server.requests(), r.total_requests);
