@@ -6,10 +6,11 @@ TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-# Debian 12 packages needed to build and test. Installed with apt-get when missing (as root).
+# Debian 12 packages needed to build and test. Open MPI: stampede-mpi, the generator under mpirun,
+# is built when CMake finds it, and tests/integration/mpi runs it (docs/distributed.md). Installed with apt-get when missing (as root).
 BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-dev libcli11-dev \
   nlohmann-json3-dev libfmt-dev liburing-dev libluajit-5.1-dev libwslay-dev libgtest-dev \
-  libgmock-dev libbenchmark-dev clang-format zlib1g-dev
+  libgmock-dev libbenchmark-dev clang-format zlib1g-dev openmpi-bin libopenmpi-dev
 # Peers the integration tests run against (real balancers and servers, on loopback only).
 TEST_DEPS := haproxy nginx python3-h11
 # node and npm for the npm test peers (tests/peers: the WebSocket package ws). Debian's nodejs and

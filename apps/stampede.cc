@@ -7,6 +7,7 @@
 #include "cli/generator.h"
 #include "cli/lab.h"
 #include "cli/merge.h"
+#include "cli/mpi_handoff.h"
 #include "cli/serve.h"
 
 namespace {
@@ -17,6 +18,8 @@ int dispatch(int argc, char** argv) {
   if (sub == "balance") return stampede::balancer::cli_main(argc - 1, argv + 1);
   if (sub == "lab") return stampede::lab::cli_main(argc - 1, argv + 1);
   if (sub == "merge") return stampede::loadgen::merge_main(argc - 1, argv + 1);
+  // A rank of mpirun: the generator that links MPI takes over (cli/mpi_handoff.h).
+  if (stampede::loadgen::launched_by_mpirun()) return stampede::loadgen::exec_stampede_mpi(argv);
   return stampede::loadgen::cli_main(argc, argv);
 }
 

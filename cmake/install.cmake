@@ -4,6 +4,7 @@
 #   lib/cmake/stampede/           find_package(stampede) -> stampede::stampede
 #   lib/pkgconfig/stampede.pc     pkg-config --cflags --libs stampede
 #   bin/stampede                  the command line
+#   bin/stampede-mpi              the generator under mpirun (when MPI was found)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -59,3 +60,6 @@ install(CODE "
   configure_file(\"${PROJECT_SOURCE_DIR}/cmake/stampede.pc.in\"
     \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig/stampede.pc\" @ONLY)")
 install(TARGETS stampede RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET stampede-mpi)
+  install(TARGETS stampede-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()

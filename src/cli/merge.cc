@@ -130,17 +130,23 @@ nlohmann::ordered_json shards_json(const MergedResult& m) {
   return j;
 }
 
-int report(const MergeArgs& args, const Thresholds& limits, const MergedResult& m) {
-  if (args.json) {
+}  // namespace
+
+int print_merged_report(const MergedReportSettings& settings, const MergedResult& m) {
+  if (settings.json) {
     nlohmann::ordered_json j = to_json(m.result);
     j["merge"] = shards_json(m);
+    for (const auto& [key, value] : settings.extra_json.items())
+      j[key] = value;
     std::cout << j.dump(2) << '\n';
   } else {
     write_text_report(m.result, std::cout);
     write_shards_text(m, std::cout);
+    for (const std::string& line : settings.notes)
+      fmt::print(std::cout, "{}\n", line);
   }
   std::cout.flush();
-  const std::vector<std::string> crossed = crossed_thresholds(m.result, limits);
+  const std::vector<std::string> crossed = crossed_thresholds(m.result, settings.thresholds);
   std::vector<std::string> findings;
   for (const std::string& line : crossed)
     findings.push_back("Threshold crossed: " + line);
@@ -148,8 +154,10 @@ int report(const MergeArgs& args, const Thresholds& limits, const MergedResult& 
     findings.push_back(line);
   for (const std::string& line : m.forced)
     findings.push_back("Merged with --force: " + line);
-  if (args.html) {
-    if (auto r = write_html_report(m.result, *args.html, findings); !r) {
+  for (const std::string& line : settings.notes)
+    findings.push_back(line);
+  if (!settings.html.empty()) {
+    if (auto r = write_html_report(m.result, settings.html, findings); !r) {
       print_error_line(r.error().message);
       return 1;
     }
@@ -158,8 +166,6 @@ int report(const MergeArgs& args, const Thresholds& limits, const MergedResult& 
     print_error_line("threshold crossed: " + line);
   return crossed.empty() ? 0 : 3;
 }
-
-}  // namespace
 
 int merge_main(int argc, char** argv) {
   CLI::App app("stampede merge: one report from the saved results of a run's shards",
@@ -192,7 +198,11 @@ int merge_main(int argc, char** argv) {
     print_error_line(merged.error().message);
     return 2;
   }
-  return report(args, *limits, *merged);
+  MergedReportSettings settings;
+  settings.json = args.json;
+  settings.html = args.html.value_or("");
+  settings.thresholds = *limits;
+  return print_merged_report(settings, *merged);
 }
 
 }  // namespace stampede::loadgen

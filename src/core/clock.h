@@ -1,4 +1,5 @@
-// Monotonic time. Every duration in stampede comes from CLOCK_MONOTONIC, never wall time.
+// Monotonic time. Every duration in stampede comes from CLOCK_MONOTONIC, never wall time
+// (unix_ns is for shared instants only).
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,14 @@ using Nanos = std::chrono::nanoseconds;
 inline std::int64_t mono_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Nanoseconds since the Unix epoch on the wall clock (CLOCK_REALTIME): for instants that other
+// processes or machines share (--start-at, a result's start), never for durations.
+inline std::int64_t unix_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 

@@ -168,21 +168,6 @@ OrderedJson ws_json_counts(const WsCounts& ws) {
   return j;
 }
 
-std::string host_name() {
-  std::array<char, 256> name{};
-  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
-  return name.data();
-}
-
-double process_cpu_seconds() {
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  const auto seconds = [](const timeval& tv) {
-    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
 // The histograms of a RunResult by their names in the file (R: RunResult or const RunResult).
 template <class R>
 auto histograms(R& r) {
@@ -270,6 +255,21 @@ Expected<SavedResult> read_result(const Json& j) {
 }
 
 }  // namespace
+
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  const auto seconds = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 OrderedJson run_identity(const Config& config, const ScriptNames& scripts) {
   OrderedJson j;

@@ -58,6 +58,11 @@ nlohmann::ordered_json run_identity(const Config& config, const ScriptNames& scr
 std::string to_result_line(const RunResult& result, const Config& config, const std::string& host,
                            double cpu_seconds, const ScriptNames& scripts = {});
 
+// This host's name ("unknown" when it has none), as a result names it.
+std::string host_name();
+// This process's CPU time so far (user + system), in seconds.
+double process_cpu_seconds();
+
 // Writes to_result_line and a newline to path ("-": stdout), with this host's name and this
 // process's CPU time. Fails with "cannot write PATH: REASON".
 Expected<void> save_result(const RunResult& result, const Config& config,

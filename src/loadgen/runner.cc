@@ -286,12 +286,6 @@ RunResult merge_workers(const Plan& plan, const std::vector<std::unique_ptr<Work
   return result;
 }
 
-std::int64_t unix_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 // --start-at: sleeps until the wall clock reaches unix_start_ns (0: returns at once), in steps
 // short enough to notice a stop request. False when a stop came first.
 bool wait_for_start(std::int64_t unix_start_ns, StopSignal* stop) {

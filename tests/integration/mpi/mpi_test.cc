@@ -1,0 +1,173 @@
+// mpirun -np N stampede: N ranks run the N shards of one run and rank 0 prints the one report
+// (docs/distributed.md, "MPI"). Against servers in this process on loopback; skipped only when
+// mpirun is not installed.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/process.h"
+#include "support/scripted_server.h"
+#include "support/test_server.h"
+#include "support/wait.h"
+
+namespace stampede::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+// mpirun's path, or empty when it is not installed.
+std::string find_mpirun() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (std::size_t at = 0; at <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', at), dirs.size());
+    const std::filesystem::path candidate =
+        std::filesystem::path(dirs.substr(at, end - at)) / "mpirun";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return {};
+}
+
+// The mpirun command line for `ranks` ranks of stampede with `args`.
+std::vector<std::string> mpirun_stampede(const std::string& mpirun, int ranks,
+                                         std::vector<std::string> args) {
+  std::vector<std::string> argv = {mpirun, "--allow-run-as-root", "--oversubscribe",
+                                   "-np",  std::to_string(ranks), STAMPEDE_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+class Mpi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    mpirun_ = find_mpirun();
+    if (mpirun_.empty()) GTEST_SKIP() << "mpirun is not installed (Debian: openmpi-bin)";
+#ifndef STAMPEDE_MPI_BUILT
+    FAIL() << "mpirun is installed but stampede-mpi was not built (Debian: libopenmpi-dev)";
+#endif
+  }
+  std::string mpirun_;
+};
+
+// -n 20000 over 4 ranks: the report counts what the server saw, every --index value 1..20000
+// arrives once, and rank 0 alone prints (one JSON report) and sets the status (a threshold: 3).
+TEST_F(Mpi, FourRanksSendEachIndexOnceAndRankZeroReportsTheExactTotal) {
+  std::mutex mutex;
+  std::multiset<std::string> targets;
+  ScriptedServer server([&](std::uint64_t, const std::string& request) {
+    std::lock_guard lock(mutex);
+    targets.insert(request.substr(0, request.find(" HTTP/1.1")));
+    return ok_reply(request);
+  });
+  const RunResult run = run_command(
+      mpirun_stampede(mpirun_, 4,
+                      {"-n", "20000", "-c", "8", "-k", "--cores", "1", "--index", "ID", "--json",
+                       "--quiet", "--min-rps", "1000000000", server.url("/item/ID")}),
+      60s);
+  EXPECT_EQ(run.status, 3) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("stampede: threshold crossed: "));
+  const nlohmann::json report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << run.out;
+  EXPECT_EQ(report["totalRequests"], 20000) << run.out;
+  EXPECT_EQ(report["totalErrors"], 0);
+  EXPECT_EQ(report["merge"]["shards"].size(), 4u);
+  EXPECT_EQ(report["mpi"]["ranks"], 4);
+  EXPECT_EQ(server.requests(), 20000u);
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(targets.size(), 20000u);
+  for (int i = 1; i <= 20000; ++i)
+    ASSERT_EQ(targets.count("GET /item/" + std::to_string(i)), 1u) << i;
+}
+
+// --rps 2000 -t 2 over 3 ranks: the shards' union is the single schedule, 4000 requests within
+// 0.5%, as the server counts them; the text report shows the start spread and the clocks.
+TEST_F(Mpi, RateSplitOverRanksSendsTheWholeSchedule) {
+  auto server = start_server();
+  ASSERT_NE(server, nullptr);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port()) + "/";
+  const RunResult run = run_command(mpirun_stampede(mpirun_, 3,
+                                                    {"--rps", "2000", "-t", "2", "-c", "6", "-k",
+                                                     "--cores", "1", "--quiet", url}),
+                                    60s);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NEAR(static_cast<double>(server->served()), 4000.0, 20.0);
+  EXPECT_THAT(run.out, HasSubstr("Shards (3 merged, start spread "));
+  EXPECT_THAT(run.out, HasSubstr("MPI: 3 ranks started at one instant of rank 0's clock"));
+  EXPECT_THAT(run.out, HasSubstr(std::to_string(server->served())));
+}
+
+// Options every rank refuses: one line (rank 0's, not one per rank), a non-zero status, no run.
+TEST_F(Mpi, BadOptionsAreOneLineAndNoRun) {
+  ScriptedServer server([](std::uint64_t, const std::string& r) { return ok_reply(r); });
+  const RunResult run =
+      run_command(mpirun_stampede(mpirun_, 2, {"-n", "100", "--shard", "1/2", server.url()}), 30s);
+  EXPECT_NE(run.status, 0);
+  EXPECT_THAT(run.err, HasSubstr("stampede: --shard: under mpirun each rank is a shard"));
+  EXPECT_EQ(run.err.find("stampede: "), run.err.rfind("stampede: ")) << run.err;
+  EXPECT_EQ(server.requests(), 0u);
+}
+
+// The ranks of mpirun `parent` (children running stampede-mpi), by their MPI rank.
+std::vector<std::pair<int, pid_t>> ranks_of(pid_t parent) {
+  std::vector<std::pair<int, pid_t>> ranks;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = read_file(entry.path() / "stat");
+    const std::size_t close = stat.rfind(')');
+    if (stat.find("(stampede-mpi)") == std::string::npos || close == std::string::npos) continue;
+    int ppid = 0;
+    char state = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) != 2) continue;
+    if (ppid != parent) continue;
+    const std::string environ = read_file(entry.path() / "environ");
+    const std::string key = std::string("OMPI_COMM_WORLD_RANK=");
+    const std::size_t at = environ.find(key);
+    if (at == std::string::npos) continue;
+    ranks.emplace_back(std::atoi(environ.c_str() + at + key.size()), std::stoi(name));
+  }
+  return ranks;
+}
+
+// A rank killed mid-run: the job ends (bounded), non-zero, naming the rank, no rank left.
+TEST_F(Mpi, KilledRankEndsTheJobNonZero) {
+  auto server = start_server();
+  ASSERT_NE(server, nullptr);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port()) + "/";
+  ChildProcess job(mpirun_stampede(
+      mpirun_, 2, {"--rps", "500", "-t", "30", "-c", "2", "-k", "--cores", "1", "--quiet", url}));
+  ASSERT_TRUE(eventually([&] { return server->served() > 0; }, 20s));
+  std::vector<std::pair<int, pid_t>> ranks = ranks_of(job.pid());
+  ASSERT_EQ(ranks.size(), 2u);
+  pid_t victim = 0;
+  for (auto [rank, pid] : ranks)
+    if (rank == 1) victim = pid;
+  ASSERT_NE(victim, 0);
+  ASSERT_EQ(::kill(victim, SIGKILL), 0);
+  const auto killed = std::chrono::steady_clock::now();
+  const int status = job.wait(15s);
+  EXPECT_NE(status, -1000) << "mpirun still running 15 s after a rank was killed";
+  EXPECT_NE(status, 0);
+  EXPECT_LT(elapsed_ms(killed), 15000);
+  EXPECT_THAT(job.stderr_text(), HasSubstr("rank 1"));
+  for (auto [rank, pid] : ranks) {
+    EXPECT_TRUE(eventually([pid = pid] { return ::kill(pid, 0) != 0; }, 5s))
+        << "rank " << rank << " (pid " << pid << ") still there";
+  }
+}
+
+}  // namespace
+}  // namespace stampede::testing
