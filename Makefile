@@ -11,8 +11,9 @@ CTEST_ARGS ?=
 BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-dev libcli11-dev \
   nlohmann-json3-dev libfmt-dev liburing-dev libluajit-5.1-dev libwslay-dev libgtest-dev \
   libgmock-dev libbenchmark-dev clang-format zlib1g-dev openmpi-bin libopenmpi-dev
-# Peers the integration tests run against (real balancers and servers, on loopback only).
-TEST_DEPS := haproxy nginx python3-h11
+# Peers the integration tests run against (real balancers and servers, on loopback only), and
+# python3-yaml, which reads deploy/kubernetes for tests/integration/kubernetes.
+TEST_DEPS := haproxy nginx python3-h11 python3-yaml
 # node and npm for the npm test peers (tests/peers: the WebSocket package ws). Debian's nodejs and
 # npm, unless a node with its own npm is installed already (Debian's npm conflicts with those).
 NODE_DEPS := nodejs npm
