@@ -13,7 +13,9 @@
 #include "cli/merge.h"
 #include "core/error_line.h"
 #include "core/fd_limit.h"
+#include "loadgen/hooks.h"
 #include "loadgen/merge.h"
+#include "loadgen/report/json.h"
 #include "loadgen/result_file.h"
 #include "loadgen/runner.h"
 #include "mpi/clock_sync.h"
@@ -87,8 +89,9 @@ std::vector<std::string> clock_notes(const std::vector<std::int64_t>& offsets,
 }
 
 // Rank 0: the ranks' result lines merged and reported; the job's exit status.
+// A request script's done() runs here once, with the merged result, as after a single run.
 int report_on_rank0(const std::vector<std::string>& lines, const CliSettings& settings,
-                    const std::vector<std::int64_t>& offsets,
+                    const HookSet* hooks, const std::vector<std::int64_t>& offsets,
                     const std::vector<std::int64_t>& rtts) {
   ResultMerger merger(/*force=*/false);
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -108,6 +111,7 @@ int report_on_rank0(const std::vector<std::string>& lines, const CliSettings& se
     print_error_line(merged.error().message);
     return 1;
   }
+  if (hooks && hooks->on_done) hooks->on_done(to_json(merged->result).dump());
   MergedReportSettings out;
   out.json = settings.json;
   out.html = settings.html;
@@ -152,7 +156,7 @@ int run_rank(const mpi::World& world, CliRequest& request) {
   const std::vector<std::int64_t> offsets = world.all_gather(offset.offset_ns);
   const std::vector<std::int64_t> rtts = world.all_gather(offset.rtt_ns);
   if (world.rank() != 0) return 0;
-  return report_on_rank0(lines, request.settings, offsets, rtts);
+  return report_on_rank0(lines, request.settings, plan.config.hooks.get(), offsets, rtts);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <mpi.h>
 
 #include <climits>
-#include <numeric>
+#include <cstdlib>
 
 namespace stampede::mpi {
 

@@ -18,6 +18,7 @@
 
 #include "support/process.h"
 #include "support/scripted_server.h"
+#include "support/temp_dir.h"
 #include "support/test_server.h"
 #include "support/wait.h"
 
@@ -93,20 +94,28 @@ TEST_F(Mpi, FourRanksSendEachIndexOnceAndRankZeroReportsTheExactTotal) {
 }
 
 // --rps 2000 -t 2 over 3 ranks: the shards' union is the single schedule, 4000 requests within
-// 0.5%, as the server counts them; the text report shows the start spread and the clocks.
+// 0.5%, as the server counts them; the text report shows the start spread and the clocks; a
+// request script's done() runs once, on rank 0, with the merged result.
 TEST_F(Mpi, RateSplitOverRanksSendsTheWholeSchedule) {
   auto server = start_server();
   ASSERT_NE(server, nullptr);
   const std::string url = "http://127.0.0.1:" + std::to_string(server->port()) + "/";
+  TempDir dir;
+  const std::string script = dir.path() + "/done.lua";
+  std::ofstream(script) << "function request(id) return {} end\n"
+                           "function done(summary) io.stderr:write('done saw ', "
+                           "summary.totalRequests, '\\n') end\n";
   const RunResult run = run_command(mpirun_stampede(mpirun_, 3,
                                                     {"--rps", "2000", "-t", "2", "-c", "6", "-k",
-                                                     "--cores", "1", "--quiet", url}),
+                                                     "--cores", "1", "--quiet", "-R", script, url}),
                                     60s);
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_NEAR(static_cast<double>(server->served()), 4000.0, 20.0);
   EXPECT_THAT(run.out, HasSubstr("Shards (3 merged, start spread "));
   EXPECT_THAT(run.out, HasSubstr("MPI: 3 ranks started at one instant of rank 0's clock"));
-  EXPECT_THAT(run.out, HasSubstr(std::to_string(server->served())));
+  const std::string done = "done saw " + std::to_string(server->served()) + "\n";
+  EXPECT_THAT(run.err, HasSubstr(done));
+  EXPECT_EQ(run.err.find("done saw"), run.err.rfind("done saw")) << run.err;
 }
 
 // Options every rank refuses: one line (rank 0's, not one per rank), a non-zero status, no run.
