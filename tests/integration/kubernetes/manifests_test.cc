@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "support/mpi_env.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
@@ -130,11 +131,18 @@ TEST(KubernetesManifests, MpiJobLauncherRunsOneRankPerWorkerThroughMpirun) {
   ASSERT_NE(server, nullptr);
   const std::string bin_dir = std::filesystem::path(STAMPEDE_BINARY).parent_path();
   const char* path = std::getenv("PATH");
-  const RunResult run = run_command(
-      {"/usr/bin/env", "RANKS=2", fmt::format("URL=http://127.0.0.1:{}/", server->port()),
-       "OPTIONS=-k -c 2 -n 1001 --json", "OMPI_MCA_rmaps_base_oversubscribe=1",
-       "PATH=" + bin_dir + ":" + (path ? path : "/usr/bin:/bin"), "sh", "-c", script},
-      60s);
+  std::vector<std::string> argv = mpi_sanitizer_env();
+  if (argv.empty()) argv.push_back("/usr/bin/env");
+  const std::vector<std::string> pod = {"RANKS=2",
+                                        fmt::format("URL=http://127.0.0.1:{}/", server->port()),
+                                        "OPTIONS=-k -c 2 -n 1001 --json",
+                                        "OMPI_MCA_rmaps_base_oversubscribe=1",
+                                        "PATH=" + bin_dir + ":" + (path ? path : "/usr/bin:/bin"),
+                                        "sh",
+                                        "-c",
+                                        script};
+  argv.insert(argv.end(), pod.begin(), pod.end());
+  const RunResult run = run_command(argv, 60s);
   ASSERT_EQ(run.status, 0) << run.err;
   const Json report = Json::parse(run.out, nullptr, false);
   ASSERT_FALSE(report.is_discarded()) << run.out;

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/mpi_env.h"
 #include "support/process.h"
 #include "support/scripted_server.h"
 #include "support/temp_dir.h"
@@ -45,8 +46,10 @@ std::string find_mpirun() {
 // The mpirun command line for `ranks` ranks of stampede with `args`.
 std::vector<std::string> mpirun_stampede(const std::string& mpirun, int ranks,
                                          std::vector<std::string> args) {
-  std::vector<std::string> argv = {mpirun, "--allow-run-as-root", "--oversubscribe",
-                                   "-np",  std::to_string(ranks), STAMPEDE_BINARY};
+  std::vector<std::string> argv = mpi_sanitizer_env();
+  const std::vector<std::string> head = {mpirun, "--allow-run-as-root", "--oversubscribe",
+                                         "-np",  std::to_string(ranks), STAMPEDE_BINARY};
+  argv.insert(argv.end(), head.begin(), head.end());
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }
