@@ -109,7 +109,7 @@ TEST_F(Mpi, RateSplitOverRanksSendsTheWholeSchedule) {
                            "function done(summary) io.stderr:write('done saw ', "
                            "summary.totalRequests, '\\n') end\n";
   const RunResult run = run_command(mpirun_stampede(mpirun_, 3,
-                                                    {"--rps", "2000", "-t", "2", "-c", "6", "-k",
+                                                    {"--rps", "2000", "-t", "2", "-c", "12", "-k",
                                                      "--cores", "1", "--quiet", "-R", script, url}),
                                     60s);
   ASSERT_EQ(run.status, 0) << run.err;
