@@ -77,6 +77,10 @@ Expected<std::vector<std::uint32_t>> parse_list(std::string_view text) {
   return steps;
 }
 
+std::string connections_text(std::uint32_t n) {
+  return fmt::format("{} connection{}", n, n == 1 ? "" : "s");
+}
+
 double ms(std::int64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
@@ -130,23 +134,24 @@ std::string describe_knee(const std::vector<SweepStep>& steps) {
   if (!knee) {
     const SweepStep& last = steps.back();
     return fmt::format(
-        "no knee up to {} connections: every step's throughput grew by at least {:.0f}% of its "
+        "no knee up to {}: every step's throughput grew by at least {:.0f}% of its "
         "growth in connections, or its latency did not grow (last step {:.0f} req/s, p50 {:.3g} "
         "ms); try more connections",
-        last.connections, kKneeGainShare * 100, last.rps, last.p50_ms);
+        connections_text(last.connections), kKneeGainShare * 100, last.rps, last.p50_ms);
   }
   const SweepStep& at = steps[knee->index];
   const SweepStep& past = steps[knee->next];
   const double little = past.mean_ms > 0 ? past.connections / (past.mean_ms / 1e3) : 0;
   return fmt::format(
-      "knee at {} connections: going to {} ({:+.0f}% connections) changed throughput by {:+.1f}% "
+      "knee at {}: going to {} ({:+.0f}% connections) changed throughput by {:+.1f}% "
       "({:.0f} -> {:.0f} req/s) while p50 rose {:.3g} -> {:.3g} ms. Little's law, throughput = "
       "connections / "
-      "latency: {} / {:.3g} ms mean = {:.0f} req/s, so past {} connections the extra requests "
+      "latency: {} / {:.3g} ms mean = {:.0f} req/s, so past {} the extra requests "
       "wait in a queue: they add latency, not throughput",
-      at.connections, past.connections,
+      connections_text(at.connections), past.connections,
       (static_cast<double>(past.connections) / at.connections - 1) * 100, knee->gain * 100, at.rps,
-      past.rps, at.p50_ms, past.p50_ms, past.connections, past.mean_ms, little, at.connections);
+      past.rps, at.p50_ms, past.p50_ms, past.connections, past.mean_ms, little,
+      connections_text(at.connections));
 }
 
 Expected<SweepResult> run_sweep(Plan& plan, const std::vector<std::uint32_t>& steps,
