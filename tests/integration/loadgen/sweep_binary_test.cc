@@ -37,17 +37,20 @@ TEST(SweepBinary, NamesTheKneeOfAServerThatServesFourAtATime) {
   const std::string html = dir.path() + "/sweep.html";
   const std::string url = "http://127.0.0.1:" + std::to_string(server->port()) + "/";
   const auto r = run_stampede(
-      {url, "--sweep-connections", "1,2,4,8", "-t", "0.4", "--json", "--quiet", "--html", html});
+      {url, "--sweep-connections", "1,2,4,16", "-t", "0.4", "--json", "--quiet", "--html", html});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto json = nlohmann::json::parse(r.out);
   ASSERT_EQ(json["steps"].size(), 4u);
+  const unsigned counts[] = {1, 2, 4, 16};
   for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ(json["steps"][i]["connections"], 1u << i);
+    EXPECT_EQ(json["steps"][i]["connections"], counts[i]);
     EXPECT_GT(json["steps"][i]["requests"], 0u);
     EXPECT_EQ(json["steps"][i]["errors"], 0u);
   }
   // 1 -> 2 -> 4 connections: throughput about doubles (ideal 100, 200, 400 req/s; 60 ms stalls
-  // of a loaded host are inside the margins), 8: no more throughput, twice the latency.
+  // of a loaded host are inside the margins), 16: no more throughput, four times the latency.
+  // Four connections reach about 85% of the cap (each reconnects between requests), so 16 gain
+  // up to ~18%, well under the rule's 30% for four times the connections.
   EXPECT_GT(json["steps"][1]["rps"].get<double>(), 1.4 * json["steps"][0]["rps"].get<double>());
   EXPECT_GT(json["steps"][2]["rps"].get<double>(), 1.4 * json["steps"][1]["rps"].get<double>());
   EXPECT_GT(json["steps"][3]["p50_ms"].get<double>(),
