@@ -47,14 +47,12 @@ TEST(SweepBinary, NamesTheKneeOfAServerThatServesFourAtATime) {
     EXPECT_GT(json["steps"][i]["requests"], 0u);
     EXPECT_EQ(json["steps"][i]["errors"], 0u);
   }
-  // 1 -> 2 -> 4 connections: throughput about doubles (ideal 100, 200, 400 req/s; 60 ms stalls
-  // of a loaded host are inside the margins), 16: no more throughput, four times the latency.
-  // Four connections reach about 85% of the cap (each reconnects between requests), so 16 gain
-  // up to ~18%, well under the rule's 30% for four times the connections.
-  EXPECT_GT(json["steps"][1]["rps"].get<double>(), 1.4 * json["steps"][0]["rps"].get<double>());
-  EXPECT_GT(json["steps"][2]["rps"].get<double>(), 1.4 * json["steps"][1]["rps"].get<double>());
-  EXPECT_GT(json["steps"][3]["p50_ms"].get<double>(),
-            1.5 * json["steps"][2]["p50_ms"].get<double>());
+  // 1 -> 4 connections: throughput about four times (ideal 100 and 400 req/s; a loaded host's
+  // stalls cost each reconnect, hence the margin of 2), 16: no more throughput (four connections
+  // already reach 85-95% of the cap on this machine, also while it builds), four times the
+  // latency.
+  EXPECT_GT(json["steps"][2]["rps"].get<double>(), 2 * json["steps"][0]["rps"].get<double>());
+  EXPECT_GT(json["steps"][3]["p50_ms"].get<double>(), 2 * json["steps"][2]["p50_ms"].get<double>());
   ASSERT_TRUE(json["knee"].is_object()) << r.out;
   EXPECT_EQ(json["knee"]["connections"], 4);
   EXPECT_THAT(json["finding"].get<std::string>(), HasSubstr("knee at 4 connections"));
