@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command_line.h"
+#include "cli/sweep.h"
 #include "core/fd_limit.h"
 #include "loadgen/options.h"
 #include "loadgen/plan.h"
@@ -42,6 +43,7 @@ struct Args {
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::optional<std::string> cert, key, secure_protocol, proxy, io;
   std::optional<std::string> shard, start_at, save;
+  std::optional<std::string> sweep;  // --sweep-connections: cli/sweep.h
   bool insecure = false;
   std::vector<std::string> headers, cookies, count_headers;
   bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
@@ -138,6 +140,10 @@ void define_options(CLI::App& app, Args& a) {
                  "Count responses by the value of this header (repeatable); default none")
       ->allow_extra_args(false);
   add_io_option(app, a.io);
+  app.add_option("--sweep-connections", a.sweep,
+                 "Concurrency sweep: one closed-loop run per connection count (1,2,4,8 or "
+                 "1..256x2), -t (default 3 s) or -n each; reports the knee; default none")
+      ->multi_option_policy(last);
 }
 
 std::optional<RawValue> raw(const std::optional<std::string>& value, const char* origin) {
@@ -366,6 +372,13 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
   return finish_outputs(settings, *result);
 }
 
+int run_sweep_command(Plan& plan, const std::vector<std::uint32_t>& steps,
+                      const CliSettings& settings) {
+  StopSignal stop;
+  SignalWatcher watcher(stop);
+  return sweep_and_report(plan, steps, settings, stop);
+}
+
 }  // namespace
 
 Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
@@ -376,8 +389,8 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   define_options(app, args);
   auto parsed = parse_cli(app, argc, argv, &describe);
   if (!parsed) return parsed.error();
-  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed)};
-  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}};
+  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed), {}};
+  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}, {}};
   if (auto r = check_leftovers(app); !r) return r.error();
   auto rc = read_loadtestrc(rc_dir);
   if (!rc) return rc.error();
@@ -390,7 +403,18 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   auto plan = prepare(std::move(options->config));
   if (!plan) return plan.error();
   if (auto scripts = attach_scripts(*plan, options->cli); !scripts) return scripts.error();
-  return CliRequest{CliRequest::Action::Run, std::move(plan).value(), std::move(options->cli), {}};
+  std::vector<std::uint32_t> sweep;
+  if (args.sweep) {
+    auto steps = sweep_steps(*args.sweep, *plan, options->cli, args.c.has_value());
+    if (!steps) return steps.error();
+    sweep = std::move(steps).value();
+    plan->config.concurrency = sweep.back();  // the largest step, for the file limit
+  }
+  return CliRequest{CliRequest::Action::Run,
+                    std::move(plan).value(),
+                    std::move(options->cli),
+                    {},
+                    std::move(sweep)};
 }
 
 int cli_main(int argc, char** argv) {
@@ -417,7 +441,12 @@ int cli_main(int argc, char** argv) {
   }
   request->plan.config.io = settle_io_backend(request->plan.config.io);
   // What escapes the run is a failed run (1), not bad input.
-  return exit_on_exception(1, [&] { return run_and_report(request->plan, request->settings); });
+  return exit_on_exception(1, [&] {
+    if (!request->sweep.empty()) {
+      return run_sweep_command(request->plan, request->sweep, request->settings);
+    }
+    return run_and_report(request->plan, request->settings);
+  });
 }
 
 }  // namespace stampede::loadgen

@@ -1,8 +1,10 @@
 // The load generator's command line: `stampede [options] URL`, loadtest 8's flags plus ours.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/expected.h"
 #include "loadgen/options.h"
@@ -16,6 +18,8 @@ struct CliRequest {
   Plan plan;             // Run: prepared, its scripts attached as hooks
   CliSettings settings;  // Run: the outputs, thresholds and scripts
   std::string text;      // Help: the help text
+  // Run with --sweep-connections: the connection count of each step (cli/sweep.h); empty: one run.
+  std::vector<std::uint32_t> sweep;
 };
 
 // Parses argv (argv[0] is the program; options before or after the URL), fills what it does

@@ -6,6 +6,7 @@
 
 #include "cli/command_line.h"
 #include "core/units.h"
+#include "loadgen/sweep.h"
 
 namespace stampede::lab {
 namespace {
@@ -17,6 +18,7 @@ struct Raw {
   std::string instances, connections, duration, cores, slow, sessions, session_requests;
   std::string health_intervals, outage_duration, kill_after, start_timeout, scenarios;
   std::string strategies, rps;
+  std::string sweep;  // --sweep-connections (convert_sweep)
   std::vector<std::string> instance_specs, delays;
 };
 
@@ -59,6 +61,9 @@ void declare(CLI::App& app, Raw& raw, LabConfig& c) {
                  "Time allowed to start a process, s; default 10s");
   app.add_option("--stampede", c.stampede_path,
                  "The stampede binary for serve/balance; default this one");
+  app.add_option("--sweep-connections", raw.sweep,
+                 "Sweep 1,2,4 or 1..64x2: the pool and the first instance side by side, -t per "
+                 "step; alone, without the scenarios; default none");
   app.add_flag("--json", c.json, "The result as JSON on stdout");
   app.add_option("--html", c.html_path, "Also write an HTML report to FILE; default none");
   app.add_flag("-q,--quiet", c.quiet, "No progress lines on stderr");
@@ -201,6 +206,18 @@ Expected<void> convert_scenarios(const Raw& raw, LabConfig& c) {
   return {};
 }
 
+// --sweep-connections: the steps (the generator's syntax); given without --scenarios, the lab
+// runs the sweep alone.
+Expected<void> convert_sweep(const Raw& raw, LabConfig& c) {
+  if (raw.sweep.empty()) return {};
+  auto steps = loadgen::parse_sweep_steps(raw.sweep);
+  if (!steps) return steps.error();
+  if (c.load.rps > 0) return make_error("--sweep-connections cannot go with --rps: closed loop");
+  c.sweep = std::move(steps).value();
+  if (raw.scenarios.empty()) c.scenarios.clear();
+  return {};
+}
+
 // Which balancer, from which options were given.
 Expected<void> choose_balancer(const Raw& raw, LabConfig& c) {
   BalancerSpec& b = c.balancer;
@@ -257,6 +274,7 @@ Expected<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   if (r) r = convert_load(raw, c);
   if (r) r = convert_scenarios(raw, c);
   if (r) r = choose_balancer(raw, c);
+  if (r) r = convert_sweep(raw, c);
   if (!r) return r.error();
   apply_defaults(c);
   if (auto valid = validate(c); !valid) return valid.error();

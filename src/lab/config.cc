@@ -143,7 +143,9 @@ Expected<void> validate_balancer(const LabConfig& config) {
 }
 
 Expected<void> validate_scenarios(const LabConfig& config) {
-  if (config.scenarios.empty()) return make_error("--scenarios: no scenario");
+  if (config.scenarios.empty() && config.sweep.empty()) {
+    return make_error("--scenarios: no scenario");
+  }
   if (wants(config, ScenarioKind::Slow) && !names_instance(config, config.slow_instance)) {
     return make_error(fmt::format("--slow: no instance named '{}'", config.slow_instance));
   }

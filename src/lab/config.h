@@ -66,6 +66,10 @@ struct LabConfig {
   std::chrono::nanoseconds outage_duration = std::chrono::seconds(6);
   std::chrono::nanoseconds kill_after = std::chrono::seconds(2);
 
+  // --sweep-connections: the connection counts of the sweep through the balancer and straight to
+  // the first instance (each step -t long); empty: no sweep.
+  std::vector<std::uint32_t> sweep;
+
   std::string stampede_path;  // the binary run as `serve` and `balance` (default /proc/self/exe)
   bool json = false;          // JSON on stdout instead of the text report
   std::string html_path;      // also write the HTML report here

@@ -212,6 +212,8 @@ std::string_view kind_name(FindingKind kind) {
       return "sticky-arithmetic";
     case FindingKind::StickyChance:
       return "sticky-chance";
+    case FindingKind::SweepPoolVsSingle:
+      return "sweep-pool-vs-single";
   }
   return "?";
 }

@@ -33,6 +33,7 @@ enum class FindingKind {
   SessionsKept,            // every session stayed on one instance
   StickyArithmetic,        // sticky skew is the best split sessions allow
   StickyChance,            // sticky skew beyond the best split: hashing chance
+  SweepPoolVsSingle,       // the sweep: the pool's throughput and knee against one instance's
 };
 
 std::string_view kind_name(FindingKind kind);  // "headers-disagree", ...
@@ -52,6 +53,10 @@ inline constexpr double kThroughputFell = 0.5;  // slow pool below half the even
 
 // Every finding over a lab's runs, in the order of the runs; notes and fails mixed.
 std::vector<Finding> read_runs(const std::vector<RunRecord>& runs);
+
+// The sweep's finding: the pool's best throughput against the single instance's, and the knee
+// of each (loadgen::describe_knee's rule).
+Finding read_sweep(const SweepRecord& sweep);
 
 // True when no finding is a Fail.
 bool all_checks_hold(const std::vector<Finding>& findings);

@@ -177,6 +177,35 @@ std::string run_line(const RunRecord& rec) {
                      rec.requests, rec.errors, rec.rps, shares);
 }
 
+// --sweep-connections: the sweep through the balancer (the first load strategy, no health
+// checks) on the even pool, then straight to the first instance.
+Expected<SweepRecord> run_lab_sweep(const Bench& b, Pool& current, Direct& direct) {
+  if (auto r = prepare_pool(b, Pool::Even, current, direct); !r) return r.error();
+  SweepRecord rec;
+  const auto strategies = load_strategies(b.config.balancer);
+  rec.strategy = strategies.empty() ? std::string() : strategies.front();
+  rec.instance = b.pool.name(0);
+  rec.pool_size = b.pool.size();
+  const bool external = b.config.balancer.kind == BalancerKind::External;
+  const std::optional<std::chrono::milliseconds> off =
+      external ? std::nullopt : std::optional(std::chrono::milliseconds(0));
+  auto url = b.balancer.start(rec.strategy, off, b.pool, b.interrupt);
+  if (!url) return url.error();
+  say(b, "sweep through the balancer: {} connections", fmt::join(b.config.sweep, ","));
+  auto pool = run_sweep_load(make_load_config(b.config.load, *url), b.config.sweep, b.interrupt);
+  b.balancer.stop();
+  if (!pool) return pool.error();
+  rec.pool = std::move(pool).value();
+  say(b, "sweep straight to instance {}", rec.instance);
+  auto single =
+      run_sweep_load(make_load_config(b.config.load, "http://" + b.pool.host_port(0) + "/"),
+                     b.config.sweep, b.interrupt);
+  if (!single) return single.error();
+  rec.single = std::move(single).value();
+  if (b.interrupt.requested()) return make_error("interrupted");
+  return rec;
+}
+
 PlanInput plan_input(const LabConfig& config) {
   const bool external = config.balancer.kind == BalancerKind::External;
   return {config.scenarios, load_strategies(config.balancer),
@@ -221,7 +250,14 @@ Expected<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::
     say(bench, "{}", run_line(*record));
     result.runs.push_back(std::move(record).value());
   }
+  if (!config.sweep.empty()) {
+    if (interrupt.requested()) return make_error("interrupted");
+    auto sweep = run_lab_sweep(bench, current, direct);
+    if (!sweep) return make_error("sweep: " + sweep.error().message);
+    result.sweep = std::move(sweep).value();
+  }
   result.findings = read_runs(result.runs);
+  if (result.sweep) result.findings.push_back(read_sweep(*result.sweep));
   result.wall_seconds = static_cast<double>(mono_ns() - start) / 1e9;
   return result;
 }

@@ -5,6 +5,7 @@
 // before it returns, on every path.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct LabResult {
   std::string balancer;                // one line naming the balancer
   std::vector<std::string> addresses;  // each instance's host:port, in config order
   std::vector<RunRecord> runs;
+  std::optional<SweepRecord> sweep;  // with --sweep-connections
   std::vector<Finding> findings;
   double wall_seconds = 0;
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lab/scenario.h"
+#include "loadgen/sweep.h"
 
 namespace stampede::lab {
 
@@ -48,6 +49,16 @@ struct OutageTiming {
   std::optional<double> last_failure_after_kill_s;
   double resolution_s = 0;
   double run_s = 0;  // the run's length: a last failure near its end means "never stopped"
+};
+
+// The sweep (--sweep-connections): the same closed-loop steps through the balancer (the pool)
+// and straight to one instance, side by side.
+struct SweepRecord {
+  std::string strategy;  // the balancer's, as in --strategies ("" for an external balancer)
+  std::string instance;  // the single instance swept directly
+  std::size_t pool_size = 0;
+  std::vector<loadgen::SweepStep> pool;    // through the balancer
+  std::vector<loadgen::SweepStep> single;  // straight to `instance`
 };
 
 struct RunRecord {

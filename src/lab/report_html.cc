@@ -6,6 +6,48 @@
 #include "report/html_report.h"
 
 namespace stampede::lab {
+namespace {
+
+report::ChartSeries sweep_series(std::string name, std::string color,
+                                 const std::vector<loadgen::SweepStep>& steps,
+                                 double loadgen::SweepStep::*field) {
+  report::ChartSeries s{std::move(name), std::move(color), {}};
+  for (const loadgen::SweepStep& step : steps)
+    s.points.emplace_back(step.connections, step.*field);
+  return s;
+}
+
+report::ChartSpec sweep_chart(std::string label, std::string y_label, std::string y_unit) {
+  report::ChartSpec spec;
+  spec.label = std::move(label);
+  spec.x_label = std::string("connections");
+  spec.x_unit = std::string("connections");
+  spec.y_label = std::move(y_label);
+  spec.y_unit = std::move(y_unit);
+  spec.height = 280;
+  return spec;
+}
+
+// Throughput and latency against connections: the pool (through the balancer) and the single
+// instance on the same axes.
+void add_sweep_figures(const SweepRecord& sweep, report::ReportData& data) {
+  const std::string single = "instance " + sweep.instance;
+  report::ChartSpec rate = sweep_chart("Sweep throughput", "requests per second", "req/s");
+  rate.series = {sweep_series("pool", "#2563eb", sweep.pool, &loadgen::SweepStep::rps),
+                 sweep_series(single, "#ea580c", sweep.single, &loadgen::SweepStep::rps)};
+  data.figures.push_back({"Sweep: throughput against connections",
+                          "The pool through the balancer, and one instance alone.", rate});
+  report::ChartSpec latency = sweep_chart("Sweep latency", "latency (ms)", "ms");
+  latency.series = {
+      sweep_series("pool p50", "#2563eb", sweep.pool, &loadgen::SweepStep::p50_ms),
+      sweep_series("pool p99", "#60a5fa", sweep.pool, &loadgen::SweepStep::p99_ms),
+      sweep_series(single + " p50", "#ea580c", sweep.single, &loadgen::SweepStep::p50_ms),
+      sweep_series(single + " p99", "#fdba74", sweep.single, &loadgen::SweepStep::p99_ms)};
+  data.figures.push_back(
+      {"Sweep: latency against connections", "Median and 99th percentile at each step.", latency});
+}
+
+}  // namespace
 
 report::ReportData to_report_data(const LabResult& result) {
   const LabConfig& c = result.config;
@@ -30,6 +72,7 @@ report::ReportData to_report_data(const LabResult& result) {
   for (const RunRecord& run : result.runs) {
     if (!run.latency.empty()) data.latency.push_back({run.label(), run.latency});
   }
+  if (result.sweep) add_sweep_figures(*result.sweep, data);
   data.tables = scenario_tables(result);
   for (Verdict verdict : {Verdict::Fail, Verdict::Note}) {
     for (const Finding& f : result.findings) {

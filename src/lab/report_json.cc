@@ -70,6 +70,36 @@ Json run_json(const RunRecord& run) {
   return j;
 }
 
+Json sweep_steps_json(const std::vector<loadgen::SweepStep>& steps) {
+  Json out = Json::array();
+  for (const loadgen::SweepStep& step : steps) {
+    out.push_back({{"connections", step.connections},
+                   {"requests", step.requests},
+                   {"errors", step.errors},
+                   {"rps", step.rps},
+                   {"mean_ms", step.mean_ms},
+                   {"p50_ms", step.p50_ms},
+                   {"p99_ms", step.p99_ms}});
+  }
+  return out;
+}
+
+Json sweep_knee_json(const std::vector<loadgen::SweepStep>& steps) {
+  const auto knee = loadgen::find_knee(steps);
+  return knee ? Json(steps[knee->index].connections) : Json(nullptr);
+}
+
+Json sweep_json(const SweepRecord& s) {
+  Json j;
+  j["strategy"] = s.strategy;
+  j["instance"] = s.instance;
+  j["pool"] = sweep_steps_json(s.pool);
+  j["single"] = sweep_steps_json(s.single);
+  j["pool_knee"] = sweep_knee_json(s.pool);
+  j["single_knee"] = sweep_knee_json(s.single);
+  return j;
+}
+
 }  // namespace
 
 void write_json(const LabResult& result, std::ostream& out) {
@@ -90,6 +120,7 @@ void write_json(const LabResult& result, std::ostream& out) {
   doc["runs"] = Json::array();
   for (const RunRecord& run : result.runs)
     doc["runs"].push_back(run_json(run));
+  if (result.sweep) doc["sweep"] = sweep_json(*result.sweep);
   doc["findings"] = Json::array();
   for (const Finding& f : result.findings) {
     doc["findings"].push_back({{"kind", std::string(kind_name(f.kind))},

@@ -109,6 +109,20 @@ Expected<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& 
   return loadgen::run(config, with_stop);
 }
 
+Expected<std::vector<loadgen::SweepStep>> run_sweep_load(const loadgen::Config& config,
+                                                         const std::vector<std::uint32_t>& steps,
+                                                         Interrupt& interrupt) {
+  auto plan = loadgen::prepare(config);
+  if (!plan) return plan.error();
+  loadgen::StopSignal stop;
+  Attached attached(interrupt, stop);
+  loadgen::SweepHooks hooks;
+  hooks.run.stop = &stop;
+  auto sweep = loadgen::run_sweep(*plan, steps, hooks);
+  if (!sweep) return sweep.error();
+  return std::move(sweep->steps);
+}
+
 Expected<std::vector<SessionResult>> run_sessions(const std::string& url, std::uint32_t sessions,
                                                   std::uint32_t requests, Interrupt& interrupt) {
   std::vector<loadgen::Config> configs(sessions);

@@ -15,6 +15,7 @@
 #include "lab/interrupt.h"
 #include "loadgen/config.h"
 #include "loadgen/runner.h"
+#include "loadgen/sweep.h"
 #include "net/socket.h"
 
 namespace stampede::lab {
@@ -48,6 +49,12 @@ struct OutageResult {
 Expected<OutageResult> run_outage(const loadgen::Config& config,
                                   std::chrono::nanoseconds kill_after,
                                   const std::function<void()>& kill, Interrupt& interrupt);
+
+// The sweep's load: loadgen::run_sweep over `config` (closed loop; its connections set by each
+// step), stopped early by `interrupt`.
+Expected<std::vector<loadgen::SweepStep>> run_sweep_load(const loadgen::Config& config,
+                                                         const std::vector<std::uint32_t>& steps,
+                                                         Interrupt& interrupt);
 
 // An instance's own latency, straight to it (not through the balancer): a short keep-alive run
 // on one connection. p50 and p99 in ms.

@@ -152,6 +152,35 @@ bool ran(const LabResult& result, ScenarioKind kind) {
   return false;
 }
 
+// The sweep, the pool and the single instance side by side, one row per connection count.
+report::Table sweep_table(const SweepRecord& sweep) {
+  report::Table t{
+      fmt::format("sweep — the pool{} against instance {} alone",
+                  sweep.strategy.empty() ? "" : " (" + sweep.strategy + ")", sweep.instance),
+      {"connections", "pool req/s", "pool p50", "pool p99", "pool failed", "single req/s",
+       "single p50", "single p99", "single failed"},
+      {}};
+  const std::size_t rows = std::max(sweep.pool.size(), sweep.single.size());
+  for (std::size_t i = 0; i < rows; ++i) {
+    std::vector<std::string> cells;
+    const loadgen::SweepStep& any = i < sweep.pool.size() ? sweep.pool[i] : sweep.single[i];
+    cells.push_back(std::to_string(any.connections));
+    for (const auto* steps : {&sweep.pool, &sweep.single}) {
+      if (i >= steps->size()) {
+        cells.insert(cells.end(), {"-", "-", "-", "-"});
+        continue;
+      }
+      const loadgen::SweepStep& s = (*steps)[i];
+      cells.push_back(fmt::format("{:.0f}", s.rps));
+      cells.push_back(ms(s.p50_ms));
+      cells.push_back(ms(s.p99_ms));
+      cells.push_back(std::to_string(s.errors));
+    }
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
 }  // namespace
 
 std::string scenario_title(const LabResult& result, ScenarioKind kind) {
@@ -182,6 +211,7 @@ std::vector<report::Table> scenario_tables(const LabResult& result) {
     if (kind == ScenarioKind::Sticky) tables.push_back(sessions_table(result));
     if (kind == ScenarioKind::Outage) tables.push_back(outage_table(result));
   }
+  if (result.sweep) tables.push_back(sweep_table(*result.sweep));
   return tables;
 }
 

@@ -1,0 +1,41 @@
+// The concurrency sweep's reports (loadgen/sweep.h): a text table with the knee, the same as one
+// JSON document, and the HTML page (src/report) with throughput and latency against connections.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/expected.h"
+#include "loadgen/sweep.h"
+#include "report/report_data.h"
+
+namespace stampede::loadgen {
+
+// One line per step (connections, requests, errors, req/s, mean, p50, p90, p99, max), then the
+// knee sentence (describe_knee).
+void write_sweep_text(const SweepResult& sweep, std::ostream& out);
+
+// {"url", "keep_alive", "step_seconds", "max_requests", "interrupted",
+//  "steps": [{"connections", "requests", "errors", "seconds", "rps", "mean_ms", "p50_ms",
+//             "p90_ms", "p99_ms", "max_ms"}],
+//  "knee": {"connections", "next_connections", "throughput_gain"} or null, "finding": "..."}
+nlohmann::ordered_json sweep_to_json(const SweepResult& sweep);
+void write_sweep_json(const SweepResult& sweep, std::ostream& out);
+
+// The page's data: a summary, the knee as its finding, throughput and latency (p50, p99) against
+// connections, and the step table.
+report::ReportData sweep_report_data(const SweepResult& sweep);
+Expected<void> write_sweep_html(const SweepResult& sweep, const std::string& path);
+
+// The charts of a sweep, for pages that put several sweeps side by side (the lab): throughput
+// against connections, one series per (name, steps).
+struct NamedSteps {
+  std::string name;
+  const std::vector<SweepStep>* steps = nullptr;
+};
+report::Figure throughput_figure(const std::vector<NamedSteps>& sweeps);
+report::Figure latency_figure(const std::vector<NamedSteps>& sweeps);
+
+}  // namespace stampede::loadgen
