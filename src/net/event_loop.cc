@@ -134,6 +134,14 @@ void EventLoop::fire_timers() {
   }
 }
 
+bool EventLoop::expire_next_timer() {
+  if (heap_.empty()) return false;
+  Timer* t = heap_[0];
+  cancel(*t);
+  t->on_fire_();
+  return true;
+}
+
 void EventLoop::drain_posted() {
   if (!deferred_.empty()) {
     auto batch = std::move(deferred_);

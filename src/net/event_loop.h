@@ -80,6 +80,11 @@ class EventLoop {
   // Arms (or re-arms) `timer` to fire at `deadline_ns` on the monotonic clock.
   void schedule(Timer& timer, std::int64_t deadline_ns);
   void cancel(Timer& timer);
+  // Fires the earliest armed timer at once, before its deadline, as if nothing had happened
+  // until then (now_ns() is not moved): for code that drives a loop by hand and has nothing to
+  // wait for (a fuzz target or a test over in-memory streams), so a backoff or a timeout costs
+  // no wall time. False when no timer is armed.
+  bool expire_next_timer();
 
   // Runs until stop() is called. Returns at once if stop() was already called.
   void run();

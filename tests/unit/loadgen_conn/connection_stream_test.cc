@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "fake_connector.h"
 #include "http/writer.h"
 #include "loadgen/connection.h"
 #include "loadgen/request.h"
 #include "loadgen/worker_stats.h"
 #include "net/event_loop.h"
+#include "support/fake_connector.h"
 #include "support/test_stream.h"
 
 namespace stampede::loadgen {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "fake_connector.h"
 #include "loadgen/connection.h"
 #include "loadgen/worker_stats.h"
 #include "loadgen/ws_client.h"
 #include "net/event_loop.h"
+#include "support/fake_connector.h"
 #include "support/test_stream.h"
 #include "support/ws_frames.h"
 #include "ws/handshake.h"

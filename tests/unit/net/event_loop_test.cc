@@ -79,6 +79,31 @@ TEST_P(EventLoopTest, RescheduleMovesTheDeadline) {
   EXPECT_EQ(order, (std::vector<int>{2, 1}));
 }
 
+// A loop driven by hand: the earliest timer fires at once, hours before its deadline, and a
+// timer it arms is the next one out.
+TEST_P(EventLoopTest, ExpireNextTimerFiresTheEarliestAtOnce) {
+  auto loop = make_loop();
+  constexpr std::int64_t kHour = 3'600'000'000'000;
+  const std::int64_t base = loop->now_ns();
+  std::vector<int> order;
+  Timer late([&] { order.push_back(2); });
+  Timer rearmed([&] { order.push_back(3); });
+  Timer early([&] {
+    order.push_back(1);
+    loop->schedule(rearmed, base + kHour);
+  });
+  loop->schedule(late, base + 2 * kHour);
+  loop->schedule(early, base + kHour);
+  EXPECT_TRUE(loop->expire_next_timer());
+  EXPECT_EQ(order, (std::vector<int>{1}));
+  EXPECT_FALSE(early.armed());
+  EXPECT_TRUE(loop->expire_next_timer());
+  EXPECT_TRUE(loop->expire_next_timer());
+  EXPECT_EQ(order, (std::vector<int>{1, 3, 2}));
+  EXPECT_FALSE(loop->expire_next_timer());
+  EXPECT_EQ(loop->now_ns(), base);
+}
+
 TEST_P(EventLoopTest, PostFromAnotherThreadRunsOnTheLoop) {
   auto loop = make_loop();
   std::thread::id ran_on;
