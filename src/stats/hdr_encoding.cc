@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
@@ -209,11 +210,12 @@ Expected<std::vector<std::uint64_t>> decode_hdr_base64(std::string_view text) {
   while (status == Z_OK) {
     if (raw.size() >= kMaxDecodedBytes) break;
     const std::size_t had = raw.size();
-    raw.resize(had + 64 * 1024);
+    constexpr std::size_t kStep = 64 * 1024;
+    raw.resize(had + kStep);
     z.next_out = reinterpret_cast<Bytef*>(raw.data() + had);
-    z.avail_out = 64 * 1024;
+    z.avail_out = kStep;
     status = inflate(&z, Z_NO_FLUSH);
-    raw.resize(raw.size() - z.avail_out);
+    raw.resize(had + (kStep - std::min<std::size_t>(z.avail_out, kStep)));
   }
   inflateEnd(&z);
   if (status != Z_STREAM_END) return make_error("histogram compressed data is corrupt");
