@@ -17,8 +17,9 @@ ServerHandle start_server(const ServerOptions& options) {
   o.cores = options.cores;
   o.body = options.body;
   o.id = options.id;
-  if (auto valid = server::validate(o); !valid) throw Error(valid.error().message);
-  auto started = server::Server::start(o);
+  auto plan = server::prepare(std::move(o));
+  if (!plan) throw Error(plan.error().message);
+  auto started = server::Server::start(std::move(plan).value());
   if (!started) throw Error(started.error().message);
   return ServerHandle(std::make_unique<ServerHandle::Impl>(std::move(started).value()));
 }

@@ -21,6 +21,7 @@
 #include "loadgen/runner.h"
 #include "loadgen/worker_stats.h"
 #include "net/socket.h"
+#include "server/plan.h"
 #include "server/server.h"
 // The public headers last (see above).
 #include "stampede/stampede.h"

@@ -1,10 +1,12 @@
 // Balancer: the in-process API of `stampede balance`, used by the CLI, the tests and the lab.
 //
-//   auto lb = Balancer::start(config);   // listening when it returns
+//   auto plan = prepare(config);         // balancer/plan.h: the checks, once
+//   auto lb = Balancer::start(std::move(plan).value());  // listening when it returns
 //   lb.value()->port();                  // the bound port (config.listen may say port 0)
 //   lb.value()->stop();                  // or destroy it
 //
-// start() resolves every address, binds the listeners (SO_REUSEPORT, one per worker, when
+// start() takes the plan as prepare() made it and checks nothing again: it resolves every
+// address (once), binds the listeners (SO_REUSEPORT, one per worker, when
 // --cores > 1) and runs one thread per worker. Errors (unresolvable address, port in use) come
 // back as an Error; nothing is left running then.
 #pragma once
@@ -19,6 +21,7 @@
 #include "balancer/admin.h"
 #include "balancer/backend.h"
 #include "balancer/config.h"
+#include "balancer/plan.h"
 #include "core/expected.h"
 #include "tls/context.h"
 
@@ -29,7 +32,7 @@ class Worker;
 
 class Balancer {
  public:
-  static Expected<std::unique_ptr<Balancer>> start(const BalancerConfig& config);
+  static Expected<std::unique_ptr<Balancer>> start(BalancerPlan plan);
   ~Balancer();
   Balancer(const Balancer&) = delete;
   Balancer& operator=(const Balancer&) = delete;
@@ -37,7 +40,7 @@ class Balancer {
   std::uint16_t port() const { return port_; }
   // The --admin-listen port, or 0 when the admin endpoints are on the main port.
   std::uint16_t admin_port() const { return admin_port_; }
-  const BalancerConfig& config() const { return config_; }
+  const BalancerConfig& config() const { return plan_.config; }
 
   // The /lb-stats document, as served. Any thread.
   std::string stats_json() const;
@@ -48,12 +51,12 @@ class Balancer {
   void stop();
 
  private:
-  explicit Balancer(BalancerConfig config);
+  explicit Balancer(BalancerPlan plan);
   Expected<void> init();
   Expected<void> open_listeners(std::vector<net::Fd>& listeners, net::Fd& admin);
 
-  BalancerConfig config_;
-  tls::ContextPtr backend_tls_;  // for https backends; outlives the workers (declared first)
+  // Its backend_tls outlives the workers (declared first); its config is what they read.
+  BalancerPlan plan_;
   std::vector<std::unique_ptr<BackendState>> states_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<HealthChecker> health_;

@@ -162,27 +162,6 @@ bool valid_name(std::string_view name) {
   return true;
 }
 
-// Syntax of "host:port" (resolution is left to start-up). Port 0 only where `any_port`.
-Expected<void> check_address(std::string_view what, std::string_view text, bool any_port) {
-  std::size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) {
-    return make_error(std::string(what) + ": expected host:port");
-  }
-  std::string_view host = text.substr(0, colon);
-  if (host.find(':') != std::string_view::npos && !(host.front() == '[' && host.back() == ']')) {
-    return make_error(std::string(what) + ": IPv6 addresses need brackets");
-  }
-  if (auto r = http::check_host(host); !r) {
-    return make_error(std::string(what) + ": " + r.error().message);
-  }
-  auto port = parse_count(text.substr(colon + 1));
-  if (!port || *port > 65535 || (*port == 0 && !any_port)) {
-    return make_error(std::string(what) + ": the port must be " + (any_port ? "0" : "1") +
-                      " to 65535");
-  }
-  return {};
-}
-
 // Takes a leading "https://" (TLS) or "http://" off the spec's address.
 void take_scheme(BackendSpec& spec) {
   for (const auto& [scheme, tls] : {std::pair{std::string_view("https://"), true},
@@ -219,6 +198,26 @@ std::string json_scalar_text(const nlohmann::json& v) {
 }
 
 }  // namespace
+
+Expected<HostPort> parse_address(std::string_view what, std::string_view text, bool any_port) {
+  std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) {
+    return make_error(std::string(what) + ": expected host:port");
+  }
+  std::string_view host = text.substr(0, colon);
+  if (host.find(':') != std::string_view::npos && !(host.front() == '[' && host.back() == ']')) {
+    return make_error(std::string(what) + ": IPv6 addresses need brackets");
+  }
+  if (auto r = http::check_host(host); !r) {
+    return make_error(std::string(what) + ": " + r.error().message);
+  }
+  auto port = parse_count(text.substr(colon + 1));
+  if (!port || *port > 65535 || (*port == 0 && !any_port)) {
+    return make_error(std::string(what) + ": the port must be " + (any_port ? "0" : "1") +
+                      " to 65535");
+  }
+  return HostPort{std::string(host), static_cast<std::uint16_t>(*port)};
+}
 
 std::string_view strategy_name(Strategy s) {
   switch (s) {
@@ -301,9 +300,9 @@ Millis BalancerConfig::effective_health_timeout() const {
 }
 
 Expected<void> validate(const BalancerConfig& c) {
-  if (auto r = check_address("--listen", c.listen, true); !r) return r;
+  if (auto r = parse_address("--listen", c.listen, true); !r) return r.error();
   if (!c.admin_listen.empty()) {
-    if (auto r = check_address("--admin-listen", c.admin_listen, true); !r) return r;
+    if (auto r = parse_address("--admin-listen", c.admin_listen, true); !r) return r.error();
   }
   if (c.backends.empty()) return make_error("no backend given (--backend NAME=HOST:PORT)");
   if (c.backends.size() > kMaxBackends) return make_error("too many backends");
@@ -313,7 +312,7 @@ Expected<void> validate(const BalancerConfig& c) {
       return make_error("bad backend name '" + b.name + "' (letters, digits, - _ . only)");
     }
     if (!names.insert(b.name).second) return make_error("duplicate backend name '" + b.name + "'");
-    if (auto r = check_address("backend " + b.name, b.address, false); !r) return r;
+    if (auto r = parse_address("backend " + b.name, b.address, false); !r) return r.error();
     if (b.weight < 1 || b.weight > kMaxWeight) {
       return make_error("backend " + b.name + ": weight must be in 1..256");
     }

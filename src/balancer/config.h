@@ -1,6 +1,6 @@
 // BalancerConfig: everything `stampede balance` is told, as a plain struct. Parsing (the command
-// line in src/cli/balance.cc, a JSON file here) fills it; validate() checks it separately;
-// Balancer::start() consumes it.
+// line in src/cli/balance.cc, a JSON file here) fills it; prepare() (balancer/plan.h) checks it,
+// once, into the BalancerPlan that Balancer::start() takes.
 #pragma once
 
 #include <chrono>
@@ -73,9 +73,18 @@ struct BalancerConfig {
   Millis effective_health_timeout() const;
 };
 
-// Checks ranges, names and addresses (syntax only: resolution happens at start).
-// Returns the first problem as one line without the "stampede: " prefix.
+// Checks ranges, names and addresses (syntax only: resolution happens at start): prepare()'s
+// checks, without its TLS context; the lab checks its balancer settings with it before any
+// balancer runs. Returns the first problem as one line without the "stampede: " prefix.
 Expected<void> validate(const BalancerConfig& config);
+
+// "host:port" split and checked: the host as given ("[::1]" keeps its brackets), the port.
+struct HostPort {
+  std::string host;
+  std::uint16_t port = 0;
+};
+// Parses `text` as host:port (port 0 allowed only when `any_port`); errors start with `what`.
+Expected<HostPort> parse_address(std::string_view what, std::string_view text, bool any_port);
 
 // Reads a JSON config file with the same keys as the long options ("listen", "backend"
 // (array of specs or objects {name, address, weight}), "strategy", "health-interval", ...).

@@ -12,6 +12,7 @@
 
 #include "balancer/balancer.h"
 #include "balancer/config.h"
+#include "balancer/plan.h"
 #include "cli/command_line.h"
 #include "core/fd_limit.h"
 #include "core/ready_file.h"
@@ -84,8 +85,9 @@ Expected<CommandLine> parse_command_line(int argc, const char* const* argv) {
 int cli_main(int argc, char** argv) {
   auto parsed = parse_command_line(argc, argv);
   if (const std::optional<int> code = exit_before_run(parsed)) return *code;
-  BalancerConfig& config = parsed->config;
-  if (auto r = validate(config); !r) return fail(r.error().message, 2);
+  // Every refusal of the configuration is prepare()'s: bad input, exit 2.
+  auto plan = prepare(std::move(parsed->config));
+  if (!plan) return fail(plan.error().message, 2);
 
   // Signals are taken by sigwait() below; worker threads inherit the mask.
   sigset_t signals;
@@ -96,9 +98,10 @@ int cli_main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   const std::uint64_t fd_limit = raise_fd_limit();
 
-  config.io = settle_io_backend(config.io);
-  auto lb = Balancer::start(config);
+  plan->config.io = settle_io_backend(plan->config.io);
+  auto lb = Balancer::start(std::move(*plan));
   if (!lb) return fail(lb.error().message, 2);
+  const BalancerConfig& config = (*lb)->config();
   const std::string cap = config.max_connections > 0
                               ? ", max connections " + std::to_string(config.max_connections)
                               : std::string();

@@ -6,8 +6,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -16,7 +14,7 @@
 #include "core/fd_limit.h"
 #include "core/ready_file.h"
 #include "core/units.h"
-#include "server/tls_context.h"
+#include "server/plan.h"
 
 namespace stampede::server {
 namespace {
@@ -29,8 +27,7 @@ struct RawArgs {
   std::optional<std::string> io;
 };
 
-void declare(CLI::App& app, RawArgs& raw, CliOptions& cli) {
-  ServerOptions& s = cli.server;
+void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
   app.add_option("port", raw.positional_port, "Port to listen on (0: any free); default 7357")
       ->type_name("PORT");
   app.add_option("-p,--port", raw.port,
@@ -99,18 +96,24 @@ Expected<std::uint64_t> to_count(std::string_view flag, const std::string& text,
   return *n;
 }
 
-// A count that must be at least 1 when given (0 is the API's "not set").
+// A count that must be at least 1 when given (0 is the API's "not set"); in the words of
+// prepare(), which checks the same bound on a value that did not come from text.
 Expected<std::uint64_t> to_positive(std::string_view flag, const std::string& text,
                                     std::uint64_t max) {
-  auto n = to_count(flag, text, max);
-  if (n && *n == 0) return make_error(fmt::format("{}: from 1 to {}, got '{}'", flag, max, text));
+  auto n = parse_count(text);
+  if (!n) return to_count(flag, text, max);
+  if (*n == 0 || *n > max) {
+    return make_error(fmt::format("{}: from 1 to {}, got '{}'", flag, max, text));
+  }
   return n;
 }
 
+// A whole number; prepare() checks that it is a status code. 0 is the API's "not set": refused
+// here, in prepare()'s words.
 Expected<int> to_status(const std::string& text) {
   int code = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), code);
-  if (ec != std::errc() || ptr != text.data() + text.size() || code < 200 || code > 599) {
+  if (ec != std::errc() || ptr != text.data() + text.size() || code == 0) {
     return make_error(
         fmt::format("--error: expected a status code from 200 to 599, got '{}'", text));
   }
@@ -241,30 +244,25 @@ void print_totals(const ServerTotals& t) {
 
 Expected<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   CliOptions cli;
+  ServerOptions options;
   RawArgs raw;
   CLI::App app("stampede serve: a test server and self-naming instance", "stampede serve");
-  declare(app, raw, cli);
+  declare(app, raw, options, cli);
   const Expected<bool> help = parse_cli_into(cli, app, args);
   if (!help) return help.error();
   if (*help) return cli;
   if (auto r = refuse_empty_values(app, {"--body"}); !r) return r.error();
-  if (app.count("--body") > 0) cli.server.body = raw.body;
-  cli.server.body_file = raw.file;
-  if (auto r = convert_numbers(raw, cli.server); !r) return r.error();
+  if (app.count("--body") > 0) options.body = raw.body;
+  options.body_file = raw.file;
+  if (auto r = convert_numbers(raw, options); !r) return r.error();
   auto io = parse_io_option(raw.io);
   if (!io) return io.error();
-  cli.server.io = *io;
-  if (auto r = validate(cli.server); !r) return r.error();
-  if (!cli.server.tls_cert_file.empty()) {
-    // Unreadable or mismatched files are bad input (exit 2), found before anything starts.
-    if (auto tls = make_tls_context(cli.server); !tls) return tls.error();
-  }
-  if (!raw.file.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(raw.file, ec) || !std::ifstream(raw.file)) {
-      return make_error(fmt::format("--file: cannot read '{}'", raw.file));
-    }
-  }
+  options.io = *io;
+  // Every other refusal (unreadable TLS or body files included) is prepare()'s: bad input,
+  // exit 2, found before anything starts.
+  auto plan = prepare(std::move(options));
+  if (!plan) return plan.error();
+  cli.plan = std::move(plan).value();
   return cli;
 }
 
@@ -275,8 +273,11 @@ int cli_main(int argc, char** argv) {
   const sigset_t signals = block_stop_signals(previous);
   // Each client holds a descriptor: a soft limit of 1024 would cap a server that may hold more.
   raise_fd_limit();
-  parsed->server.io = settle_io_backend(parsed->server.io);
-  auto server = Server::start(parsed->server);
+  ServerPlan& plan = parsed->plan;
+  plan.options.io = settle_io_backend(plan.options.io);
+  const std::string host = plan.options.host;
+  const bool tls = plan.secure();
+  auto server = Server::start(std::move(plan));
   int code = 0;
   if (!server) {
     print_error_line(server.error().message);
@@ -289,9 +290,8 @@ int cli_main(int argc, char** argv) {
     code = 1;
   } else {
     if (!parsed->quiet) {
-      const bool tls = parsed->server.tls_self_signed || !parsed->server.tls_cert_file.empty();
       fmt::print(stderr, "Listening on {}://{}:{}/ ({} worker threads)\n", tls ? "https" : "http",
-                 parsed->server.host, (*server)->port(), (*server)->workers());
+                 host, (*server)->port(), (*server)->workers());
     }
     serve_until_signal(**server, signals, parsed->quiet);
     print_totals((*server)->stop());

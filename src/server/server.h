@@ -1,6 +1,7 @@
 // The test server (`stampede serve`) as a library: start it in-process, learn its port, stop it.
 //
-// Server::start binds one SO_REUSEPORT listener per worker thread and runs the workers in the
+// ServerOptions are checked once, by prepare() (server/plan.h); Server::start takes the plan
+// and binds one SO_REUSEPORT listener per worker thread and runs the workers in the
 // background; stop() (or the destructor) drains them and joins the threads. Every method is
 // thread-safe. The generator's integration tests and the CLI both go through this API.
 #pragma once
@@ -47,12 +48,6 @@ struct ServerOptions {
   net::IoBackend io = net::kDefaultIoBackend;  // --io: what each worker's loop waits with
 };
 
-// Checks ranges and combinations (status codes, percent, cores, id characters, limits).
-Expected<void> validate(const ServerOptions& options);
-
-// The worker threads `cores` resolves to: itself when set, else half the cores (at least 1).
-int resolve_cores(int cores);
-
 // Counts since start, summed over the workers.
 struct ServerTotals {
   std::uint64_t requests = 0;      // requests read in full, /count and /reset excluded
@@ -69,12 +64,14 @@ struct ServerTotals {
 
 class Worker;
 struct Shared;
+struct ServerPlan;
 
 class Server {
  public:
-  // Binds, starts the workers and returns once every listener is accepting. Errors: invalid
-  // options, unreadable body file, address unavailable or in use.
-  static Expected<std::unique_ptr<Server>> start(const ServerOptions& options);
+  // Binds, starts the workers and returns once every listener is accepting. It takes the plan
+  // as prepare() (server/plan.h) made it and checks nothing again. Errors: the host does not
+  // resolve, the address is unavailable or in use.
+  static Expected<std::unique_ptr<Server>> start(ServerPlan plan);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -1,5 +1,5 @@
-// State one server's workers share: the resolved configuration (read-only once the workers
-// run) and one block of counters per worker.
+// State one server's workers share: its plan's options, content and TLS context (read-only once
+// the workers run) and one block of counters per worker.
 #pragma once
 
 #include <atomic>
@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "server/plan.h"
 #include "server/server.h"
 #include "tls/context.h"
 
@@ -27,12 +28,6 @@ struct alignas(64) WorkerCounters {
   static void add(std::atomic<T>& counter, T n) {
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_release);
   }
-};
-
-// The configured response content, resolved once at start-up.
-struct Content {
-  std::string body;          // the default 2xx body: -b, -f, {"id":"NAME"} or "OK"
-  std::string content_type;  // of `body`
 };
 
 struct Shared {

@@ -1,5 +1,5 @@
 // Fuzz target: balancer::parse_config_json, the `--config FILE` reader given the file's text
-// (the seam load_config_file() reads the file into), then validate() on what it accepted.
+// (the seam load_config_file() reads the file into), then prepare() on what it accepted.
 // Oracle: no crash, hang or sanitizer report; every refusal has a one-line message; an accepted
 // config holds the weights the file gives its {name, address, weight} backends (the JSON read
 // again here, differentially).
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "balancer/config.h"
+#include "balancer/plan.h"
 #include "fuzz_check.h"
 
 namespace {
@@ -55,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   check_weights(text, *config);
-  const auto valid = stampede::balancer::validate(*config);
-  if (!valid) check_message(valid.error().message);
+  const auto plan = stampede::balancer::prepare(*config);
+  if (!plan) check_message(plan.error().message);
   return 0;
 }

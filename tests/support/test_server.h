@@ -7,6 +7,7 @@
 #include <memory>
 #include <utility>
 
+#include "server/plan.h"
 #include "server/server.h"
 
 namespace stampede::testing {
@@ -17,7 +18,10 @@ namespace stampede::testing {
 inline std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
   options.port = 0;
   if (options.cores == 0) options.cores = 1;
-  auto s = server::Server::start(options);
+  auto plan = server::prepare(std::move(options));
+  EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
+  if (!plan.ok()) return nullptr;
+  auto s = server::Server::start(std::move(plan).value());
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
   return s.ok() ? std::move(s).value() : nullptr;
 }

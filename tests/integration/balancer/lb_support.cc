@@ -363,7 +363,12 @@ BalancerConfig base_config(std::vector<BackendSpec> backends, Strategy strategy)
 }
 
 std::unique_ptr<Balancer> start_balancer(const BalancerConfig& config) {
-  auto lb = Balancer::start(config);
+  auto plan = prepare(config);
+  if (!plan) {
+    ADD_FAILURE() << plan.error().message;
+    return nullptr;
+  }
+  auto lb = Balancer::start(std::move(*plan));
   if (!lb) ADD_FAILURE() << lb.error().message;
   return lb ? std::move(*lb) : nullptr;
 }

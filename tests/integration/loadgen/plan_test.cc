@@ -3,34 +3,16 @@
 // and an https run builds one TLS client context.
 #include "loadgen/plan.h"
 
-#include <dlfcn.h>
-#include <openssl/ssl.h>
-
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <string>
 #include <vector>
 
 #include "cli/generator.h"
 #include "loadgen/runner.h"
+#include "support/counting_tls_contexts.h"
 #include "support/in_process.h"
 #include "support/temp_dir.h"
-
-namespace {
-
-std::atomic<int> tls_contexts_made{0};
-
-}  // namespace
-
-// Every SSL_CTX this test binary makes, counted, then made by OpenSSL's own SSL_CTX_new (this
-// definition comes first in the symbol search, so the tls library's calls land here).
-extern "C" SSL_CTX* SSL_CTX_new(const SSL_METHOD* method) {
-  using Fn = SSL_CTX* (*)(const SSL_METHOD*);
-  static const Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "SSL_CTX_new"));
-  tls_contexts_made.fetch_add(1);
-  return real(method);
-}
 
 namespace stampede::loadgen {
 namespace {
@@ -74,14 +56,14 @@ TEST(Plan, AnHttpsRunBuildsOneTlsContext) {
   auto server = testing::start_server(options);
   ASSERT_TRUE(server);
   const std::string url = "https://127.0.0.1:" + std::to_string(server->port()) + "/";
-  const int before = tls_contexts_made.load();
+  const int before = test::tls_contexts_made.load();
   auto request = planned_command_line(
       {"-n", "2", "-c", "1", "-k", "--cores", "1", "--quiet", "--insecure", url});
   ASSERT_TRUE(request.ok()) << request.error().message;
   auto r = run(request->plan);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->status_counts[200], 2u);
-  EXPECT_EQ(tls_contexts_made.load() - before, 1);
+  EXPECT_EQ(test::tls_contexts_made.load() - before, 1);
 }
 
 }  // namespace

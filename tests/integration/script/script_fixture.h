@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/server.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
+#include "support/test_server.h"
 
 namespace stampede::testing {
 
@@ -24,12 +24,8 @@ using std::chrono::seconds;
 class Script : public ::testing::Test {
  protected:
   void SetUp() override {
-    server::ServerOptions options;
-    options.port = 0;
-    options.cores = 1;
-    auto started = server::Server::start(options);
-    ASSERT_TRUE(started.ok());
-    server_ = std::move(started).value();
+    server_ = start_server();
+    ASSERT_TRUE(server_);
   }
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = dir_ + "/" + name;

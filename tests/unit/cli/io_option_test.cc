@@ -21,7 +21,7 @@ Expected<net::IoBackend> io_of_serve(std::vector<std::string> args) {
   args.insert(args.begin(), "serve");
   auto r = server::parse_command_line(args);
   if (!r) return r.error();
-  return r->server.io;
+  return r->plan.options.io;
 }
 
 std::vector<const char*> as_argv(const std::vector<std::string>& args) {

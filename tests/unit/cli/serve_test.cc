@@ -19,7 +19,7 @@ Expected<CliOptions> parse(std::vector<std::string> args) {
 TEST(ServeCli, DefaultsAreLoadtests) {
   auto r = parse({});
   ASSERT_TRUE(r) << r.error().message;
-  const ServerOptions& s = r->server;
+  const ServerOptions& s = r->plan.options;
   EXPECT_EQ(s.port, 7357);
   EXPECT_EQ(s.host, "127.0.0.1");
   EXPECT_EQ(s.delay, 0ns);
@@ -37,7 +37,7 @@ TEST(ServeCli, DefaultsAreLoadtests) {
 TEST(ServeCli, LoadtestOptionsByShortName) {
   auto r = parse({"-p", "8080", "-d", "50", "-e", "503", "-P", "10", "-c", "3", "-b", "hello"});
   ASSERT_TRUE(r) << r.error().message;
-  const ServerOptions& s = r->server;
+  const ServerOptions& s = r->plan.options;
   EXPECT_EQ(s.port, 8080);
   EXPECT_EQ(s.delay, 50ms);
   EXPECT_EQ(s.error_status, 503);
@@ -73,7 +73,7 @@ TEST(ServeCli, LongNamesAndUnits) {
                   "--host",
                   "::1"});
   ASSERT_TRUE(r) << r.error().message;
-  const ServerOptions& s = r->server;
+  const ServerOptions& s = r->plan.options;
   EXPECT_EQ(s.port, 0);
   EXPECT_EQ(s.delay, 1500ms);
   EXPECT_EQ(s.error_percent, 2.5);
@@ -92,17 +92,17 @@ TEST(ServeCli, LongNamesAndUnits) {
 TEST(ServeCli, PositionalPort) {
   auto r = parse({"9000"});
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->server.port, 9000);
+  EXPECT_EQ(r->plan.options.port, 9000);
   auto same = parse({"-p", "9000", "9000"});
   ASSERT_TRUE(same);
-  EXPECT_EQ(same->server.port, 9000);
+  EXPECT_EQ(same->plan.options.port, 9000);
   EXPECT_FALSE(parse({"-p", "9000", "9001"}));
 }
 
 TEST(ServeCli, EmptyBodyIsABody) {
   auto r = parse({"-b", ""});
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->server.body, "");
+  EXPECT_EQ(r->plan.options.body, "");
 }
 
 TEST(ServeCli, Help) {

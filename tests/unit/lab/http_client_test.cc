@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/server.h"
+#include "support/test_server.h"
 
 namespace stampede::lab {
 namespace {
@@ -19,12 +19,10 @@ net::Address loopback(std::uint16_t port) {
 
 TEST(LabHttpClient, ReadsAnInstancesCountAndResetsIt) {
   server::ServerOptions options;
-  options.port = 0;
   options.id = "a";
-  options.cores = 1;
-  auto srv = server::Server::start(options);
-  ASSERT_TRUE(srv.ok()) << srv.error().message;
-  const net::Address address = loopback((*srv)->port());
+  auto srv = testing::start_server(options);
+  ASSERT_TRUE(srv);
+  const net::Address address = loopback(srv->port());
   for (int i = 0; i < 3; ++i) {
     auto r = http_get(address, "/", 2000ms);
     ASSERT_TRUE(r.ok()) << r.error().message;
@@ -39,7 +37,7 @@ TEST(LabHttpClient, ReadsAnInstancesCountAndResetsIt) {
   count = http_get(address, "/count", 2000ms);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(nlohmann::json::parse(count->body)["served"], 0);
-  (*srv)->stop();
+  srv->stop();
 }
 
 TEST(LabHttpClient, NamesWhyThereIsNoAnswer) {
