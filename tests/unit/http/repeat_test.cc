@@ -15,12 +15,8 @@ namespace {
 
 const std::string kOk = "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 2\r\n\r\nHT";
 
-struct Seen {
-  std::vector<std::string> events;  // "head 200 ka=1 +N", "done +N", "error CODE"
-};
-
-// Feeds `stream` in one piece per response boundary the caller gives (each piece whole), then
-// finish(); `head_before`: indexes of responses answering HEAD.
+// Feeds `stream` from each event's end on, then finish(): the events as text ("head 200 ka=1
+// +N", "done +N", "error NAME"); `head_before`: indexes of responses answering HEAD.
 std::vector<std::string> run(ResponseParser& p, const std::string& stream,
                              const std::vector<std::size_t>& head_before = {}) {
   std::vector<std::string> out;
