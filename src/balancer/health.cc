@@ -1,5 +1,6 @@
 #include "balancer/health.h"
 
+#include <errno.h>
 #include <sys/epoll.h>
 
 #include "balancer/session_limits.h"
@@ -8,43 +9,54 @@
 
 namespace stampede::balancer {
 
-// One check: connect (and handshake, for a TLS backend), send the request, read up to the
-// status line. Reports once. Every event retries whatever is pending (the request, then the
-// reading), so a stream that waits on the other readiness (TLS) needs no bookkeeping here.
+// One check: a connector from make_backend_connector() (the one the workers' connections use)
+// connects (and handshakes, for a TLS backend), then the probe sends the request and reads up to
+// the status line. Reports once. Every event retries whatever is pending (the handshake, the
+// request, then the reading), so a stream that waits on the other readiness (TLS) needs no
+// bookkeeping here.
 class HealthChecker::Probe final : public net::IoHandler {
  public:
   Probe(HealthChecker& checker, std::size_t index) : checker_(checker), index_(index) {}
   ~Probe() { detach(); }
 
-  void start(const BackendState& state) {
+  // `session`: the backend's TLS session slot in the checker, which outlives the probe.
+  void start(const BackendState& state, tls::SessionPtr& session) {
     request_ = "GET " + checker_.config_.health_path +
                " HTTP/1.1\r\nHost: " + state.address_text() +
                "\r\nUser-Agent: stampede-balance\r\nConnection: close\r\n\r\n";
-    bool local = false;
-    auto opened = open_backend_stream(state, local);
-    if (!opened) return local ? skip() : report(false);
-    stream_ = std::move(opened->stream);
-    connecting_ = opened->connecting;
-    if (!checker_.loop_.add(stream_->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this)) {
-      stream_.reset();
-      return skip();  // epoll_ctl failed: our memory, not the backend
+    connector_ = make_backend_connector(state, session);
+    bool connected = false;
+    const int err = connector_->open(checker_.loop_, *this, checker_.loop_.now_ns(), connected);
+    if (err != 0) {
+      // Refused or unreachable: the backend's verdict; our descriptors, memory, ports or epoll
+      // watches: none.
+      return net::is_local_resource_error(err) || err == ENOSPC ? skip() : report(false);
     }
     registered_ = true;
+    connecting_ = !connected;
+    handshaking_ = connector_->has_handshake();
   }
 
   void on_events(std::uint32_t events) override {
     if (done_) return;
     if (connecting_) {
       if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
-      if (const int err = net::connect_result(stream_->fd()); err != 0) {
+      if (const int err = connector_->connect_result(); err != 0) {
         return net::is_local_resource_error(err) ? skip() : report(false);
       }
       connecting_ = false;
     }
+    if (handshaking_) {
+      const net::IoStatus status = connector_->handshake();
+      if (status == net::IoStatus::Error) return report(false);
+      if (status != net::IoStatus::Done) return;
+      handshaking_ = false;
+    }
+    net::Stream& stream = *connector_->stream();
     if (sent_ < request_.size()) {
       std::size_t n = 0;
       const net::IoStatus status =
-          stream_->write(request_.data() + sent_, request_.size() - sent_, n);
+          stream.write(request_.data() + sent_, request_.size() - sent_, n);
       if (status == net::IoStatus::Error) return report(false);
       if (status == net::IoStatus::Done) sent_ += n;
       if (sent_ < request_.size()) return;
@@ -61,7 +73,7 @@ class HealthChecker::Probe final : public net::IoHandler {
     char buf[512];
     for (;;) {
       std::size_t n = 0;
-      auto status = stream_->read(buf, sizeof buf, n);
+      auto status = connector_->stream()->read(buf, sizeof buf, n);
       if (status == net::IoStatus::WouldBlock) return;
       if (status != net::IoStatus::Done) return report(false);
       head_.append(buf, n);
@@ -78,18 +90,19 @@ class HealthChecker::Probe final : public net::IoHandler {
            line[11] <= '9';
   }
 
-  void detach() {
+  // Closes the socket; `clean` (a status line came) keeps its TLS session for the next check.
+  void detach(bool clean = false) {
     if (registered_) {
-      checker_.loop_.remove(stream_->fd());
+      connector_->close(clean);
       registered_ = false;
     }
-    stream_.reset();
+    connector_.reset();
   }
 
   void report(bool ok) {
     if (done_) return;
     done_ = true;
-    detach();
+    detach(ok);
     checker_.on_result(index_, ok);  // may move this probe to finished_: nothing after this
   }
 
@@ -104,12 +117,13 @@ class HealthChecker::Probe final : public net::IoHandler {
 
   HealthChecker& checker_;
   std::size_t index_;
-  std::unique_ptr<net::Stream> stream_;
+  std::unique_ptr<net::Connector> connector_;
   std::string request_;
   std::size_t sent_ = 0;
   std::string head_;
   bool registered_ = false;
   bool connecting_ = true;
+  bool handshaking_ = false;
   bool done_ = false;
 };
 
@@ -134,7 +148,7 @@ void HealthChecker::round() {
   const std::int64_t now = loop_.update_time();
   for (std::size_t i = 0; i < states_.size(); ++i) {
     tracks_[i].probe = std::make_unique<Probe>(*this, i);
-    tracks_[i].probe->start(*states_[i]);
+    tracks_[i].probe->start(*states_[i], tracks_[i].session);
   }
   loop_.schedule(timeout_timer_, now + ns(config_.effective_health_timeout()));
   loop_.schedule(round_timer_, now + ns(config_.health_interval));

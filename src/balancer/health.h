@@ -18,6 +18,7 @@
 #include "balancer/backend.h"
 #include "balancer/config.h"
 #include "net/event_loop.h"
+#include "tls/stream.h"
 
 namespace stampede::balancer {
 
@@ -44,7 +45,9 @@ class HealthChecker {
   struct Track {
     int ok_streak = 0;
     int fail_streak = 0;
-    bool known_up = true;  // the up flag as the checker last left it
+    bool known_up = true;     // the up flag as the checker last left it
+    tls::SessionPtr session;  // a TLS backend's session, resumed by the next check (before the
+                              // probe: a probe closing at destruction writes it)
     std::unique_ptr<Probe> probe;
   };
 

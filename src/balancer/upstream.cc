@@ -1,5 +1,6 @@
 #include "balancer/upstream.h"
 
+#include <errno.h>
 #include <sys/epoll.h>
 
 #include "balancer/backend.h"
@@ -10,26 +11,22 @@ namespace stampede::balancer {
 
 Expected<std::unique_ptr<UpstreamConn>> UpstreamConn::open(net::EventLoop& loop, Backend& backend,
                                                            UpstreamOpener& opener, bool& local) {
-  auto opened = opener.open(backend.state(), local);
-  if (!opened) return opened.error();
-  std::unique_ptr<UpstreamConn> conn(
-      new UpstreamConn(loop, backend, std::move(opened->stream), opened->connecting));
-  auto added = loop.add(conn->stream_->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, conn.get());
-  if (!added) {
-    local = true;  // epoll_ctl: out of memory or over max_user_watches
-    return added.error();
+  std::unique_ptr<UpstreamConn> conn(new UpstreamConn(backend, opener.connector(backend.state())));
+  bool connected = false;
+  const int err = conn->connector_->open(loop, *conn, loop.now_ns(), connected);
+  if (err != 0) {
+    // socket(), connect() or epoll_ctl(): refused or unreachable is the backend's fault; out of
+    // descriptors, memory, local ports or epoll watches is ours.
+    local = net::is_local_resource_error(err) || err == ENOSPC;
+    return make_error(net::errno_name(err));
   }
   conn->registered_ = true;
+  conn->tcp_connecting_ = !connected;
   return conn;
 }
 
-UpstreamConn::UpstreamConn(net::EventLoop& loop, Backend& backend,
-                           std::unique_ptr<net::Stream> stream, bool connecting)
-    : loop_(loop),
-      backend_(backend),
-      stream_(std::move(stream)),
-      tcp_connecting_(connecting),
-      connecting_(true) {}
+UpstreamConn::UpstreamConn(Backend& backend, std::unique_ptr<net::Connector> connector)
+    : backend_(backend), connector_(std::move(connector)) {}
 
 UpstreamConn::~UpstreamConn() {
   detach();
@@ -37,7 +34,7 @@ UpstreamConn::~UpstreamConn() {
 
 void UpstreamConn::detach() {
   if (registered_) {
-    loop_.remove(stream_->fd());
+    connector_->close(reused_);
     registered_ = false;
   }
   owner_ = nullptr;
@@ -45,14 +42,17 @@ void UpstreamConn::detach() {
 
 net::IoStatus UpstreamConn::advance_connect(int& err) {
   if (tcp_connecting_) {
-    err = net::connect_result(stream_->fd());
+    err = connector_->connect_result();
     if (err != 0) return net::IoStatus::Error;
     tcp_connecting_ = false;
   }
-  const net::IoStatus status = stream_->handshake();
-  if (status == net::IoStatus::Done) connecting_ = false;
-  if (status == net::IoStatus::Error) err = stream_->error();
-  return status;
+  if (connector_->has_handshake()) {
+    const net::IoStatus status = connector_->handshake();
+    if (status == net::IoStatus::Error) err = connector_->error();
+    if (status != net::IoStatus::Done) return status;
+  }
+  connecting_ = false;
+  return net::IoStatus::Done;
 }
 
 void UpstreamConn::on_events(std::uint32_t events) {

@@ -1,5 +1,6 @@
-// UpstreamConn: one connection to a backend, over a net::Stream. Registered with the loop once,
-// edge-triggered for IN|OUT|RDHUP, for its whole life (no epoll_ctl per request). It is either
+// UpstreamConn: one connection to a backend, over the stream of its own net::Connector (from the
+// worker's UpstreamOpener), which registers the socket with the loop once, edge-triggered for
+// IN|OUT|RDHUP, for its whole life (no epoll_ctl per request). It is either
 // idle in its Backend's pool (no owner: any readable event means the backend closed it, and it
 // is dropped) or lent to one ProxySession (the owner), which receives its events and reads and
 // writes through stream().
@@ -9,6 +10,7 @@
 #include <memory>
 
 #include "core/expected.h"
+#include "net/connector.h"
 #include "net/event_loop.h"
 #include "net/stream.h"
 
@@ -27,7 +29,7 @@ class UpstreamOwner {
 
 class UpstreamConn final : public net::IoHandler {
  public:
-  // Opens a stream to `backend` through `opener` and registers it with `loop`. An Error means
+  // Opens a connection to `backend` through a connector from `opener`. An Error means
   // the connect failed at once: nothing was sent. `local` then says whether the cause was this
   // process's own resources (out of descriptors, memory or local ports), which says nothing
   // about the backend; otherwise (refused, unreachable) the backend is to blame.
@@ -39,7 +41,7 @@ class UpstreamConn final : public net::IoHandler {
 
   void on_events(std::uint32_t events) override;
 
-  net::Stream& stream() { return *stream_; }
+  net::Stream& stream() { return *connector_->stream(); }
   Backend& backend() { return backend_; }
   // The TCP connect or the stream's handshake (TLS) is not finished: no request bytes yet.
   bool connecting() const { return connecting_; }
@@ -48,7 +50,8 @@ class UpstreamConn final : public net::IoHandler {
   // Call on events while connecting(): Done once bytes can flow, WouldBlock while the
   // handshake waits for the backend, Error with `err` the connect errno or the stream's error.
   net::IoStatus advance_connect(int& err);
-  // Whether this connection carried a request before the current one.
+  // Whether this connection carried a request before the current one (a response came back
+  // whole: closing it then keeps its TLS session for the backend's next connection).
   bool reused() const { return reused_; }
   void mark_used() { reused_ = true; }
 
@@ -56,18 +59,16 @@ class UpstreamConn final : public net::IoHandler {
   std::int64_t idle_since_ns() const { return idle_since_ns_; }
   void set_idle_since(std::int64_t ns) { idle_since_ns_ = ns; }
 
-  // Deregisters from the loop and ignores later events; the stream (and its descriptor) goes
-  // with the object, whose destruction the caller defers (an event already collected by the
-  // loop may still arrive).
+  // Closes the connector's socket (which leaves the loop) and ignores later events; the
+  // object's destruction the caller defers (an event already collected by the loop may still
+  // arrive).
   void detach();
 
  private:
-  UpstreamConn(net::EventLoop& loop, Backend& backend, std::unique_ptr<net::Stream> stream,
-               bool connecting);
+  UpstreamConn(Backend& backend, std::unique_ptr<net::Connector> connector);
 
-  net::EventLoop& loop_;
   Backend& backend_;
-  std::unique_ptr<net::Stream> stream_;
+  std::unique_ptr<net::Connector> connector_;
   UpstreamOwner* owner_ = nullptr;
   std::int64_t idle_since_ns_ = 0;
   bool registered_ = false;

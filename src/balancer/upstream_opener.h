@@ -1,48 +1,51 @@
-// UpstreamOpener: how a worker gets a byte stream to a backend. The one production path is
-// open_backend_stream() (a non-blocking TCP connect; TLS over it for an https backend, whose
-// handshake the stream runs once connected), which the worker's SocketOpener and the
-// health checker both call, so a change of transport or connector is made in one place. Unit
-// tests give a worker their own opener, handing out in-memory streams (tests/support/
+// UpstreamOpener: how a worker gets a connection to a backend, as a net::Connector (net/
+// connector.h), one per backend connection: the connection opens it once, runs its connect and
+// handshake, reads and writes its stream() and closes it. The one production path is
+// make_backend_connector() (a net::TcpConnector to the backend's address; for an https backend
+// with the TLS step, tls::ClientStep, for its host), which the worker's SocketOpener and the
+// health checker both call, so the balancer connects as every other client does. Unit tests
+// give a worker their own opener, whose connectors hand out in-memory streams (tests/support/
 // test_stream.h), so the proxy session and its upstream connection run without sockets.
+//
+// TLS sessions: the connections to one backend share one session slot per worker (the
+// SocketOpener's), so a new connection resumes the session of the last one that closed cleanly.
 //
 // Called on the worker's thread, once per new backend connection (never per pooled request).
 #pragma once
 
 #include <memory>
+#include <vector>
 
-#include "core/expected.h"
-#include "net/stream.h"
+#include "net/connector.h"
+#include "tls/stream.h"
 
 namespace stampede::balancer {
 
 class BackendState;
 
-struct OpenedStream {
-  std::unique_ptr<net::Stream> stream;
-  // The TCP connect is still under way: EPOLLOUT (or an error) says when it ends, and
-  // net::connect_result() on the stream's descriptor says how. False for a stream that is
-  // connected already (an in-memory one).
-  bool connecting = true;
-};
-
 class UpstreamOpener {
  public:
   virtual ~UpstreamOpener() = default;
-  // A stream to `backend`, or an Error for a connect that failed at once (nothing was sent).
-  // `local` then says whether the cause was this process's own resources (descriptors, memory,
-  // local ports), which says nothing about the backend; otherwise the backend is to blame.
-  virtual Expected<OpenedStream> open(const BackendState& backend, bool& local) = 0;
+  // A connector for one new connection to `backend`, not yet opened. Its open() returns the
+  // errno of a connect that failed at once (nothing was sent): net::is_local_resource_error()
+  // tells this process's own resources (descriptors, memory, local ports), which say nothing
+  // about the backend, from the backend's fault.
+  virtual std::unique_ptr<net::Connector> connector(const BackendState& backend) = 0;
 };
 
-// Starts a non-blocking connect to `backend` (contract as UpstreamOpener::open): a TcpStream,
-// or for an https backend a tls::Stream with SNI and the certificate check set to its host.
-Expected<OpenedStream> open_backend_stream(const BackendState& backend, bool& local);
+// A TcpConnector to `backend`; for an https backend with the TLS step (SNI and the certificate
+// check for its host) offering the session in `session` (which outlives the connector) and
+// keeping there the session of a clean close.
+std::unique_ptr<net::Connector> make_backend_connector(const BackendState& backend,
+                                                       tls::SessionPtr& session);
 
+// The worker's opener: one TLS session slot per backend.
 class SocketOpener final : public UpstreamOpener {
  public:
-  Expected<OpenedStream> open(const BackendState& backend, bool& local) override {
-    return open_backend_stream(backend, local);
-  }
+  std::unique_ptr<net::Connector> connector(const BackendState& backend) override;
+
+ private:
+  std::vector<tls::SessionPtr> sessions_;  // by backend index
 };
 
 }  // namespace stampede::balancer

@@ -104,10 +104,10 @@ class Worker {
 
   WorkerParams params_;
   std::unique_ptr<net::EventLoop> loop_;
+  SocketOpener socket_opener_;  // before the connections: their TLS sessions are kept in it
   std::vector<std::unique_ptr<Backend>> backends_;
   std::vector<Backend*> backend_ptrs_;
   std::unique_ptr<Policy> policy_;
-  SocketOpener socket_opener_;
   UpstreamOpener* opener_ = nullptr;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<Listener> admin_listener_;

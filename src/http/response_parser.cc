@@ -1,5 +1,7 @@
 #include "http/response_parser.h"
 
+#include <cstring>
+
 #include "http/header.h"
 
 namespace stampede::http {
@@ -244,6 +246,8 @@ void ChunkedCodings::end_coding() {
 
 void ResponseParser::reset() {
   driver_.reset(this);
+  repeat_head_ = 0;
+  recording_ok_ = repeating_ = false;
   checker_.reset();
   head_bytes_ = 0;
   pause_ = Pause::None;
@@ -258,6 +262,8 @@ void ResponseParser::reset() {
 
 void ResponseParser::set_body_callback(BodyCallback callback) {
   body_callback_ = std::move(callback);
+  repeat_head_ = 0;  // the body's bytes are to be seen
+  recording_ok_ = false;
   driver_.settings().on_body = body_callback_ ? &Callbacks::on_body : nullptr;
 }
 
@@ -296,12 +302,65 @@ Step ResponseParser::feed(const char* data, std::size_t len) {
     if (len == 0) return {Event::NeedMore, 0};
     return driver_.fail(status_ == 101 ? kUpgraded : kAfterClose, 0);
   }
+  if (repeat_head_ != 0) {
+    if (const std::optional<Step> step = repeat_step(data, len)) return *step;
+  }
   const bool body = head_done_;
   const Step step = driver_.step(driver_.execute(this, data, len), data, len,
                                  [this](std::size_t consumed) { return on_paused(consumed); });
   if (step.event == Event::Error) return step;
+  if (recording_ok_ || (!body && head_bytes_ == 0)) record(data, step, body);
   if (!body) return check_head(data, step);
   return chunked_body_ ? check_body(data, step) : step;
+}
+
+// At a message's start the parser's state is always the same (llhttp at rest after a keep-alive
+// message, checker reset, no HEAD or 1xx pending), and the repeat was parsed from that state
+// into that state, so identical bytes get the identical events and leave the same state.
+std::optional<Step> ResponseParser::repeat_step(const char* data, std::size_t len) {
+  if (repeating_) {  // the caller feeds from the repeat's body on
+    repeating_ = false;
+    head_done_ = false;
+    return Step{Event::MessageComplete, repeat_.size() - repeat_head_};
+  }
+  const bool at_start =
+      !head_done_ && head_bytes_ == 0 && !no_body_next_ && !after_interim_ && pause_ == Pause::None;
+  if (!at_start || len < repeat_.size() || std::memcmp(data, repeat_.data(), repeat_.size()) != 0) {
+    return std::nullopt;
+  }
+  repeating_ = true;
+  head_done_ = true;
+  status_ = repeat_fields_.status;
+  http_minor_ = repeat_fields_.http_minor;
+  content_length_ = repeat_fields_.content_length;
+  keep_alive_ = has_content_length_ = true;
+  chunked_ = chunked_body_ = false;
+  return Step{Event::HeadComplete, repeat_head_};
+}
+
+void ResponseParser::record(const char* data, Step step, bool body) {
+  if (!body) {  // a message's start: its whole head in this feed, or nothing to keep
+    recording_ok_ = step.event == Event::HeadComplete && step.consumed <= kMaxRepeatBytes &&
+                    !interim_ && !after_interim_ && !no_body_next_ && status_ != 101 &&
+                    keep_alive_ && has_content_length_ && !chunked_ && capture_names_.empty() &&
+                    !body_callback_;
+    if (recording_ok_) {
+      recording_.assign(data, step.consumed);
+      recording_head_ = step.consumed;
+    }
+    return;
+  }
+  if (recording_.size() + step.consumed > kMaxRepeatBytes) {
+    recording_ok_ = false;
+    return;
+  }
+  recording_.append(data, step.consumed);
+  if (step.event != Event::MessageComplete) return;
+  recording_ok_ = false;
+  if (!keep_alive_) return;
+  repeat_.swap(recording_);
+  repeat_head_ = recording_head_;
+  repeat_fields_ = {status_, http_minor_, content_length_};
 }
 
 // Accounts for and checks the head bytes at `data` that llhttp just accepted (a feed that
@@ -333,6 +392,10 @@ Step ResponseParser::check_body(const char* data, Step step) {
 Step ResponseParser::finish() {
   if (driver_.failed()) return {Event::Error, 0};
   if (closed_) return {Event::NeedMore, 0};
+  if (repeating_) {  // a repeat's head came, its body was not fed: cut short, as llhttp finds
+    repeating_ = false;
+    return driver_.fail(kTruncated, 0);
+  }
   if (driver_.paused()) {
     // The caller stopped at an event without feeding the rest: let llhttp reach a resting state.
     const Step step = feed(kEmpty, 0);

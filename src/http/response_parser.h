@@ -49,11 +49,20 @@ struct ChunkedCodings {
 //  - Body bytes are not copied; a body callback can be set to see them (de-chunked).
 //  - Header values are only looked at for Transfer-Encoding and the names given to the
 //    constructor; with none, the per-header work beyond llhttp's own scan is one callback.
+//  - A repeated response costs one comparison: the parser keeps the bytes of the last response
+//    it parsed whole that left it where it began (a final keep-alive response with a
+//    Content-Length body, neither chunked nor for HEAD, its head in one feed; no captures, no
+//    body callback; at most kMaxRepeatBytes), and when the next response starts with exactly
+//    those bytes, it reports that response's events again without running llhttp and the checks:
+//    parsing is a function of the bytes and the state at a message's start, which is the same
+//    then, so the verdict is the one those bytes already got (see repeat_step()).
 // No allocation per response in steady state. One thread; movable, not copyable.
 class ResponseParser {
  public:
   // The limit of a response head, and of head plus trailers (the balancer's too).
   static constexpr std::size_t kMaxHeadBytes = 64 * 1024;
+  // The longest response kept for comparison with the next one.
+  static constexpr std::size_t kMaxRepeatBytes = 2048;
 
   using BodyCallback = std::function<void(std::string_view chunk)>;
 
@@ -111,6 +120,11 @@ class ResponseParser {
   int capture_index(std::string_view name) const;
   // Routes header values to the coding counter (`on`) or back to capture (or nowhere).
   void read_codings(bool on);
+  // The repeat of the last response: its head's HeadComplete (from a message's start), or its
+  // body's MessageComplete (after that head); nullopt when the bytes differ.
+  std::optional<Step> repeat_step(const char* data, std::size_t len);
+  // Keeps the bytes of the response being parsed while it may become the one repeated.
+  void record(const char* data, Step step, bool body);
 
   LlhttpDriver driver_;
   HeadChecker checker_{HeadKind::Response};
@@ -132,6 +146,20 @@ class ResponseParser {
   int http_minor_ = 0;
   std::uint64_t content_length_ = 0;
   ChunkedCodings codings_;  // of the current head's Transfer-Encoding fields
+
+  // The response to repeat (see the class comment): its bytes, head first, and what it set.
+  struct Fields {
+    int status = 0;
+    int http_minor = 0;
+    std::uint64_t content_length = 0;
+  };
+  std::string repeat_;
+  Fields repeat_fields_;
+  std::size_t repeat_head_ = 0;  // 0: none
+  std::string recording_;        // the response being parsed, while it qualifies
+  std::size_t recording_head_ = 0;
+  bool recording_ok_ = false;
+  bool repeating_ = false;  // the repeat's HeadComplete was reported; its body is next
 
   // Header capture (unused, and its callbacks not installed, when capture_names_ is empty).
   std::vector<std::string> capture_names_;

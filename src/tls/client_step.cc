@@ -7,7 +7,7 @@ std::unique_ptr<net::Stream> ClientStep::wrap(net::Fd fd) {
   stream_ = stream.get();
   if (!stream) return nullptr;
   stream->set_server_name(server_name_);
-  stream->set_session(session_.get());
+  stream->set_session(session_->get());
   return stream;
 }
 
@@ -17,9 +17,9 @@ void ClientStep::release(bool clean) {
   if (stream_ == nullptr) return;
   if (clean && stream_->established()) {
     stream_->close_quietly();
-    session_ = stream_->take_session();
+    *session_ = stream_->take_session();
   } else {
-    session_.reset();
+    session_->reset();
   }
   stream_ = nullptr;
 }

@@ -37,6 +37,7 @@
 #include "fuzz_check.h"
 #include "http/request_parser.h"
 #include "http/response_parser.h"
+#include "support/stream_connector.h"
 #include "support/test_stream.h"
 
 namespace {
@@ -48,14 +49,12 @@ using stampede::testing::TestStream;
 constexpr std::string_view kSeparator = "\n~~\n";
 constexpr int kRounds = 48;
 
-// Hands out TestStreams fed with the next backend section (then EOF).
+// Hands out connectors over TestStreams fed with the next backend section (then EOF).
 class SectionOpener final : public balancer::UpstreamOpener {
  public:
   explicit SectionOpener(std::vector<std::string_view> replies) : replies_(std::move(replies)) {}
 
-  stampede::Expected<balancer::OpenedStream> open(const balancer::BackendState&,
-                                                  bool& local) override {
-    local = false;
+  std::unique_ptr<stampede::net::Connector> connector(const balancer::BackendState&) override {
     auto stream = std::make_unique<TestStream>();
     if (next_ < replies_.size()) {
       stream->feed(replies_[next_]);
@@ -66,7 +65,7 @@ class SectionOpener final : public balancer::UpstreamOpener {
     ++next_;
     stream->feed_eof();
     streams.push_back(stream.get());
-    return balancer::OpenedStream{std::move(stream), false};
+    return std::make_unique<stampede::testing::StreamConnector>(std::move(stream));
   }
 
   std::vector<TestStream*> streams;       // every connection opened, in order

@@ -17,6 +17,7 @@
 #include "balancer/proxy_session.h"
 #include "balancer/upstream_opener.h"
 #include "balancer/worker.h"
+#include "support/stream_connector.h"
 #include "support/test_stream.h"
 
 namespace stampede::balancer {
@@ -28,7 +29,8 @@ using Fault = TestStream::Fault;
 constexpr std::uint32_t kIn = EPOLLIN;
 constexpr std::uint32_t kOut = EPOLLOUT;
 
-// Hands out TestStreams, already connected; `prepare` may plan faults on each before use.
+// Hands out connectors over TestStreams, connected at once; `prepare` may plan faults on each
+// before use.
 class StreamOpener final : public UpstreamOpener {
  public:
   struct Opened {
@@ -36,12 +38,11 @@ class StreamOpener final : public UpstreamOpener {
     TestStream* stream;
   };
 
-  Expected<OpenedStream> open(const BackendState& backend, bool& local) override {
-    local = false;
+  std::unique_ptr<net::Connector> connector(const BackendState& backend) override {
     auto stream = std::make_unique<TestStream>();
     if (prepare) prepare(backend.name(), *stream);
     opened.push_back({backend.name(), stream.get()});
-    return OpenedStream{std::move(stream), false};
+    return std::make_unique<testing::StreamConnector>(std::move(stream));
   }
 
   std::function<void(const std::string&, TestStream&)> prepare;

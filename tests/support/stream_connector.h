@@ -1,0 +1,53 @@
+// StreamConnector: a net::Connector over one TestStream the test made (and prepared: bytes to
+// feed, faults to plan), for openers that hand a client in-memory streams, such as the
+// balancer's UpstreamOpener in its unit tests and fuzz target. open() registers the stream's
+// eventfd with the loop (as TcpConnector registers its socket) and is connected at once; the
+// handshake is the stream's own handshake(), so a fault planned at operation 1 hits it. The
+// connector owns the stream; the test keeps a pointer to inspect it until the connector goes.
+#pragma once
+
+#include <sys/epoll.h>
+
+#include <cerrno>
+#include <memory>
+#include <utility>
+
+#include "net/connector.h"
+#include "support/test_stream.h"
+
+namespace stampede::testing {
+
+class StreamConnector final : public net::Connector {
+ public:
+  explicit StreamConnector(std::unique_ptr<TestStream> stream) : stream_(std::move(stream)) {}
+  ~StreamConnector() override { close(false); }
+
+  int open(net::EventLoop& loop, net::IoHandler& handler, std::int64_t start_ns,
+           bool& connected) override {
+    if (!loop.add(stream_->fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, &handler)) {
+      return errno;
+    }
+    loop_ = &loop;
+    connected_ns_ = start_ns;
+    connected = true;
+    return 0;
+  }
+  int connect_result() override { return 0; }
+  std::int64_t connected_ns() const override { return connected_ns_; }
+  bool has_handshake() const override { return true; }
+  net::IoStatus handshake() override { return stream_->handshake(); }
+  int error() const override { return stream_->error(); }
+  bool resumed() const override { return false; }
+  net::Stream* stream() override { return stream_.get(); }
+  void close(bool) override {
+    if (loop_ != nullptr) loop_->remove(stream_->fd());
+    loop_ = nullptr;
+  }
+
+ private:
+  std::unique_ptr<TestStream> stream_;
+  net::EventLoop* loop_ = nullptr;
+  std::int64_t connected_ns_ = 0;
+};
+
+}  // namespace stampede::testing

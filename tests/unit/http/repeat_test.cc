@@ -1,0 +1,139 @@
+// ResponseParser's repeat (a response whose bytes equal the last one's is reported without
+// running llhttp again): it must give exactly the events and verdicts a full parse gives, so
+// each case here feeds a stream of responses to a parser and compares with a parser that parses
+// every response afresh (one new parser per response, which keeps no repeat).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "http/response_parser.h"
+
+namespace stampede::http {
+namespace {
+
+const std::string kOk = "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 2\r\n\r\nHT";
+
+// Feeds `stream` from each event's end on, then finish(): the events as text ("head 200 ka=1
+// +N", "done +N", "error NAME"); `head_before`: indexes of responses answering HEAD.
+std::vector<std::string> run(ResponseParser& p, const std::string& stream,
+                             const std::vector<std::size_t>& head_before = {}) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  std::size_t responses = 0;
+  for (int guard = 0; guard < 10000; ++guard) {
+    if (std::find(head_before.begin(), head_before.end(), responses) != head_before.end()) {
+      p.expect_no_body();
+    }
+    const Step step = p.feed(stream.data() + at, stream.size() - at);
+    at += step.consumed;
+    if (step.event == Event::HeadComplete) {
+      out.push_back("head " + std::to_string(p.status()) + " ka=" + std::to_string(p.keep_alive()) +
+                    " +" + std::to_string(step.consumed));
+    } else if (step.event == Event::MessageComplete) {
+      out.push_back("done +" + std::to_string(step.consumed));
+      ++responses;
+    } else if (step.event == Event::Error) {
+      out.push_back(std::string("error ") + std::string(p.error().name));
+      return out;
+    } else {
+      break;
+    }
+  }
+  const Step end = p.finish();
+  out.push_back(end.event == Event::Error
+                    ? std::string("finish error ") + std::string(p.error().name)
+                    : "finish " + std::to_string(int(end.event)));
+  return out;
+}
+
+TEST(ResponseRepeat, RepeatsGetTheEventsOfAFullParse) {
+  const std::string stream = kOk + kOk + kOk + kOk;
+  ResponseParser p;
+  const auto events = run(p, stream);
+  ASSERT_EQ(events.size(), 9u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(events[2 * i], "head 200 ka=1 +49");
+    EXPECT_EQ(events[2 * i + 1], "done +2");
+  }
+  EXPECT_EQ(events[8], "finish 0");
+}
+
+// A response that differs from the repeated one is parsed, and refused where it is bad, however
+// close to the repeat it is: each of these is the repeat with one byte changed or cut.
+TEST(ResponseRepeat, ABadResponseAfterRepeatsIsStillRefused) {
+  const std::vector<std::string> bad = {
+      "HTTP/1.1 200 OK\r\nServer: x\nContent-Length: 2\r\n\r\nHT",     // bare LF
+      "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 2\r\n\r\nH",    // cut short
+      "HTTP/1.1 2000 OK\r\nServer: x\r\nContent-Length: 2\r\n\r\nHT",  // four-digit status
+      "HTTP/1.1 200 O\x01\r\nServer: x\r\nContent-Length: 2\r\n\r\nHT",
+      "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 2\r\n\r\nHTX",  // a stray byte
+  };
+  for (const std::string& last : bad) {
+    ResponseParser repeated;
+    const auto got = run(repeated, kOk + kOk + kOk + last);
+    ResponseParser fresh;
+    auto want = run(fresh, kOk);
+    want.pop_back();  // its finish
+    std::vector<std::string> expected = want;
+    expected.insert(expected.end(), want.begin(), want.end());
+    expected.insert(expected.end(), want.begin(), want.end());
+    ResponseParser alone;
+    const auto tail = run(alone, last);
+    expected.insert(expected.end(), tail.begin(), tail.end());
+    EXPECT_EQ(got, expected) << last;
+    EXPECT_NE(got.back().find("error"), std::string::npos) << last;
+  }
+}
+
+// A response to HEAD has no body whatever its Content-Length says: the bytes after its head
+// belong to the next response, even where they equal the repeat's body ("HT" of "HTTP/1.1").
+TEST(ResponseRepeat, AHeadResponseIsNeverTakenForTheRepeat) {
+  const std::string head_only = "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 2\r\n\r\n";
+  ResponseParser p;
+  const auto events = run(p, kOk + kOk + head_only + kOk, {2});
+  const std::vector<std::string> expected = {
+      "head 200 ka=1 +49", "done +2",           "head 200 ka=1 +49", "done +2", "head 200 ka=1 +49",
+      "done +0",           "head 200 ka=1 +49", "done +2",           "finish 0"};
+  EXPECT_EQ(events, expected);
+}
+
+// What a repeat reports (status, version, framing) is its own, not the last response's.
+TEST(ResponseRepeat, AResponseBetweenRepeatsDoesNotChangeWhatTheyReport) {
+  const std::string other =
+      "HTTP/1.0 404 Not Found\r\nConnection: keep-alive\r\nContent-Length: 3\r\n\r\nabc";
+  ResponseParser p;
+  const std::string stream = kOk + kOk + other + kOk;
+  std::size_t at = 0;
+  std::vector<std::string> heads;
+  for (int i = 0; i < 8; ++i) {
+    const Step step = p.feed(stream.data() + at, stream.size() - at);
+    ASSERT_NE(step.event, Event::Error);
+    at += step.consumed;
+    if (step.event == Event::HeadComplete) {
+      heads.push_back(std::to_string(p.status()) + " 1." + std::to_string(p.http_minor()) +
+                      " cl=" + std::to_string(p.content_length().value_or(99)) +
+                      " te=" + std::to_string(p.chunked()));
+    }
+  }
+  EXPECT_EQ(at, stream.size());
+  const std::vector<std::string> expected = {"200 1.1 cl=2 te=0", "200 1.1 cl=2 te=0",
+                                             "404 1.0 cl=3 te=0", "200 1.1 cl=2 te=0"};
+  EXPECT_EQ(heads, expected);
+}
+
+// The end of the stream between a repeat's head and its body cuts that response short.
+TEST(ResponseRepeat, EndAfterARepeatsHeadIsTruncated) {
+  ResponseParser p;
+  const std::string stream = kOk + kOk;
+  ASSERT_EQ(p.feed(stream.data(), stream.size()).event, Event::HeadComplete);
+  ASSERT_EQ(p.feed(stream.data() + 49, 2).event, Event::MessageComplete);
+  const Step head = p.feed(stream.data() + 51, stream.size() - 51);
+  ASSERT_EQ(head.event, Event::HeadComplete);
+  EXPECT_EQ(p.finish().event, Event::Error);
+  EXPECT_EQ(p.error().name, "HPE_INVALID_EOF_STATE");
+}
+
+}  // namespace
+}  // namespace stampede::http
