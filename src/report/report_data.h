@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "report/svg_chart.h"
+
 namespace stampede::report {
 
 // One row of a key/value table. Both strings are shown as text (HTML-escaped).
@@ -46,14 +48,22 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
+// A chart of the caller's own (e.g. latency against rate), with a title and a one-line note.
+struct Figure {
+  std::string title;
+  std::string note;
+  ChartSpec chart;
+};
+
 // Everything one report shows; every part may be empty. Sections appear in this order: title and
-// subtitle, findings, summary, latency distribution, charts over time, tables.
+// subtitle, findings, summary, latency distribution, charts over time, figures, tables.
 struct ReportData {
   std::string title;     // e.g. "stampede load test"
   std::string subtitle;  // e.g. "GET http://host/path · 8 connections · 30 s"
   std::vector<KeyValue> summary;
   std::vector<PercentileSeries> latency;
   std::vector<TimePoint> timeline;  // in increasing t_s order
+  std::vector<Figure> figures;
   std::vector<Table> tables;
   std::vector<std::string> findings;  // lines of plain text, e.g. lab findings, threshold failures
 };
