@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command_line.h"
+#include "cli/find_max.h"
 #include "core/fd_limit.h"
 #include "loadgen/options.h"
 #include "loadgen/plan.h"
@@ -45,6 +46,7 @@ struct Args {
   bool insecure = false;
   std::vector<std::string> headers, cookies, count_headers;
   bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
+  FindMaxTexts find_max;
 };
 
 void define_options(CLI::App& app, Args& a) {
@@ -138,6 +140,7 @@ void define_options(CLI::App& app, Args& a) {
                  "Count responses by the value of this header (repeatable); default none")
       ->allow_extra_args(false);
   add_io_option(app, a.io);
+  add_find_max_options(app, a.find_max);
 }
 
 std::optional<RawValue> raw(const std::optional<std::string>& value, const char* origin) {
@@ -376,8 +379,8 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   define_options(app, args);
   auto parsed = parse_cli(app, argc, argv, &describe);
   if (!parsed) return parsed.error();
-  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed)};
-  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}};
+  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed), {}};
+  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}, {}};
   if (auto r = check_leftovers(app); !r) return r.error();
   auto rc = read_loadtestrc(rc_dir);
   if (!rc) return rc.error();
@@ -387,10 +390,16 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (!io) return io.error();
   options->config.io = *io;
   if (auto r = apply_distribution(args, *options); !r) return r.error();
+  auto find_max = to_capacity_params(args.find_max, *options);
+  if (!find_max) return find_max.error();
   auto plan = prepare(std::move(options->config));
   if (!plan) return plan.error();
+  if (*find_max) {
+    if (auto r = check_capacity_plan(*plan); !r) return r.error();
+  }
   if (auto scripts = attach_scripts(*plan, options->cli); !scripts) return scripts.error();
-  return CliRequest{CliRequest::Action::Run, std::move(plan).value(), std::move(options->cli), {}};
+  return CliRequest{
+      CliRequest::Action::Run, std::move(plan).value(), std::move(options->cli), {}, *find_max};
 }
 
 int cli_main(int argc, char** argv) {
@@ -416,6 +425,13 @@ int cli_main(int argc, char** argv) {
     return 2;
   }
   request->plan.config.io = settle_io_backend(request->plan.config.io);
+  if (request->find_max) {
+    return exit_on_exception(1, [&] {
+      StopSignal stop;
+      SignalWatcher watcher(stop);
+      return run_find_max(request->plan, request->settings, *request->find_max, stop);
+    });
+  }
   // What escapes the run is a failed run (1), not bad input.
   return exit_on_exception(1, [&] { return run_and_report(request->plan, request->settings); });
 }

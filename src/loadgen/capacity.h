@@ -34,7 +34,7 @@ inline constexpr std::chrono::seconds kDefaultCoolDown{1};
 inline constexpr std::chrono::seconds kMinStepTime{2};
 inline constexpr double kMinStepRequests = 1000;
 // Without a start rate, a closed-loop probe of this length runs first; the search starts at
-// half its throughput.
+// half its throughput of successful responses.
 inline constexpr std::chrono::seconds kProbeTime{1};
 
 struct CapacityParams {
@@ -95,8 +95,8 @@ struct CapacityHooks {
 };
 
 // Searches `plan` (its rate, ramp, -n and -t are replaced per step; they keep the last step's).
-// Errors: the target cannot be resolved, a step cannot start, or the probe got no response
-// within the limits (nothing to start from).
+// Errors: the target cannot be resolved, a step cannot start, or the probe got no successful
+// response (nothing to start from).
 Expected<CapacityResult> find_capacity(Plan& plan, const CapacityParams& params,
                                        const CapacityHooks& hooks = {});
 
