@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command_line.h"
+#include "cli/find_max.h"
 #include "cli/sweep.h"
 #include "core/fd_limit.h"
 #include "loadgen/options.h"
@@ -47,6 +48,7 @@ struct Args {
   bool insecure = false;
   std::vector<std::string> headers, cookies, count_headers;
   bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
+  FindMaxTexts find_max;
 };
 
 void define_options(CLI::App& app, Args& a) {
@@ -144,6 +146,7 @@ void define_options(CLI::App& app, Args& a) {
                  "Concurrency sweep: one closed-loop run per connection count (1,2,4,8 or "
                  "1..256x2), -t (default 3 s) or -n each; reports the knee; default none")
       ->multi_option_policy(last);
+  add_find_max_options(app, a.find_max);
 }
 
 std::optional<RawValue> raw(const std::optional<std::string>& value, const char* origin) {
@@ -400,8 +403,16 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (!io) return io.error();
   options->config.io = *io;
   if (auto r = apply_distribution(args, *options); !r) return r.error();
+  auto find_max = to_capacity_params(args.find_max, *options);
+  if (!find_max) return find_max.error();
+  if (*find_max && args.sweep) {
+    return make_error("--find-max and --sweep-connections are two searches: give one");
+  }
   auto plan = prepare(std::move(options->config));
   if (!plan) return plan.error();
+  if (*find_max) {
+    if (auto r = check_capacity_plan(*plan); !r) return r.error();
+  }
   if (auto scripts = attach_scripts(*plan, options->cli); !scripts) return scripts.error();
   std::vector<std::uint32_t> sweep;
   if (args.sweep) {
@@ -414,7 +425,8 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
                     std::move(plan).value(),
                     std::move(options->cli),
                     {},
-                    std::move(sweep)};
+                    std::move(sweep),
+                    *find_max};
 }
 
 int cli_main(int argc, char** argv) {
@@ -440,6 +452,13 @@ int cli_main(int argc, char** argv) {
     return 2;
   }
   request->plan.config.io = settle_io_backend(request->plan.config.io);
+  if (request->find_max) {
+    return exit_on_exception(1, [&] {
+      StopSignal stop;
+      SignalWatcher watcher(stop);
+      return run_find_max(request->plan, request->settings, *request->find_max, stop);
+    });
+  }
   // What escapes the run is a failed run (1), not bad input.
   return exit_on_exception(1, [&] {
     if (!request->sweep.empty()) {
