@@ -392,8 +392,8 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   define_options(app, args);
   auto parsed = parse_cli(app, argc, argv, &describe);
   if (!parsed) return parsed.error();
-  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed), {}};
-  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}, {}};
+  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed), {}, {}};
+  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}, {}, {}};
   if (auto r = check_leftovers(app); !r) return r.error();
   auto rc = read_loadtestrc(rc_dir);
   if (!rc) return rc.error();
@@ -421,12 +421,9 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
     sweep = std::move(steps).value();
     plan->config.concurrency = sweep.back();  // the largest step, for the file limit
   }
-  return CliRequest{CliRequest::Action::Run,
-                    std::move(plan).value(),
-                    std::move(options->cli),
-                    {},
-                    std::move(sweep),
-                    *find_max};
+  return CliRequest{CliRequest::Action::Run, std::move(plan).value(),
+                    std::move(options->cli), {},
+                    std::move(sweep),        *find_max};
 }
 
 int cli_main(int argc, char** argv) {

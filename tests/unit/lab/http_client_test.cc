@@ -20,7 +20,7 @@ net::Address loopback(std::uint16_t port) {
 TEST(LabHttpClient, ReadsAnInstancesCountAndResetsIt) {
   server::ServerOptions options;
   options.id = "a";
-  auto srv = testing::start_server(options);
+  auto srv = stampede::testing::start_server(options);
   ASSERT_TRUE(srv);
   const net::Address address = loopback(srv->port());
   for (int i = 0; i < 3; ++i) {

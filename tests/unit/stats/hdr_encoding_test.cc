@@ -107,7 +107,9 @@ TEST(TimelineRows, AddedRowsEqualOneTimeline) {
     for (Timeline::Row& r : rows) {
       std::vector<std::uint32_t> back(Timeline::row_counts_len());
       ASSERT_TRUE(decode_counts_base64(encode_counts_base64(r.latency), back).ok());
-      if (!r.latency.empty()) EXPECT_EQ(back, r.latency);
+      if (!r.latency.empty()) {
+        EXPECT_EQ(back, r.latency);
+      }
     }
     ASSERT_TRUE(merged.add_rows(0, part->row_width_ns(), rows).ok());
   }
