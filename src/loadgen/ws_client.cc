@@ -223,6 +223,9 @@ bool WsClient::read_handshake() {
         return false;
       }
       send_message();
+      // The bytes behind the 101 may have ended with the server's close, and edge-triggered
+      // readiness will not report it again: read on until the socket would block.
+      if (stream_) read_frames(kHangupEvents);
       return false;
     }
   }

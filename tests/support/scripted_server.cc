@@ -79,6 +79,8 @@ struct ScriptedServer::Client {
   bool nodelay = false;
   std::deque<Pending> pending;
   bool close_when_flushed = false;
+  bool half_close_when_flushed = false;
+  bool shut = false;  // writing shut (half_close_after): waits for the peer's close
   bool closed = false;
 };
 
@@ -160,13 +162,17 @@ void ScriptedServer::on_readable(Client& client) {
     if (n == 0 || (errno != EAGAIN && errno != EINTR)) client.closed = true;
     break;
   }
+  if (client.shut) {
+    client.in.clear();  // after half_close_after: read and dropped
+    return;
+  }
   take_requests(client);
 }
 
 // Writes what is due; false once the connection is to be closed.
 bool ScriptedServer::flush(Client& client) {
   const SteadyTime now = std::chrono::steady_clock::now();
-  while (!client.close_when_flushed && !client.pending.empty() &&
+  while (!client.close_when_flushed && !client.half_close_when_flushed && !client.pending.empty() &&
          client.pending.front().due <= now) {
     const ScriptedReply& reply = client.pending.front().reply;
     client.out += reply.bytes;
@@ -178,6 +184,7 @@ bool ScriptedServer::flush(Client& client) {
     }
     ++client.unsettled;
     client.close_when_flushed = reply.close_after;
+    client.half_close_when_flushed = reply.half_close_after;
     client.pending.pop_front();
   }
   while (client.sent < client.out.size()) {
@@ -193,6 +200,10 @@ bool ScriptedServer::flush(Client& client) {
   client.out.clear();
   client.sent = 0;
   settle(client);
+  if (client.half_close_when_flushed && !client.shut) {
+    ::shutdown(client.fd, SHUT_WR);
+    client.shut = true;
+  }
   return !client.close_when_flushed && !client.closed;
 }
 

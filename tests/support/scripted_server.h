@@ -20,8 +20,13 @@
 namespace stampede::testing {
 
 struct ScriptedReply {
-  std::string bytes;                   // written as they are, after the request arrived
-  bool close_after = false;            // close the connection once `bytes` are written
+  std::string bytes;         // written as they are, after the request arrived
+  bool close_after = false;  // close the connection once `bytes` are written
+  // Instead of close_after's close: once `bytes` are written, shut writing (the peer reads EOF),
+  // read and drop what the peer still sends, and close when it closes. A close with the peer's
+  // bytes unread would make the kernel answer them with a reset, which the peer may read before
+  // the EOF: this makes "the server ended the connection" read as EOF every time.
+  bool half_close_after = false;
   std::chrono::milliseconds delay{0};  // wait this long before answering
   bool silent = false;                 // never answer (the connection stays open)
   // At most this many bytes per send() (1: byte at a time), with TCP_NODELAY so that each

@@ -150,7 +150,7 @@ TEST_F(WsHandshakeVectors, GeneratorCountsEachAnswer) {
     const std::size_t slot = reply.bytes.find("{accept}");
     if (slot != std::string::npos) reply.bytes.replace(slot, 8, ws::accept_for(key));
     reply.bytes += current->then;
-    reply.close_after = current->close_after;
+    reply.half_close_after = current->close_after;  // EOF, never a reset (the client may write)
     return reply;
   });
   std::size_t count = 0;

@@ -83,6 +83,8 @@ TEST_F(FindMaxOptions, BadValuesAndContradictionsAreOneLineEach) {
        "--find-max does not take --save: a search is not a mergeable run"},
       {{"--find-max", "--max-p99", "9", "--min-rps", "10"},
        "--find-max does not take --min-rps: the search finds the rate"},
+      {{"--find-max", "--max-p99", "9", "--sweep-connections", "1,2"},
+       "--find-max and --sweep-connections are two searches: give one"},
   };
   for (const auto& [args, message] : cases) {
     SCOPED_TRACE(args.back());

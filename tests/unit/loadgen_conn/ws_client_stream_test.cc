@@ -196,5 +196,19 @@ TEST_F(WsClientOverStream, EofBeforeAnyAnswerByteIsAConnectionReset) {
   EXPECT_EQ(stats_.bytes_read(), 0u);
 }
 
+// The 101 and the server's close in one readiness event (edge-triggered: none follows): the
+// message goes out and the close is read at once, one failure, not a wait for the timeout.
+TEST_F(WsClientOverStream, EofRightBehindTheUpgradeEndsTheMessageAtOnce) {
+  auto client = start(1);
+  stream().feed(accept_answer());
+  stream().feed_eof();
+  client->on_events(EPOLLIN | EPOLLRDHUP);
+  EXPECT_EQ(frames_written().size(), 1u);
+  EXPECT_EQ(stats_.requests(), 1u);
+  EXPECT_EQ(stats_.errors(), 1u);
+  EXPECT_EQ(stats_.failure_count(ECONNRESET), 0u);
+  EXPECT_EQ(stats_.ws().messages, 0u);
+}
+
 }  // namespace
 }  // namespace stampede::loadgen
