@@ -20,18 +20,18 @@
 namespace stampede::testing {
 
 struct ScriptedReply {
-  std::string bytes;         // written as they are, after the request arrived
-  bool close_after = false;  // close the connection once `bytes` are written
-  // Instead of close_after's close: once `bytes` are written, shut writing (the peer reads EOF),
-  // read and drop what the peer still sends, and close when it closes. A close with the peer's
-  // bytes unread would make the kernel answer them with a reset, which the peer may read before
-  // the EOF: this makes "the server ended the connection" read as EOF every time.
-  bool half_close_after = false;
+  std::string bytes;                   // written as they are, after the request arrived
+  bool close_after = false;            // close the connection once `bytes` are written
   std::chrono::milliseconds delay{0};  // wait this long before answering
   bool silent = false;                 // never answer (the connection stays open)
   // At most this many bytes per send() (1: byte at a time), with TCP_NODELAY so that each
   // leaves as its own segment; 0: as many as the socket takes.
   std::size_t piece = 0;
+  // Instead of close_after's close: once `bytes` are written, shut writing (the peer reads EOF),
+  // read and drop what the peer still sends, and close when it closes. A close with the peer's
+  // bytes unread would make the kernel answer them with a reset, which the peer may read before
+  // the EOF: this makes "the server ended the connection" read as EOF every time.
+  bool half_close_after = false;
 };
 
 // 200 "OK" with Content-Length; "Connection: close" and a close when `request` asked for it.
