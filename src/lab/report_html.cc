@@ -3,46 +3,28 @@
 
 #include "lab/report.h"
 #include "lab/tables.h"
+#include "loadgen/report/sweep.h"
 #include "report/html_report.h"
 
 namespace stampede::lab {
 namespace {
 
-report::ChartSeries sweep_series(std::string name, std::string color,
-                                 const std::vector<loadgen::SweepStep>& steps,
-                                 double loadgen::SweepStep::*field) {
-  report::ChartSeries s{std::move(name), std::move(color), {}};
-  for (const loadgen::SweepStep& step : steps)
-    s.points.emplace_back(step.connections, step.*field);
-  return s;
-}
-
-report::ChartSpec sweep_chart(std::string label, std::string y_label, std::string y_unit) {
-  report::ChartSpec spec;
-  spec.label = std::move(label);
-  spec.x_label = std::string("connections");
-  spec.x_unit = std::string("connections");
-  spec.y_label = std::move(y_label);
-  spec.y_unit = std::move(y_unit);
-  spec.height = 280;
-  return spec;
-}
-
 // Throughput and latency against connections: the pool (through the balancer) and the single
 // instance on the same axes.
 void add_sweep_figures(const SweepRecord& sweep, report::ReportData& data) {
   const std::string single = "instance " + sweep.instance;
-  report::ChartSpec rate = sweep_chart("Sweep throughput", "requests per second", "req/s");
-  rate.series = {sweep_series("pool", "#2563eb", sweep.pool, &loadgen::SweepStep::rps),
-                 sweep_series(single, "#ea580c", sweep.single, &loadgen::SweepStep::rps)};
+  report::ChartSpec rate =
+      loadgen::connections_chart("Sweep throughput", "requests per second", "req/s");
+  rate.series = {loadgen::step_series("pool", "#2563eb", sweep.pool, &loadgen::SweepStep::rps),
+                 loadgen::step_series(single, "#ea580c", sweep.single, &loadgen::SweepStep::rps)};
   data.figures.push_back({"Sweep: throughput against connections",
                           "The pool through the balancer, and one instance alone.", rate});
-  report::ChartSpec latency = sweep_chart("Sweep latency", "latency (ms)", "ms");
+  report::ChartSpec latency = loadgen::connections_chart("Sweep latency", "latency (ms)", "ms");
   latency.series = {
-      sweep_series("pool p50", "#2563eb", sweep.pool, &loadgen::SweepStep::p50_ms),
-      sweep_series("pool p99", "#60a5fa", sweep.pool, &loadgen::SweepStep::p99_ms),
-      sweep_series(single + " p50", "#ea580c", sweep.single, &loadgen::SweepStep::p50_ms),
-      sweep_series(single + " p99", "#fdba74", sweep.single, &loadgen::SweepStep::p99_ms)};
+      loadgen::step_series("pool p50", "#2563eb", sweep.pool, &loadgen::SweepStep::p50_ms),
+      loadgen::step_series("pool p99", "#60a5fa", sweep.pool, &loadgen::SweepStep::p99_ms),
+      loadgen::step_series(single + " p50", "#ea580c", sweep.single, &loadgen::SweepStep::p50_ms),
+      loadgen::step_series(single + " p99", "#fdba74", sweep.single, &loadgen::SweepStep::p99_ms)};
   data.figures.push_back(
       {"Sweep: latency against connections", "Median and 99th percentile at each step.", latency});
 }

@@ -15,6 +15,21 @@ std::string number(double value) {
   return report::format_number(value);
 }
 
+report::Table step_table(const SweepResult& sweep) {
+  report::Table t{"Steps",
+                  {"connections", "requests", "errors", "req/s", "mean ms", "p50 ms", "p90 ms",
+                   "p99 ms", "max ms"},
+                  {}};
+  for (const SweepStep& s : sweep.steps) {
+    t.rows.push_back({number(s.connections), number(static_cast<double>(s.requests)),
+                      number(static_cast<double>(s.errors)), number(s.rps), number(s.mean_ms),
+                      number(s.p50_ms), number(s.p90_ms), number(s.p99_ms), number(s.max_ms)});
+  }
+  return t;
+}
+
+}  // namespace
+
 report::ChartSpec connections_chart(std::string label, std::string y_label, std::string y_unit) {
   report::ChartSpec spec;
   spec.label = std::move(label);
@@ -33,21 +48,6 @@ report::ChartSeries step_series(std::string name, std::string color,
     s.points.emplace_back(step.connections, step.*field);
   return s;
 }
-
-report::Table step_table(const SweepResult& sweep) {
-  report::Table t{"Steps",
-                  {"connections", "requests", "errors", "req/s", "mean ms", "p50 ms", "p90 ms",
-                   "p99 ms", "max ms"},
-                  {}};
-  for (const SweepStep& s : sweep.steps) {
-    t.rows.push_back({number(s.connections), number(static_cast<double>(s.requests)),
-                      number(static_cast<double>(s.errors)), number(s.rps), number(s.mean_ms),
-                      number(s.p50_ms), number(s.p90_ms), number(s.p99_ms), number(s.max_ms)});
-  }
-  return t;
-}
-
-}  // namespace
 
 void write_sweep_text(const SweepResult& sweep, std::ostream& out) {
   fmt::print(out, "\nConcurrency sweep of {} ({}, {} per step)\n\n", sweep.url,

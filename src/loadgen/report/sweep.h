@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,8 +30,14 @@ void write_sweep_json(const SweepResult& sweep, std::ostream& out);
 report::ReportData sweep_report_data(const SweepResult& sweep);
 Expected<void> write_sweep_html(const SweepResult& sweep, const std::string& path);
 
-// The charts of a sweep, for pages that put several sweeps side by side (the lab): throughput
-// against connections, one series per (name, steps).
+// An empty chart against connections (the x axis), `y_label` in `y_unit`; and one series of it,
+// `field` of each step against its connection count. The lab's side-by-side charts use them too.
+report::ChartSpec connections_chart(std::string label, std::string y_label, std::string y_unit);
+report::ChartSeries step_series(std::string name, std::string color,
+                                const std::vector<SweepStep>& steps, double SweepStep::*field);
+
+// The charts of a sweep page: throughput (and latency) against connections, one series per
+// (name, steps).
 struct NamedSteps {
   std::string name;
   const std::vector<SweepStep>* steps = nullptr;
