@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error_line.h"
+#include "core/expected.h"
 #include "support/process.h"
 
 namespace stampede::testing {
@@ -36,6 +38,30 @@ inline ::testing::AssertionResult refused(const std::vector<std::string>& args,
   if (r.err.find(needle) == std::string::npos) {
     return ::testing::AssertionFailure()
            << "'" << needle << "' not named for" << shown << ": " << r.err;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The same refusal checked in the test's own process, for sweeps of many values: `parsed` is what
+// a subcommand's parse (and prepare()) made of `args`, and must be an error whose line, as
+// print_error_line() prints it after "stampede: ", is one line naming `needle`. Each subcommand's
+// main prints that error and exits 2 (exit_before_run); refused() above checks that through the
+// binary for a few values of each sweep.
+template <class Parsed>
+::testing::AssertionResult refused_in_process(const Expected<Parsed>& parsed,
+                                              const std::vector<std::string>& args,
+                                              std::string_view needle) {
+  std::string shown;
+  for (const std::string& a : args)
+    shown += " [" + a + "]";
+  if (parsed) return ::testing::AssertionFailure() << "accepted:" << shown;
+  const std::string line = printable(parsed.error().message);
+  if (line.empty() || line.find('\n') != std::string::npos) {
+    return ::testing::AssertionFailure() << "not one line for" << shown << ": [" << line << "]";
+  }
+  if (line.find(needle) == std::string::npos) {
+    return ::testing::AssertionFailure()
+           << "'" << needle << "' not named for" << shown << ": " << line;
   }
   return ::testing::AssertionSuccess();
 }

@@ -13,8 +13,6 @@
 namespace stampede::balancer::testing {
 namespace {
 
-using stampede::testing::bad_numbers;
-using stampede::testing::hostile_values;
 using stampede::testing::refused;
 
 const std::vector<std::string> kBackend = {"balance", "--listen", "127.0.0.1:0", "--backend",
@@ -26,18 +24,18 @@ std::vector<std::string> balance_with(std::initializer_list<std::string> extra) 
   return args;
 }
 
+// Every such option over every hostile value is swept in-process
+// (tests/unit/cli/option_ranges_test.cc); here the binary refuses a line break in each, and
+// its error line shows the break escaped.
 TEST(BalanceOptions, HeaderAndRequestLineOptionsRefuseHostileBytes) {
-  for (const auto& v : hostile_values()) {
-    SCOPED_TRACE(v.what);
-    EXPECT_TRUE(refused(balance_with({"--health-path", "/" + v.suffix}), "--health-path"));
-    EXPECT_TRUE(refused(balance_with({"--sticky-header", "x" + v.suffix}), "--sticky-header"));
-    EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0." + v.suffix + ":80"}, "backend a"));
-    EXPECT_TRUE(refused({"balance", "--backend", "a" + v.suffix + "=127.0.0.1:80"}, "backend"));
-    EXPECT_TRUE(refused(balance_with({"--listen", "127.0.0." + v.suffix + ":0"}), "--listen"));
-    EXPECT_TRUE(
-        refused(balance_with({"--admin-listen", "127.0.0." + v.suffix + ":0"}), "--admin-listen"));
-  }
-  EXPECT_TRUE(refused(balance_with({"--health-path", "relative"}), "--health-path"));
+  const std::string crlf = "a\r\nX-Injected: 1";
+  EXPECT_TRUE(refused(balance_with({"--health-path", "/" + crlf}), "--health-path"));
+  EXPECT_TRUE(refused(balance_with({"--sticky-header", "x" + crlf}), "--sticky-header"));
+  EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0." + crlf + ":80"}, "backend a"));
+  EXPECT_TRUE(refused({"balance", "--backend", "a" + crlf + "=127.0.0.1:80"}, "backend"));
+  EXPECT_TRUE(refused(balance_with({"--listen", "127.0.0." + crlf + ":0"}), "--listen"));
+  EXPECT_TRUE(
+      refused(balance_with({"--admin-listen", "127.0.0." + crlf + ":0"}), "--admin-listen"));
   EXPECT_TRUE(refused(balance_with({"--health-path", "/a b"}), "--health-path"));
 }
 
@@ -54,37 +52,14 @@ TEST(BalanceOptions, AnErrorQuotingAValueStaysOneLine) {
   EXPECT_TRUE(refused(balance_with({"--strategy", "rr\r\nstampede: fake"}), "rr\\r\\nstampede"));
 }
 
+// Every numeric option over every malformed value is swept in-process
+// (tests/unit/cli/option_ranges_test.cc); here the binary exits 2 with one line for each kind.
 TEST(BalanceOptions, NumbersOutOfRangeOrMalformedAreRefused) {
-  const char* numeric[] = {"--cores",
-                           "--rise",
-                           "--fall",
-                           "--retries",
-                           "--pool-max-idle",
-                           "--max-connections",
-                           "--health-interval",
-                           "--health-timeout",
-                           "--eject-time",
-                           "--connect-timeout",
-                           "--backend-timeout",
-                           "--client-timeout",
-                           "--header-timeout",
-                           "--pool-idle-timeout"};
-  for (const char* option : numeric) {
-    for (const std::string& value : bad_numbers()) {
-      EXPECT_TRUE(refused(balance_with({option, value}), option)) << option << " " << value;
-    }
-  }
-  // Zero where zero means nothing useful (0 stays "off" for --health-interval, "default" for
-  // --health-timeout, "none" for --retries and --pool-max-idle).
-  for (const char* option :
-       {"--cores", "--rise", "--fall", "--max-connections", "--eject-time", "--connect-timeout",
-        "--backend-timeout", "--client-timeout", "--header-timeout", "--pool-idle-timeout"}) {
-    EXPECT_TRUE(refused(balance_with({option, "0"}), option)) << option;
-  }
-  // A duration below a millisecond would become 0 ("off"); above a day is refused too.
+  EXPECT_TRUE(refused(balance_with({"--rise", "-1"}), "--rise"));
+  EXPECT_TRUE(refused(balance_with({"--retries", "5x"}), "--retries"));
+  EXPECT_TRUE(refused(balance_with({"--health-timeout", "1e12"}), "--health-timeout"));
+  EXPECT_TRUE(refused(balance_with({"--eject-time", "0"}), "--eject-time"));
   EXPECT_TRUE(refused(balance_with({"--health-interval", "500us"}), "--health-interval"));
-  EXPECT_TRUE(refused(balance_with({"--client-timeout", "25h"}), "--client-timeout"));
-  EXPECT_TRUE(refused(balance_with({"--cores", "257"}), "--cores"));
   EXPECT_TRUE(refused(balance_with({"--max-connections", "1000001"}), "--max-connections"));
 }
 

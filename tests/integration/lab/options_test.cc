@@ -8,7 +8,6 @@
 namespace stampede::lab::testing {
 namespace {
 
-using stampede::testing::bad_numbers;
 using stampede::testing::hostile_values;
 using stampede::testing::refused;
 
@@ -39,25 +38,13 @@ TEST(LabOptions, NamesAndUrlsRefuseHostileBytes) {
   EXPECT_TRUE(refused({"lab", "--strategies", "rr;touch x"}, "--strategies"));
 }
 
+// Every numeric option over every malformed value is swept in-process
+// (tests/unit/cli/option_ranges_test.cc); here the binary exits 2 with one line for each kind.
 TEST(LabOptions, NumbersOutOfRangeOrMalformedAreRefused) {
-  const char* numeric[] = {
-      "--instances",  "--connections",   "--duration",         "--cores",
-      "--rps",        "--sessions",      "--session-requests", "--outage-duration",
-      "--kill-after", "--start-timeout", "--health-intervals"};
-  for (const char* option : numeric) {
-    for (const std::string& value : bad_numbers()) {
-      EXPECT_TRUE(refused({"lab", option, value}, option)) << option << " " << value;
-    }
-  }
-  for (const std::string& value : bad_numbers()) {
-    EXPECT_TRUE(refused({"lab", "--delay", "a=" + value}, "--delay")) << value;
-    EXPECT_TRUE(refused({"lab", "--slow", "a=" + value}, "--slow")) << value;
-  }
-  for (const char* option :
-       {"--instances", "--connections", "--duration", "--cores", "--rps", "--sessions",
-        "--session-requests", "--kill-after", "--start-timeout"}) {
-    EXPECT_TRUE(refused({"lab", option, "0"}, option)) << option;
-  }
+  EXPECT_TRUE(refused({"lab", "--instances", "-1"}, "--instances"));
+  EXPECT_TRUE(refused({"lab", "--duration", "inf"}, "--duration"));
+  EXPECT_TRUE(refused({"lab", "--slow", "a=5x"}, "--slow"));
+  EXPECT_TRUE(refused({"lab", "--connections", "0"}, "--connections"));
   EXPECT_TRUE(refused({"lab", "--rps", "10000001"}, "--rps"));
   EXPECT_TRUE(refused({"lab", "--start-timeout", "11m"}, "--start-timeout"));
 }

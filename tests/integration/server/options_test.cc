@@ -8,7 +8,6 @@
 namespace stampede::server::testing {
 namespace {
 
-using stampede::testing::bad_numbers;
 using stampede::testing::hostile_values;
 using stampede::testing::refused;
 
@@ -28,37 +27,16 @@ TEST(ServeOptions, EmptyValuesAreRefusedNotTakenAsDefaults) {
   }
 }
 
+// Every numeric option over every malformed value is swept in-process
+// (tests/unit/cli/option_ranges_test.cc); here the binary exits 2 with one line for each kind.
 TEST(ServeOptions, NumbersOutOfRangeOrMalformedAreRefused) {
-  const char* numeric[] = {"--delay",
-                           "--error",
-                           "--percent",
-                           "--cores",
-                           "--max-header-bytes",
-                           "--max-uri-bytes",
-                           "--max-body-bytes",
-                           "--idle-timeout",
-                           "--header-timeout",
-                           "--drain-timeout",
-                           "--max-connections"};
-  for (const char* option : numeric) {
-    for (const std::string& value : bad_numbers()) {
-      EXPECT_TRUE(refused({"serve", "--port", "0", option, value}, option))
-          << option << " " << value;
-    }
-  }
-  for (const std::string& value : bad_numbers()) {
-    EXPECT_TRUE(refused({"serve", "--port", value}, "port")) << value;
-  }
+  EXPECT_TRUE(refused({"serve", "--port", "0", "--delay", "-1"}, "--delay"));
+  EXPECT_TRUE(refused({"serve", "--port", "0", "--percent", "nan"}, "--percent"));
+  EXPECT_TRUE(refused({"serve", "--port", "0", "--max-body-bytes", "99999999999999999999999"},
+                      "--max-body-bytes"));
   EXPECT_TRUE(refused({"serve", "--port", "65536"}, "port"));
-  for (const char* option :
-       {"--cores", "--error", "--idle-timeout", "--header-timeout", "--max-connections"}) {
-    EXPECT_TRUE(refused({"serve", "--port", "0", option, "0"}, option)) << option;
-  }
-  EXPECT_TRUE(refused({"serve", "--port", "0", "--delay", "11m"}, "--delay"));
+  EXPECT_TRUE(refused({"serve", "--port", "0", "--cores", "0"}, "--cores"));
   EXPECT_TRUE(refused({"serve", "--port", "0", "--idle-timeout", "25h"}, "--idle-timeout"));
-  EXPECT_TRUE(refused({"serve", "--port", "0", "--max-uri-bytes", "100g"}, "--max-uri-bytes"));
-  EXPECT_TRUE(refused({"serve", "--port", "0", "--percent", "100.5"}, "--percent"));
-  EXPECT_TRUE(refused({"serve", "--port", "0", "--error", "600"}, "--error"));
 }
 
 }  // namespace

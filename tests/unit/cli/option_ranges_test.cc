@@ -1,0 +1,154 @@
+// The sweeps of every numeric option of `serve`, `balance` and `lab` over values none of them
+// takes (negative, exponent, not a number, trailing garbage, overflow, zero where zero means
+// nothing, past a bound), and of balance's header and address options over bytes that could
+// inject into what it writes: each is refused by the subcommand's parse (and prepare()) with one
+// line naming the option. In-process: about 400 cases, where a start of the binary under ASan
+// costs a quarter of a CPU second each. tests/integration/{server,balancer,lab}/options_test.cc
+// check the binary's exit status 2 and its stderr line for a few of the same values.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "balancer/plan.h"
+#include "cli/balance.h"
+#include "cli/lab_options.h"
+#include "cli/serve.h"
+#include "support/refusal.h"
+
+namespace stampede::option_ranges {
+namespace {
+
+using stampede::testing::bad_numbers;
+using stampede::testing::hostile_values;
+using stampede::testing::refused_in_process;
+
+// `stampede serve ARGS...` refused by its parse, naming `needle`.
+::testing::AssertionResult serve_refuses(const std::vector<std::string>& args,
+                                         std::string_view needle) {
+  std::vector<std::string> all{"serve"};
+  all.insert(all.end(), args.begin(), args.end());
+  return refused_in_process(server::parse_command_line(all), all, needle);
+}
+
+// `stampede balance --listen 127.0.0.1:0 --backend a=127.0.0.1:9 ARGS...` (without the listen
+// and backend when `bare`) refused by its parse or by prepare(), as its main does.
+::testing::AssertionResult balance_refuses(const std::vector<std::string>& args,
+                                           std::string_view needle, bool bare = false) {
+  std::vector<std::string> all{"balance"};
+  if (!bare) all.insert(all.end(), {"--listen", "127.0.0.1:0", "--backend", "a=127.0.0.1:9"});
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<const char*> argv;
+  for (const std::string& a : all)
+    argv.push_back(a.c_str());
+  auto parsed = balancer::parse_command_line(static_cast<int>(argv.size()), argv.data());
+  if (!parsed) return refused_in_process(parsed, all, needle);
+  return refused_in_process(balancer::prepare(std::move(parsed->config)), all, needle);
+}
+
+// `stampede lab ARGS...` refused by its parse, naming `needle`.
+::testing::AssertionResult lab_refuses(const std::vector<std::string>& args,
+                                       std::string_view needle) {
+  std::vector<std::string> all{"lab"};
+  all.insert(all.end(), args.begin(), args.end());
+  return refused_in_process(lab::parse_command_line(all), all, needle);
+}
+
+TEST(OptionRanges, ServeNumbersOutOfRangeOrMalformed) {
+  for (const char* option : {"--delay", "--error", "--percent", "--cores", "--max-header-bytes",
+                             "--max-uri-bytes", "--max-body-bytes", "--idle-timeout",
+                             "--header-timeout", "--drain-timeout", "--max-connections"}) {
+    for (const std::string& value : bad_numbers()) {
+      EXPECT_TRUE(serve_refuses({"--port", "0", option, value}, option));
+    }
+  }
+  for (const std::string& value : bad_numbers()) {
+    EXPECT_TRUE(serve_refuses({"--port", value}, "port"));
+    EXPECT_TRUE(serve_refuses({value}, "port"));
+  }
+  EXPECT_TRUE(serve_refuses({"--port", "65536"}, "port"));
+  for (const char* option :
+       {"--cores", "--error", "--idle-timeout", "--header-timeout", "--max-connections"}) {
+    EXPECT_TRUE(serve_refuses({"--port", "0", option, "0"}, option));
+  }
+  EXPECT_TRUE(serve_refuses({"--port", "0", "--delay", "11m"}, "--delay"));
+  EXPECT_TRUE(serve_refuses({"--port", "0", "--idle-timeout", "25h"}, "--idle-timeout"));
+  EXPECT_TRUE(serve_refuses({"--port", "0", "--max-uri-bytes", "100g"}, "--max-uri-bytes"));
+  EXPECT_TRUE(serve_refuses({"--port", "0", "--percent", "100.5"}, "--percent"));
+  EXPECT_TRUE(serve_refuses({"--port", "0", "--error", "600"}, "--error"));
+}
+
+TEST(OptionRanges, BalanceNumbersOutOfRangeOrMalformed) {
+  for (const char* option :
+       {"--cores", "--rise", "--fall", "--retries", "--pool-max-idle", "--max-connections",
+        "--health-interval", "--health-timeout", "--eject-time", "--connect-timeout",
+        "--backend-timeout", "--client-timeout", "--header-timeout", "--pool-idle-timeout"}) {
+    for (const std::string& value : bad_numbers()) {
+      EXPECT_TRUE(balance_refuses({option, value}, option));
+    }
+  }
+  // Zero where zero means nothing useful (0 stays "off" for --health-interval, "default" for
+  // --health-timeout, "none" for --retries and --pool-max-idle).
+  for (const char* option :
+       {"--cores", "--rise", "--fall", "--max-connections", "--eject-time", "--connect-timeout",
+        "--backend-timeout", "--client-timeout", "--header-timeout", "--pool-idle-timeout"}) {
+    EXPECT_TRUE(balance_refuses({option, "0"}, option));
+  }
+  // A duration below a millisecond would become 0 ("off"); above a day is refused too.
+  EXPECT_TRUE(balance_refuses({"--health-interval", "500us"}, "--health-interval"));
+  EXPECT_TRUE(balance_refuses({"--client-timeout", "25h"}, "--client-timeout"));
+  EXPECT_TRUE(balance_refuses({"--cores", "257"}, "--cores"));
+  EXPECT_TRUE(balance_refuses({"--max-connections", "1000001"}, "--max-connections"));
+  for (const std::string& value : bad_numbers()) {
+    EXPECT_TRUE(balance_refuses({"--backend", "a=127.0.0.1:" + value}, "backend a", true));
+    EXPECT_TRUE(balance_refuses({"--backend", "a=127.0.0.1:80,weight=" + value}, "weight", true));
+  }
+}
+
+TEST(OptionRanges, BalanceHeaderAndAddressOptionsRefuseHostileBytes) {
+  for (const auto& v : hostile_values()) {
+    SCOPED_TRACE(v.what);
+    EXPECT_TRUE(balance_refuses({"--health-path", "/" + v.suffix}, "--health-path"));
+    EXPECT_TRUE(balance_refuses({"--sticky-header", "x" + v.suffix}, "--sticky-header"));
+    EXPECT_TRUE(balance_refuses({"--backend", "a=127.0.0." + v.suffix + ":80"}, "backend a", true));
+    EXPECT_TRUE(balance_refuses({"--backend", "a" + v.suffix + "=127.0.0.1:80"}, "backend", true));
+    EXPECT_TRUE(balance_refuses({"--listen", "127.0.0." + v.suffix + ":0"}, "--listen"));
+    EXPECT_TRUE(
+        balance_refuses({"--admin-listen", "127.0.0." + v.suffix + ":0"}, "--admin-listen"));
+  }
+  EXPECT_TRUE(balance_refuses({"--health-path", "relative"}, "--health-path"));
+  EXPECT_TRUE(balance_refuses({"--health-path", "/a b"}, "--health-path"));
+}
+
+TEST(OptionRanges, LabNumbersOutOfRangeOrMalformed) {
+  for (const char* option : {"--instances", "--connections", "--duration", "--cores", "--rps",
+                             "--sessions", "--session-requests", "--outage-duration",
+                             "--kill-after", "--start-timeout", "--health-intervals"}) {
+    for (const std::string& value : bad_numbers()) {
+      EXPECT_TRUE(lab_refuses({option, value}, option));
+    }
+  }
+  for (const std::string& value : bad_numbers()) {
+    EXPECT_TRUE(lab_refuses({"--delay", "a=" + value}, "--delay"));
+    EXPECT_TRUE(lab_refuses({"--slow", "a=" + value}, "--slow"));
+  }
+  for (const char* option :
+       {"--instances", "--connections", "--duration", "--cores", "--rps", "--sessions",
+        "--session-requests", "--kill-after", "--start-timeout"}) {
+    EXPECT_TRUE(lab_refuses({option, "0"}, option));
+  }
+  EXPECT_TRUE(lab_refuses({"--rps", "10000001"}, "--rps"));
+  EXPECT_TRUE(lab_refuses({"--start-timeout", "11m"}, "--start-timeout"));
+}
+
+TEST(OptionRanges, AnAcceptedValueIsReportedAsAccepted) {
+  // The check itself can fail: values each subcommand takes are not "refused".
+  EXPECT_FALSE(serve_refuses({"--port", "0", "--delay", "5"}, "--delay"));
+  EXPECT_FALSE(balance_refuses({"--cores", "2"}, "--cores"));
+  EXPECT_FALSE(lab_refuses({"--rps", "100"}, "--rps"));
+  // And a refusal that names another option does not pass for this one.
+  EXPECT_FALSE(lab_refuses({"--rps", "0"}, "--connections"));
+}
+
+}  // namespace
+}  // namespace stampede::option_ranges
