@@ -6,14 +6,15 @@ TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-# Debian 12 packages needed to build and test. Open MPI: stampede-mpi, the generator under mpirun,
+# Debian 12 packages needed to build and test. nghttp2 (1.52): HTTP/2 framing and HPACK. Open MPI: stampede-mpi, the generator under mpirun,
 # is built when CMake finds it, and tests/integration/mpi runs it (docs/distributed.md). Installed with apt-get when missing (as root).
 BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-dev libcli11-dev \
   nlohmann-json3-dev libfmt-dev liburing-dev libluajit-5.1-dev libwslay-dev libgtest-dev \
-  libgmock-dev libbenchmark-dev clang-format zlib1g-dev openmpi-bin libopenmpi-dev
+  libgmock-dev libbenchmark-dev clang-format zlib1g-dev openmpi-bin libopenmpi-dev libnghttp2-dev
 # Peers the integration tests run against (real balancers and servers, on loopback only), and
-# python3-yaml, which reads deploy/kubernetes for tests/integration/kubernetes.
-TEST_DEPS := haproxy nginx python3-h11 python3-yaml
+# python3-yaml, which reads deploy/kubernetes for tests/integration/kubernetes; h2load and nghttp
+# (nghttp2-client), HTTP/2 peers.
+TEST_DEPS := haproxy nginx python3-h11 python3-yaml nghttp2-client
 # node and npm for the npm test peers (tests/peers: the WebSocket package ws). Debian's nodejs and
 # npm, unless a node with its own npm is installed already (Debian's npm conflicts with those).
 NODE_DEPS := nodejs npm
