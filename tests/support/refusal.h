@@ -16,6 +16,15 @@
 
 namespace stampede::testing {
 
+// `args` as a refusal's failure message shows them: each in brackets, so spaces and empty values
+// are seen.
+inline std::string shown_args(const std::vector<std::string>& args) {
+  std::string shown;
+  for (const std::string& a : args)
+    shown += " [" + a + "]";
+  return shown;
+}
+
 // Runs STAMPEDE_BINARY with `args` (args[0] is the subcommand) and checks the refusal; `needle`
 // must appear in the line (the option's name). A value wrongly accepted starts a server, which
 // the 10 s bound stops and the check reports.
@@ -24,9 +33,7 @@ inline ::testing::AssertionResult refused(const std::vector<std::string>& args,
   std::vector<std::string> argv{STAMPEDE_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   const RunResult r = run_command(argv, std::chrono::milliseconds(10000));
-  std::string shown;
-  for (const std::string& a : args)
-    shown += " [" + a + "]";
+  const std::string shown = shown_args(args);
   if (r.status != 2) {
     return ::testing::AssertionFailure() << "exit " << r.status << " for" << shown << ": " << r.err;
   }
@@ -51,9 +58,7 @@ template <class Parsed>
 ::testing::AssertionResult refused_in_process(const Expected<Parsed>& parsed,
                                               const std::vector<std::string>& args,
                                               std::string_view needle) {
-  std::string shown;
-  for (const std::string& a : args)
-    shown += " [" + a + "]";
+  const std::string shown = shown_args(args);
   if (parsed) return ::testing::AssertionFailure() << "accepted:" << shown;
   const std::string line = printable(parsed.error().message);
   if (line.empty() || line.find('\n') != std::string::npos) {
