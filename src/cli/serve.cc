@@ -23,7 +23,7 @@ namespace {
 struct RawArgs {
   std::string positional_port, port, delay, error, percent, cores, body, file;
   std::string max_header_bytes, max_uri_bytes, max_body_bytes;
-  std::string idle_timeout, header_timeout, drain_timeout, max_connections;
+  std::string idle_timeout, header_timeout, drain_timeout, max_connections, max_streams;
   std::optional<std::string> io;
 };
 
@@ -82,6 +82,9 @@ void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
       ->type_name("DURATION");
   app.add_option("--max-connections", raw.max_connections,
                  "Client connections open at once; more wait to be accepted; default no cap")
+      ->type_name("N");
+  app.add_option("--max-streams", raw.max_streams,
+                 "HTTP/2 streams open at once per connection (1 to 10000); default 128")
       ->type_name("N");
   add_io_option(app, raw.io);
 }
@@ -166,6 +169,9 @@ Expected<void> convert_numbers(const RawArgs& raw, ServerOptions& s) {
   if (r)
     r = convert_into(raw.max_connections, s.max_connections,
                      [](auto& t) { return to_positive("--max-connections", t, 1'000'000); });
+  if (r)
+    r = convert_into(raw.max_streams, s.max_streams,
+                     [](auto& t) { return to_positive("--max-streams", t, 10'000); });
   if (r)
     r = convert_into(raw.max_header_bytes, s.max_header_bytes,
                      [](auto& t) { return to_size("--max-header-bytes", t); });

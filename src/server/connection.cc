@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 
 #include "core/clock.h"
+#include "h2/preface.h"
 #include "server/worker.h"
 #include "ws/handshake.h"
 
@@ -50,7 +51,9 @@ bool Connection::open(std::unique_ptr<net::Stream> stream) {
 
 void Connection::release() {
   if (websocket_) ws_->release();
+  if (http2_) h2_->release();
   websocket_ = upgrade_pending_ = false;
+  http2_ = h2_pending_ = sniffed_ = false;
   worker_.loop().cancel(delay_timer_);
   worker_.loop().cancel(deadline_timer_);
   stream_.reset();
@@ -74,6 +77,10 @@ void Connection::drain() {
     ws_->drain();
     return;
   }
+  if (http2_) {
+    h2_->drain();
+    return;
+  }
   if (phase_ == Phase::Idle && in_.empty() && out_.empty() && !closing_) {
     close_now();
   }
@@ -82,6 +89,10 @@ void Connection::drain() {
 void Connection::on_events(std::uint32_t events) {
   if (websocket_) {
     ws_->on_events(events);
+    return;
+  }
+  if (http2_) {
+    h2_->on_events(events);
     return;
   }
   if (!input_.on_events(events)) {
@@ -116,13 +127,17 @@ void Connection::advance() {
     start_websocket();
     return;
   }
+  if (h2_pending_) {
+    start_h2();
+    return;
+  }
   if (!flush()) return;
   finish_up();
 }
 
 // Parses what an earlier pause left in in_.
 void Connection::drain_input() {
-  if (in_.empty() || blocked()) return;
+  if (in_.empty() || blocked() || !sniffed_) return;
   const std::size_t used = parse(in_.data(), in_.size());
   if (closing_) {
     in_.clear();
@@ -143,6 +158,11 @@ bool Connection::read_once() {
   if (status != net::IoStatus::Done) return true;
   last_activity_ns_ = worker_.loop().now_ns();
   if (lingering_) return true;
+  if (!sniffed_) {
+    const bool kept = !in_.empty();
+    // Parsed from in_ by drain_input() when the first bytes had to be kept.
+    if (!sniff(data, n) || kept) return true;
+  }
   const std::size_t used = parse(data, n);
   if (used < n && !closing_) in_.append(data + used, n - used);
   return true;
@@ -180,16 +200,7 @@ void Connection::on_head() {
   request_ = Request{};
   request_.head_only = parser_.method() == "HEAD";
   request_.http10 = parser_.http_minor() == 0;
-  const std::string_view path = parser_.path();
-  if (path == "/count") {
-    request_.kind = Kind::Count;
-  } else if (path == "/reset") {
-    request_.kind = Kind::Reset;
-  } else if (const std::string_view query = parser_.query(); !query.empty()) {
-    if (auto error = parse_overrides(query, request_.overrides)) {
-      request_.bad_override = error->message;
-    }
-  }
+  request_.target = read_target(parser_.path(), parser_.query());
   const bool has_body = parser_.chunked() || parser_.content_length().value_or(0) > 0;
   if (parser_.expect_continue() && has_body) Responses::append_continue(out());
 }
@@ -199,31 +210,23 @@ void Connection::on_message() {
   phase_ = Phase::Idle;
   ++requests_;
   Request& r = request_;
-  r.keep_alive = parser_.keep_alive() && !r.overrides.close;
+  r.keep_alive = parser_.keep_alive() && !r.target.overrides.close;
   r.completed_ns = worker_.loop().now_ns();
-  if (r.kind != Kind::Normal || !r.bad_override.empty()) {
+  if (r.target.kind != Kind::Normal || !r.target.bad_override.empty()) {
     answer();
     return;
   }
   // Upgrade: websocket is answered as a handshake, with 400 when Connection: upgrade is missing
   // (RFC 6455 4.2.1), rather than as a plain GET the client would take for a refusal it
   // cannot explain.
-  if (!r.overrides.status && ws::wants_websocket(parser_)) {
+  if (!r.target.overrides.status && ws::wants_websocket(parser_)) {
     accept_websocket();
     return;
   }
-  WorkerCounters::add(worker_.counters().requests, std::uint64_t{1});
-  const ServerOptions& o = worker_.options();
-  if (r.overrides.status) {
-    r.status = *r.overrides.status;
-  } else if (o.error_percent > 0 ? worker_.spread().next() : o.error_status != 0) {
-    r.status = worker_.responses().error_status();
-    r.canned_error = true;
-  }
-  const std::int64_t delay = r.overrides.delay_ns.value_or(o.delay.count());
-  if (delay > 0) {
+  r.decision = decide(r.target, worker_);
+  if (r.decision.delay_ns > 0) {
     phase_ = Phase::Delayed;
-    worker_.loop().schedule(delay_timer_, r.completed_ns + delay);
+    worker_.loop().schedule(delay_timer_, r.completed_ns + r.decision.delay_ns);
     return;
   }
   answer();
@@ -234,7 +237,7 @@ void Connection::answer() {
   std::string& o = out();
   const Responses& responses = worker_.responses();
   const Framing framing{http::persistence_for(keep_alive, request_.http10), request_.head_only};
-  switch (request_.kind) {
+  switch (request_.target.kind) {
     case Kind::Count:
       responses.append_count(o, worker_.shared().served(), framing);
       break;
@@ -252,17 +255,18 @@ void Connection::answer() {
 void Connection::answer_normal(std::string& buffer, Framing framing) {
   const Request& r = request_;
   const Responses& responses = worker_.responses();
-  if (!r.bad_override.empty()) {
+  const Overrides& overrides = r.target.overrides;
+  if (!r.target.bad_override.empty()) {
     WorkerCounters::add(worker_.counters().bad_requests, std::uint64_t{1});
-    responses.append_text(buffer, 400, r.bad_override, framing);
+    responses.append_text(buffer, 400, r.target.bad_override, framing);
     return;
   }
-  if (r.overrides.status || r.overrides.size) {
-    responses.append_custom(buffer, {r.status, r.overrides.size}, framing);
+  if (overrides.status || overrides.size) {
+    responses.append_custom(buffer, {r.decision.status, overrides.size}, framing);
   } else {
-    responses.append_canned(buffer, r.canned_error ? Canned::Error : Canned::Ok, framing);
+    responses.append_canned(buffer, r.decision.canned_error ? Canned::Error : Canned::Ok, framing);
   }
-  if (r.status >= 400) WorkerCounters::add(worker_.counters().errors, std::uint64_t{1});
+  if (r.decision.status >= 400) WorkerCounters::add(worker_.counters().errors, std::uint64_t{1});
   // Start times are summed relative to the batch's first one, so the sum cannot overflow.
   if (answered_in_batch_++ == 0) batch_base_ns_ = r.completed_ns;
   batch_offsets_ns_ += r.completed_ns - batch_base_ns_;
@@ -315,6 +319,10 @@ bool Connection::flush() {
 
 // After an activation: close when done, else make sure a timer will come back.
 void Connection::finish_up() {
+  if (input_.eof && !sniffed_) {
+    sniffed_ = true;  // a preface cut short: HTTP/1.1's parser says what is wrong with it
+    drain_input();
+  }
   if (input_.eof && !closing_ && phase_ != Phase::Delayed && in_.empty()) {
     // Nothing more will come: a request cut short gets its 400, then the connection closes.
     if (parser_.finish().event == http::Event::Error && phase_ != Phase::Idle) {
@@ -363,7 +371,7 @@ void Connection::on_delay() {
 }
 
 void Connection::on_deadline() {
-  if (websocket_) return;
+  if (websocket_ || http2_) return;
   const std::int64_t due = deadline();
   if (due == kNever) return;
   if (worker_.loop().now_ns() < due) {
@@ -408,7 +416,8 @@ bool Connection::output_full() const {
 }
 
 bool Connection::blocked() const {
-  return upgrade_pending_ || phase_ == Phase::Delayed || (closing_ && !lingering_) || output_full();
+  return upgrade_pending_ || h2_pending_ || phase_ == Phase::Delayed || (closing_ && !lingering_) ||
+         output_full();
 }
 
 // A WebSocket upgrade request is complete: queue the 101 (the switch happens once parsing has
@@ -426,7 +435,7 @@ void Connection::accept_websocket() {
     return;
   }
   ws::append_accept(out(), verdict.key);
-  ws_delay_ns_ = request_.overrides.delay_ns.value_or(worker_.options().delay.count());
+  ws_delay_ns_ = request_.target.overrides.delay_ns.value_or(worker_.options().delay.count());
   upgrade_pending_ = true;
 }
 
@@ -449,6 +458,38 @@ void Connection::start_websocket() {
   websocket_ = true;
   if (!ws_) ws_ = std::make_unique<WsConnection>(worker_, *this);
   ws_->start(std::move(handover));
+}
+
+// Compares the connection's first bytes with the HTTP/2 client preface. True when they go to
+// the HTTP/1.1 parser now (`data` itself: nothing was kept before); else they are kept in in_,
+// to wait for more or to hand over to HTTP/2.
+bool Connection::sniff(const char* data, std::size_t n) {
+  std::string_view seen(data, n);
+  if (!in_.empty()) {
+    in_.append(data, n);
+    seen = in_;
+  }
+  const h2::PrefaceMatch match = h2::match_preface(seen);
+  if (match == h2::PrefaceMatch::Mismatch) {
+    sniffed_ = true;
+    return true;
+  }
+  if (seen.data() == data) in_.assign(data, n);
+  if (match == h2::PrefaceMatch::Complete) sniffed_ = h2_pending_ = true;
+  return false;
+}
+
+// Lends the stream and hands the bytes read so far to the HTTP/2 side.
+void Connection::start_h2() {
+  H2Handover handover;
+  handover.stream = stream_.get();
+  handover.input.swap(in_);
+  handover.socket = input_;
+  worker_.loop().cancel(deadline_timer_);
+  h2_pending_ = false;
+  http2_ = true;
+  if (!h2_) h2_ = std::make_unique<H2Connection>(worker_, *this);
+  h2_->start(std::move(handover));
 }
 
 }  // namespace stampede::server

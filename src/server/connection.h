@@ -19,6 +19,8 @@
 #include "http/request_parser.h"
 #include "net/event_loop.h"
 #include "net/stream.h"
+#include "server/decision.h"
+#include "server/h2_connection.h"
 #include "server/overrides.h"
 #include "server/responses.h"
 #include "server/socket_input.h"
@@ -55,18 +57,13 @@ class Connection final : public net::IoHandler {
     Body,     // head complete, body being read
     Delayed,  // request complete, its answer waits for the delay timer
   };
-  enum class Kind : std::uint8_t { Normal, Count, Reset };
-
   // What the current request asked for, decided when its head completes.
   struct Request {
-    Kind kind = Kind::Normal;
+    Target target;
     bool head_only = false;
     bool http10 = false;  // an HTTP/1.0 request: keep-alive must be said, it is not the default
     bool keep_alive = true;
-    Overrides overrides;
-    std::string_view bad_override;  // a static message: answer 400, keep the connection
-    int status = 200;
-    bool canned_error = false;
+    Decision decision;
     std::int64_t completed_ns = 0;
   };
 
@@ -94,6 +91,8 @@ class Connection final : public net::IoHandler {
   bool blocked() const;
   void accept_websocket();
   void start_websocket();
+  bool sniff(const char* data, std::size_t n);
+  void start_h2();
 
   Worker& worker_;
   std::unique_ptr<net::Stream> stream_;
@@ -123,6 +122,12 @@ class Connection final : public net::IoHandler {
   std::int64_t ws_delay_ns_ = 0;
   bool upgrade_pending_ = false;
   bool websocket_ = false;
+  // HTTP/2 with prior knowledge: the first bytes are compared with the client preface until
+  // they differ (sniffed_) or it is complete (h2_pending_); then h2_ has the connection.
+  std::unique_ptr<H2Connection> h2_;  // made on the first switch, kept with the pooled object
+  bool sniffed_ = false;
+  bool h2_pending_ = false;
+  bool http2_ = false;
 };
 
 }  // namespace stampede::server

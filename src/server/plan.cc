@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "h2/session_options.h"
 #include "http/tokens.h"
 #include "tls/self_signed.h"
 
@@ -85,6 +86,10 @@ Expected<void> check_limits(const ServerOptions& o) {
   if (o.max_connections > kMaxConnections) {
     return make_error(fmt::format("--max-connections: from 1 to {}, got '{}'", kMaxConnections,
                                   o.max_connections));
+  }
+  if (o.max_streams < h2::kMinMaxStreams || o.max_streams > h2::kMaxMaxStreams) {
+    return make_error(fmt::format("--max-streams: from {} to {}, got '{}'", h2::kMinMaxStreams,
+                                  h2::kMaxMaxStreams, o.max_streams));
   }
   return {};
 }

@@ -16,11 +16,6 @@ constexpr std::string_view kErrorBody = "ERROR";
 constexpr std::string_view kTextPlain = "text/plain";
 constexpr std::string_view kJson = "application/json";
 
-// 1xx, 204 and 304 responses carry no body (RFC 9110 6.4.1).
-bool has_body(int status) {
-  return status >= 200 && status != 204 && status != 304;
-}
-
 std::string delay_as_json(std::chrono::nanoseconds delay) {
   if (delay.count() % 1'000'000 == 0) return fmt::format("{}", delay.count() / 1'000'000);
   return fmt::format("{}", static_cast<double>(delay.count()) / 1e6);
@@ -48,6 +43,26 @@ Responses::Responses(const Shared& shared)
         build(error_status_, kTextPlain, has_body(error_status_) ? kErrorBody : "", persistence);
   }
   set_date(wall_seconds());
+}
+
+// 1xx, 204 and 304 responses carry no body (RFC 9110 6.4.1).
+bool Responses::has_body(int status) {
+  return status >= 200 && status != 204 && status != 304;
+}
+
+std::string_view Responses::body_for(int status) const {
+  if (!has_body(status)) return {};
+  return status < 400 ? std::string_view(body_) : kErrorBody;
+}
+
+std::string_view Responses::content_type_for(int status, bool filler) const {
+  return status < 400 && !filler ? std::string_view(content_type_) : kTextPlain;
+}
+
+std::string_view Responses::count_json(char (&buffer)[256], std::uint64_t served) const {
+  const auto end = fmt::format_to_n(buffer, sizeof buffer, R"({{"id":{},"served":{},"delay":{}}})",
+                                    id_json_, served, delay_json_);
+  return {buffer, std::min(end.size, sizeof buffer)};
 }
 
 void Responses::append_head(std::string& out, int status, std::string_view content_type,
@@ -101,9 +116,7 @@ void Responses::append_custom(std::string& out, const CustomResponse& response,
 
 void Responses::append_count(std::string& out, std::uint64_t served, Framing framing) const {
   char body[256];  // validate() bounds the id to 64 visible characters
-  const auto end = fmt::format_to_n(body, sizeof body, R"({{"id":{},"served":{},"delay":{}}})",
-                                    id_json_, served, delay_json_);
-  const std::string_view text(body, std::min(end.size, sizeof body));
+  const std::string_view text = count_json(body, served);
   append_head(out, 200, kJson, text.size(), framing.persistence);
   if (!framing.head_only) out.append(text);
 }

@@ -52,6 +52,19 @@ class Responses {
 
   int error_status() const { return error_status_; }
 
+  // The parts of an answer, for HTTP/2 (which frames them itself). The views live as long as
+  // this object; date() changes once a second.
+  std::string_view date() const { return view(date_); }
+  std::string_view id() const { return id_; }
+  // The body and content type of a served request's answer: `status` < 400: the configured
+  // body, else "ERROR"; none for 204 and 304 (has_body()). With `filler`, the caller sends that
+  // many filler bytes ('x') as text/plain instead.
+  std::string_view body_for(int status) const;
+  std::string_view content_type_for(int status, bool filler) const;
+  static bool has_body(int status);
+  // The JSON of /count and /reset, into `buffer`; returns the view of it.
+  std::string_view count_json(char (&buffer)[256], std::uint64_t served) const;
+
  private:
   struct Prebuilt {
     std::string bytes;

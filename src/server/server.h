@@ -45,6 +45,8 @@ struct ServerOptions {
   // maxconn); 0: no cap but the descriptor limit. Past it no connection is accepted (they
   // wait in the listen queue) until one closes.
   std::uint32_t max_connections = 0;
+  // --max-streams: HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS per connection, 1..10000.
+  std::uint32_t max_streams = 128;
   net::IoBackend io = net::kDefaultIoBackend;  // --io: what each worker's loop waits with
 };
 

@@ -1,0 +1,280 @@
+// server::H2Connection over an in-memory TestStream (connection_harness.h), with an nghttp2
+// client session in the test as the peer, and raw frames built by hand for the hostile cases:
+// the preface a byte at a time, the answer rule shared with HTTP/1.1, independent delays of
+// concurrent streams, the body cap, the header timeout, and GOAWAY for an HPACK bomb, a PING
+// flood and DATA on stream 0.
+#include <gtest/gtest.h>
+#include <nghttp2/nghttp2.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "h2/preface.h"
+#include "server/plan.h"
+#include "unit/server/connection_harness.h"
+
+namespace stampede::server {
+namespace {
+
+struct H2Answer {
+  int status = 0;
+  std::string body;
+  bool done = false;
+};
+
+// An nghttp2 client session: submit requests, pump bytes through the harness, read answers.
+class H2Peer {
+ public:
+  H2Peer() {
+    nghttp2_session_callbacks* cb = nullptr;
+    nghttp2_session_callbacks_new(&cb);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
+    nghttp2_session_client_new(&session_, cb, this);
+    nghttp2_session_callbacks_del(cb);
+    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, nullptr, 0);
+  }
+  ~H2Peer() { nghttp2_session_del(session_); }
+
+  std::int32_t get(const std::string& path, const std::string& extra_value = "") {
+    std::vector<nghttp2_nv> nv = {nv_of(":method", "GET"), nv_of(":scheme", "http"),
+                                  nv_of(":authority", "x"), nv_of(":path", path)};
+    if (!extra_value.empty()) nv.push_back(nv_of("x-big", extra_value));
+    return nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(), nullptr, nullptr);
+  }
+  // A POST with `size` body bytes.
+  std::int32_t post(std::size_t size) {
+    body_left_ = size;
+    std::vector<nghttp2_nv> nv = {nv_of(":method", "POST"), nv_of(":scheme", "http"),
+                                  nv_of(":authority", "x"), nv_of(":path", "/")};
+    nghttp2_data_provider provider{};
+    provider.source.ptr = this;
+    provider.read_callback = read_body;
+    return nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(), &provider, nullptr);
+  }
+  // The client's pending frames, preface first.
+  std::string take_output() {
+    std::string out;
+    for (;;) {
+      const std::uint8_t* bytes = nullptr;
+      const ssize_t n = nghttp2_session_mem_send(session_, &bytes);
+      if (n <= 0) break;
+      out.append(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(n));
+    }
+    return out;
+  }
+  void receive(const std::string& bytes) {
+    nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                             bytes.size());
+  }
+
+  std::map<std::int32_t, H2Answer> answers;
+  std::vector<std::int32_t> finished;  // stream ids in the order their answers ended
+  int goaway_code = -1;
+
+ private:
+  static nghttp2_nv nv_of(const char* name, const std::string& value) {
+    return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name)),
+            reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), strlen(name),
+            value.size(), NGHTTP2_NV_FLAG_NONE};
+  }
+  static H2Peer& self(void* user) { return *static_cast<H2Peer*>(user); }
+  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
+                       std::size_t namelen, const std::uint8_t* value, std::size_t valuelen,
+                       std::uint8_t, void* user) {
+    if (std::string_view(reinterpret_cast<const char*>(name), namelen) == ":status") {
+      self(user).answers[frame->hd.stream_id].status =
+          std::stoi(std::string(reinterpret_cast<const char*>(value), valuelen));
+    }
+    return 0;
+  }
+  static int on_data(nghttp2_session*, std::uint8_t, std::int32_t id, const std::uint8_t* data,
+                     std::size_t length, void* user) {
+    self(user).answers[id].body.append(reinterpret_cast<const char*>(data), length);
+    return 0;
+  }
+  static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+    H2Peer& p = self(user);
+    if (frame->hd.type == NGHTTP2_GOAWAY)
+      p.goaway_code = static_cast<int>(frame->goaway.error_code);
+    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
+        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+      p.answers[frame->hd.stream_id].done = true;
+      p.finished.push_back(frame->hd.stream_id);
+    }
+    return 0;
+  }
+  static ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
+                           std::uint32_t* flags, nghttp2_data_source* source, void*) {
+    H2Peer& p = *static_cast<H2Peer*>(source->ptr);
+    const std::size_t n = std::min(length, p.body_left_);
+    std::memset(buffer, 'b', n);
+    p.body_left_ -= n;
+    if (p.body_left_ == 0) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return static_cast<ssize_t>(n);
+  }
+
+  nghttp2_session* session_ = nullptr;
+  std::size_t body_left_ = 0;
+};
+
+// A raw frame header (RFC 9113 4.1) and payload.
+std::string raw_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
+                      const std::string& payload) {
+  std::string f;
+  const std::size_t n = payload.size();
+  f.push_back(static_cast<char>(n >> 16));
+  f.push_back(static_cast<char>(n >> 8));
+  f.push_back(static_cast<char>(n));
+  f.push_back(static_cast<char>(type));
+  f.push_back(static_cast<char>(flags));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    f.push_back(static_cast<char>(stream >> shift));
+  return f + payload;
+}
+
+class ServerH2 : public WorkerHarness {
+ protected:
+  // Client frames in, server frames back to the client, until neither side has more.
+  void pump() {
+    for (int round = 0; round < 50; ++round) {
+      const std::string to_server = peer_.take_output();
+      if (!to_server.empty() && !closed()) deliver(to_server);
+      const std::string to_client = stream_->take_written();
+      if (to_client.empty() && to_server.empty()) return;
+      peer_.receive(to_client);
+    }
+  }
+  H2Peer peer_;
+};
+
+TEST_F(ServerH2, PrefaceAByteAtATimeThenAGetIsAnswered) {
+  open();
+  const std::string first = peer_.take_output();
+  for (std::size_t i = 0; i < h2::kClientPreface.size() - 1; ++i) {
+    deliver(first.substr(i, 1));
+    EXPECT_EQ(stream_->take_written(), "") << "decided after " << i + 1 << " bytes";
+  }
+  deliver(first.substr(h2::kClientPreface.size() - 1));
+  peer_.receive(stream_->take_written());
+  const std::int32_t id = peer_.get("/");
+  pump();
+  EXPECT_EQ(peer_.answers[id].status, 200);
+  EXPECT_EQ(peer_.answers[id].body, "OK");
+  EXPECT_EQ(requests(), 1u);
+  hang_up();
+  EXPECT_TRUE(closed());
+}
+
+TEST_F(ServerH2, TheAnswerRuleIsHttp11s) {
+  open();
+  const std::int32_t custom = peer_.get("/a?status=503&size=10");
+  const std::int32_t bad = peer_.get("/?status=99");
+  const std::int32_t head = peer_.get("/count");
+  pump();
+  EXPECT_EQ(peer_.answers[custom].status, 503);
+  EXPECT_EQ(peer_.answers[custom].body, std::string(10, 'x'));
+  EXPECT_EQ(peer_.answers[bad].status, 400);
+  EXPECT_EQ(peer_.answers[head].status, 200);
+  EXPECT_NE(peer_.answers[head].body.find("\"served\":1"), std::string::npos)
+      << peer_.answers[head].body;
+  EXPECT_EQ(requests(), 1u);
+  EXPECT_EQ(errors(), 1u);
+  EXPECT_EQ(bad_requests(), 1u);
+}
+
+TEST_F(ServerH2, ConcurrentStreamsAreDelayedIndependently) {
+  open();
+  const std::int32_t slow = peer_.get("/?delay=400");
+  const std::int32_t quick = peer_.get("/?delay=20");
+  pump();
+  EXPECT_TRUE(peer_.finished.empty());
+  run_loop_until([&] {
+    peer_.receive(stream_->take_written());
+    return peer_.finished.size() == 2;
+  });
+  ASSERT_EQ(peer_.finished.size(), 2u);
+  EXPECT_EQ(peer_.finished[0], quick);  // not held behind the slow one, as in HTTP/1.1
+  EXPECT_EQ(peer_.finished[1], slow);
+}
+
+TEST_F(ServerH2, BodyOverTheCapGets413) {
+  ServerOptions o;
+  o.max_body_bytes = 1000;
+  make_worker(o);
+  open();
+  const std::int32_t id = peer_.post(5000);
+  pump();
+  EXPECT_EQ(peer_.answers[id].status, 413);
+  EXPECT_EQ(bad_requests(), 1u);
+  EXPECT_EQ(requests(), 0u);
+}
+
+TEST_F(ServerH2, NoHeadersWithinTheHeaderTimeoutCloses) {
+  ServerOptions o;
+  o.header_timeout = std::chrono::milliseconds(30);
+  make_worker(o);
+  open();
+  deliver(std::string(h2::kClientPreface));
+  run_loop_until([&] { return closed(); });
+  EXPECT_TRUE(closed());
+}
+
+TEST_F(ServerH2, AnHpackBombEndsWithEnhanceYourCalm) {
+  open();
+  peer_.get("/", std::string(20000, 'a'));  // over --max-header-bytes (16 KiB) once decoded
+  pump();
+  EXPECT_EQ(peer_.goaway_code, NGHTTP2_ENHANCE_YOUR_CALM);
+  EXPECT_TRUE(closed());
+}
+
+TEST_F(ServerH2, APingFloodEndsWithEnhanceYourCalm) {
+  open();
+  std::string flood = peer_.take_output();
+  for (int i = 0; i < 1100; ++i)
+    flood += raw_frame(NGHTTP2_PING, 0, 0, std::string(8, 'p'));
+  stream_->set_write_capacity(static_cast<std::size_t>(-1));
+  deliver(flood);
+  peer_.receive(stream_->take_written());
+  EXPECT_EQ(peer_.goaway_code, NGHTTP2_ENHANCE_YOUR_CALM);
+  EXPECT_TRUE(closed());
+}
+
+TEST_F(ServerH2, DataOnStreamZeroIsAProtocolError) {
+  open();
+  deliver(peer_.take_output() + raw_frame(NGHTTP2_DATA, 0, 0, "abc"));
+  peer_.receive(stream_->take_written());
+  EXPECT_EQ(peer_.goaway_code, NGHTTP2_PROTOCOL_ERROR);
+  EXPECT_TRUE(closed());
+}
+
+TEST_F(ServerH2, Http11StillServedAfterTheSniff) {
+  open();
+  deliver("P");  // could be the preface...
+  EXPECT_EQ(stream_->take_written(), "");
+  deliver("OST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");  // ...but is not
+  EXPECT_NE(stream_->take_written().find("HTTP/1.1 200"), std::string::npos);
+  EXPECT_EQ(requests(), 1u);
+}
+
+TEST(ServerH2Plan, MaxStreamsOutsideItsRangeIsRefused) {
+  for (std::uint32_t n : {0u, 10001u}) {
+    ServerOptions o;
+    o.max_streams = n;
+    auto plan = prepare(o);
+    ASSERT_FALSE(plan) << n;
+    EXPECT_NE(plan.error().message.find("--max-streams: from 1 to 10000"), std::string::npos)
+        << plan.error().message;
+  }
+  for (std::uint32_t n : {1u, 10000u}) {
+    ServerOptions o;
+    o.max_streams = n;
+    EXPECT_TRUE(prepare(o)) << n;
+  }
+}
+
+}  // namespace
+}  // namespace stampede::server
