@@ -2,6 +2,7 @@
 // names, and a server session built with make_options()/submit_settings() announcing our limits.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "h2/error_codes.h"
@@ -71,11 +72,18 @@ TEST(H2SessionOptions, ServerAnnouncesItsLimits) {
   const std::uint8_t* bytes = nullptr;
   const ssize_t n = nghttp2_session_mem_send(server, &bytes);
   ASSERT_GT(n, 9);
-  EXPECT_EQ(bytes[3], NGHTTP2_SETTINGS);
-  EXPECT_EQ(nghttp2_session_get_local_settings(server, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS),
-            7u);
-  EXPECT_EQ(nghttp2_session_get_local_settings(server, NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE),
-            static_cast<std::uint32_t>(kMaxWindow));
+  ASSERT_EQ(bytes[3], NGHTTP2_SETTINGS);
+  // The entries of that frame (nghttp2 applies them locally only once the peer acks).
+  const std::size_t length = (std::size_t{bytes[0]} << 16) | (bytes[1] << 8) | bytes[2];
+  std::map<int, std::uint32_t> sent;
+  for (std::size_t at = 9; at + 6 <= 9 + length; at += 6) {
+    const int id = (bytes[at] << 8) | bytes[at + 1];
+    sent[id] = (std::uint32_t{bytes[at + 2]} << 24) | (std::uint32_t{bytes[at + 3]} << 16) |
+               (std::uint32_t{bytes[at + 4]} << 8) | bytes[at + 5];
+  }
+  EXPECT_EQ(sent[NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS], 7u);
+  EXPECT_EQ(sent[NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE], static_cast<std::uint32_t>(kMaxWindow));
+  EXPECT_EQ(sent[NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE], 1000u);
   EXPECT_EQ(nghttp2_session_get_local_window_size(server), kMaxWindow);
   nghttp2_session_del(server);
 }
