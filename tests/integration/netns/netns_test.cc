@@ -45,27 +45,12 @@ TEST(Netns, ShardsInTheirOwnNamespacesMergeIntoTheExactRun) {
   TempDir dir;
   std::vector<std::unique_ptr<ChildProcess>> shards;
   for (int k = 1; k <= kShards; ++k) {
-    shards.push_back(std::make_unique<ChildProcess>(
-        std::vector<std::string>{"ip",
-                                 "netns",
-                                 "exec",
-                                 net.shard_namespace(k),
-                                 STAMPEDE_BINARY,
-                                 "-n",
-                                 std::to_string(kRequests),
-                                 "-c",
-                                 "3",
-                                 "-k",
-                                 "--cores",
-                                 "1",
-                                 "--index",
-                                 "ID",
-                                 "--shard",
-                                 std::to_string(k) + "/" + std::to_string(kShards),
-                                 "--save",
-                                 dir.path() + "/shard" + std::to_string(k),
-                                 "--quiet",
-                                 server->url("/item/ID")}));
+    const std::string save = dir.path() + "/shard" + std::to_string(k);
+    const std::string shard = std::to_string(k) + "/" + std::to_string(kShards);
+    shards.push_back(std::make_unique<ChildProcess>(net.in_shard_namespace(
+        k,
+        {STAMPEDE_BINARY, "-n", std::to_string(kRequests), "-c", "3", "-k", "--cores", "1",
+         "--index", "ID", "--shard", shard, "--save", save, "--quiet", server->url("/item/ID")})));
   }
   loadgen::ResultMerger merger(/*force=*/false);
   for (int k = 1; k <= kShards; ++k) {

@@ -20,9 +20,16 @@ using namespace std::chrono_literals;
 
 constexpr const char* kPrefix = "stpd";
 
+// iproute2's ip (children are started by path); empty when it is not installed.
+std::string ip_path() {
+  for (const char* path : {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"})
+    if (::access(path, X_OK) == 0) return path;
+  return {};
+}
+
 // Runs `ip args...`; the error text when it fails, else empty.
 std::string ip(std::vector<std::string> args) {
-  args.insert(args.begin(), "ip");
+  args.insert(args.begin(), ip_path());
   const RunResult r = run_command(std::move(args), 10s);
   if (r.status == 0) return {};
   return r.err.empty() ? "ip exited " + std::to_string(r.status) : r.err;
@@ -30,7 +37,7 @@ std::string ip(std::vector<std::string> args) {
 
 // Namespaces named "stpd<pid>-..." whose test process is gone.
 void remove_leftovers() {
-  const RunResult list = run_command({"ip", "netns", "list"}, 10s);
+  const RunResult list = run_command({ip_path(), "netns", "list"}, 10s);
   std::istringstream lines(list.out);
   for (std::string line; std::getline(lines, line);) {
     const std::string name = line.substr(0, line.find(' '));
@@ -62,7 +69,7 @@ Topology::Topology(int shards) : prefix_(kPrefix + std::to_string(::getpid()) + 
     unusable_ = "network namespaces need root";
     return;
   }
-  if (run_command({"ip", "netns", "list"}, 10s).status != 0) {
+  if (ip_path().empty() || run_command({ip_path(), "netns", "list"}, 10s).status != 0) {
     unusable_ = "`ip netns` is not available (Debian: iproute2)";
     return;
   }
@@ -79,6 +86,11 @@ Topology::Topology(int shards) : prefix_(kPrefix + std::to_string(::getpid()) + 
 
 Topology::~Topology() {
   remove();
+}
+
+std::vector<std::string> Topology::in_shard_namespace(int k, std::vector<std::string> argv) const {
+  argv.insert(argv.begin(), {ip_path(), "netns", "exec", shard_namespace(k)});
+  return argv;
 }
 
 void Topology::remove() {

@@ -29,6 +29,8 @@ class Topology {
   const std::string& server_namespace() const { return server_; }
   // Shard K's namespace (K from 1).
   const std::string& shard_namespace(int k) const { return shards_[k - 1]; }
+  // `argv` run by `ip netns exec` in shard K's namespace.
+  std::vector<std::string> in_shard_namespace(int k, std::vector<std::string> argv) const;
 
   // Runs `make` with this thread in the server namespace, then returns it to its own: sockets
   // made there stay there (a listener for the shards), threads started there too.
