@@ -86,6 +86,9 @@ Expected<void> check_limits(const ServerOptions& o) {
     return make_error(fmt::format("--max-connections: from 1 to {}, got '{}'", kMaxConnections,
                                   o.max_connections));
   }
+  if (o.over_limit != OverLimit::Queue && o.max_connections == 0) {
+    return make_error("--over-limit needs --max-connections");
+  }
   return {};
 }
 
