@@ -5,13 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "balancer/worker.h"
+#include "core/units.h"
 
 namespace stampede::balancer {
 namespace {
-
-double ms(std::int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
 
 // Replies the balancer produced itself, by status, summed over workers.
 std::vector<std::pair<int, std::uint64_t>> local_reply_counts(const Fleet& fleet) {
@@ -27,10 +24,13 @@ std::vector<std::pair<int, std::uint64_t>> local_reply_counts(const Fleet& fleet
 }
 
 nlohmann::ordered_json latency_json(const stats::Histogram& h) {
-  return {{"count", h.count()},          {"mean", h.mean() / 1e6},
-          {"p50", ms(h.percentile(50))}, {"p90", ms(h.percentile(90))},
-          {"p99", ms(h.percentile(99))}, {"p999", ms(h.percentile(99.9))},
-          {"max", ms(h.max())}};
+  return {{"count", h.count()},
+          {"mean", h.mean() / 1e6},
+          {"p50", ns_to_ms(h.percentile(50))},
+          {"p90", ns_to_ms(h.percentile(90))},
+          {"p99", ns_to_ms(h.percentile(99))},
+          {"p999", ns_to_ms(h.percentile(99.9))},
+          {"max", ns_to_ms(h.max())}};
 }
 
 // The balancer's own resource failures, summed over workers: {accept, connect}.

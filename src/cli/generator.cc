@@ -1,25 +1,20 @@
 #include "cli/generator.h"
 
-#include <pthread.h>
-#include <signal.h>
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/command_line.h"
+#include "cli/file_limit.h"
 #include "cli/find_max.h"
+#include "cli/signal_watcher.h"
 #include "cli/sweep.h"
-#include "core/fd_limit.h"
 #include "loadgen/options.h"
 #include "loadgen/plan.h"
 #include "loadgen/rcfile.h"
@@ -217,73 +212,6 @@ Expected<void> check_leftovers(const CLI::App& app) {
   }
   return {};
 }
-
-// The descriptors open in this process now (the folder listing them is not counted).
-std::uint64_t open_descriptors() {
-  std::error_code ec;
-  std::uint64_t n = 0;
-  for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end;
-       it.increment(ec)) {
-    ++n;
-  }
-  return n > 0 ? n - 1 : 0;
-}
-
-// Each -c connection holds a descriptor for the whole run, besides those open now and each
-// worker's loop (epoll and eventfd). The margin covers files opened on the way (--html, TLS
-// certificates and CA store, the resolver).
-constexpr std::uint64_t kDescriptorsPerWorker = 2;
-constexpr std::uint64_t kDescriptorMargin = 32;
-
-// Raises the open-file limit to its hard maximum (as wrk, nginx and HAProxy do), then refuses a
-// run whose -c connections cannot all be open at once: they would fail with EMFILE, a local
-// failure that would look like the server's.
-Expected<void> fit_file_limit(const Config& config) {
-  raise_fd_limit();
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return {};
-  if (limit.rlim_cur == RLIM_INFINITY) return {};
-  const std::uint64_t workers = std::min(config.cores, config.concurrency);
-  const std::uint64_t needed =
-      open_descriptors() + config.concurrency + kDescriptorsPerWorker * workers + kDescriptorMargin;
-  if (needed <= limit.rlim_cur) return {};
-  return make_error(fmt::format(
-      "-c {} needs about {} open files, more than this process may open ({}; hard limit {}): "
-      "lower -c or raise the limit with ulimit -n",
-      config.concurrency, needed, limit.rlim_cur, limit.rlim_max));
-}
-
-// Receives SIGINT and SIGTERM on its own thread (they are blocked everywhere else) and turns
-// them into a stop request; a second one exits at once. The destructor ends the thread.
-class SignalWatcher {
- public:
-  explicit SignalWatcher(StopSignal& stop) {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    thread_ = std::thread([this, &stop] {
-      int sig = 0;
-      while (sigwait(&set_, &sig) == 0 && !closing_.load()) {
-        // A second signal means the user does not want to wait for the report.
-        if (stop.stop_requested()) std::_Exit(128 + sig);
-        stop.request_stop();
-      }
-    });
-  }
-  ~SignalWatcher() {
-    closing_.store(true);
-    pthread_kill(thread_.native_handle(), SIGTERM);
-    thread_.join();
-  }
-  SignalWatcher(const SignalWatcher&) = delete;
-  SignalWatcher& operator=(const SignalWatcher&) = delete;
-
- private:
-  sigset_t set_;
-  std::atomic<bool> closing_{false};
-  std::thread thread_;
-};
 
 // After the report: the HTML file (1 when it cannot be written), then the thresholds (3 and one
 // line each when crossed).

@@ -19,6 +19,7 @@ struct Raw {
   std::string health_intervals, outage_duration, kill_after, start_timeout, scenarios;
   std::string strategies, rps;
   std::string sweep;  // --sweep-connections (convert_sweep)
+  std::string limit;  // --limit NAME[=N] (convert_limit)
   std::vector<std::string> instance_specs, delays;
 };
 
@@ -48,6 +49,9 @@ void declare(CLI::App& app, Raw& raw, LabConfig& c) {
                  "Open-loop load at this many requests per second; default none: closed loop");
   app.add_option("--slow", raw.slow,
                  "NAME[=MS]: the slow scenario's instance and its delay; default the last, 50 ms");
+  app.add_option("--limit", raw.limit,
+                 "NAME[=N]: the limit scenario's instance and its connection cap; default the "
+                 "last, 2");
   app.add_option("--sessions", raw.sessions, "Sticky sessions; default 4");
   app.add_option("--session-requests", raw.session_requests, "Requests per session; default 300");
   app.add_option("--kill", c.kill_instance, "The instance the outage kills; default the last");
@@ -206,6 +210,19 @@ Expected<void> convert_scenarios(const Raw& raw, LabConfig& c) {
   return {};
 }
 
+// --limit NAME[=N]: the instance the limit scenario caps, and its cap (validate_limit checks
+// both against the pool and the range).
+Expected<void> convert_limit(const Raw& raw, LabConfig& c) {
+  if (raw.limit.empty()) return {};
+  const std::size_t eq = raw.limit.find('=');
+  c.limit_instance = raw.limit.substr(0, eq);
+  if (eq == std::string::npos) return {};
+  auto n = to_count("--limit", raw.limit.substr(eq + 1));
+  if (!n) return n.error();
+  c.limit_connections = *n;
+  return {};
+}
+
 // --sweep-connections: the steps (the generator's syntax); given without --scenarios, the lab
 // runs the sweep alone.
 Expected<void> convert_sweep(const Raw& raw, LabConfig& c) {
@@ -273,6 +290,7 @@ Expected<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   Expected<void> r = convert_pool(raw, c);
   if (r) r = convert_load(raw, c);
   if (r) r = convert_scenarios(raw, c);
+  if (r) r = convert_limit(raw, c);
   if (r) r = choose_balancer(raw, c);
   if (r) r = convert_sweep(raw, c);
   if (!r) return r.error();

@@ -9,10 +9,11 @@
 #include <fmt/format.h>
 
 #include "cli/command_line.h"
+#include "cli/file_limit.h"
 #include "cli/generator.h"
 #include "cli/merge.h"
+#include "cli/signal_watcher.h"
 #include "core/error_line.h"
-#include "core/fd_limit.h"
 #include "loadgen/hooks.h"
 #include "loadgen/merge.h"
 #include "loadgen/report/json.h"
@@ -48,6 +49,10 @@ Expected<CliRequest> parse_for_rank(int argc, char** argv, const mpi::World& wor
       Shard{static_cast<std::uint32_t>(world.rank() + 1), static_cast<std::uint32_t>(world.size())};
   if (auto r = check_shard(config.shard, config.concurrency, config.max_requests); !r) {
     return make_error(fmt::format("{} (mpirun -np {})", r.error().message, world.size()));
+  }
+  // Each rank opens its own part of -c, within its own limit (hosts may differ).
+  if (auto fits = fit_file_limit(config); !fits) {
+    return make_error(fmt::format("{} (mpirun -np {})", fits.error().message, world.size()));
   }
   return request;
 }
@@ -126,9 +131,8 @@ int report_on_rank0(const std::vector<std::string>& lines, const CliSettings& se
 }
 
 // This rank's part: the common start, the run, the reduction. A failed run aborts the job.
-int run_rank(const mpi::World& world, CliRequest& request) {
+int run_rank(const mpi::World& world, CliRequest& request, StopSignal& stop) {
   Plan& plan = request.plan;
-  raise_fd_limit();
   plan.config.io = settle_io_backend(plan.config.io);
   world.barrier();
   const mpi::ClockOffset offset = mpi::measure_offset(world);
@@ -138,6 +142,9 @@ int run_rank(const mpi::World& world, CliRequest& request) {
   RunHooks hooks;
   // Rank 0's progress lines (its shard's); the other ranks print nothing.
   hooks.progress = world.rank() == 0 && !request.settings.quiet ? &std::cerr : nullptr;
+  // Ctrl-C on mpirun reaches every rank (mpirun passes it on as SIGTERM): each stops its run
+  // and the reduction below goes on, so rank 0 reports what ran, as a single run does.
+  hooks.stop = &stop;
   auto result = run(plan, hooks);
   if (!result) {
     print_error_line(
@@ -162,6 +169,9 @@ int run_rank(const mpi::World& world, CliRequest& request) {
 }  // namespace
 
 int mpi_main(int argc, char** argv) {
+  // Before MPI_Init, so that MPI's own threads inherit the blocked signals.
+  StopSignal stop;
+  SignalWatcher watcher(stop);
   mpi::World world(argc, argv);
   Expected<CliRequest> request = make_error("not parsed");
   try {
@@ -184,7 +194,7 @@ int mpi_main(int argc, char** argv) {
   // may be waiting for this one in a collective).
   std::string failure;
   try {
-    return run_rank(world, *request);
+    return run_rank(world, *request, stop);
   } catch (const std::exception& e) {
     failure = e.what();
   } catch (...) {

@@ -25,6 +25,7 @@ struct RawArgs {
   std::string max_header_bytes, max_uri_bytes, max_body_bytes;
   std::string idle_timeout, header_timeout, drain_timeout, max_connections, max_streams;
   std::optional<std::string> io;
+  std::string over_limit;
 };
 
 void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
@@ -86,6 +87,10 @@ void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
   app.add_option("--max-streams", raw.max_streams,
                  "HTTP/2 streams open at once per connection (1 to 10000); default 128")
       ->type_name("N");
+  app.add_option("--over-limit", raw.over_limit,
+                 "Past --max-connections: queue (wait to be accepted), close or reset each new "
+                 "connection at once; default queue")
+      ->type_name("queue|close|reset");
   add_io_option(app, raw.io);
 }
 
@@ -97,6 +102,13 @@ Expected<std::uint64_t> to_count(std::string_view flag, const std::string& text,
         fmt::format("{}: expected a whole number up to {}, got '{}'", flag, max, text));
   }
   return *n;
+}
+
+Expected<OverLimit> to_over_limit(const std::string& text) {
+  if (text == "queue") return OverLimit::Queue;
+  if (text == "close") return OverLimit::Close;
+  if (text == "reset") return OverLimit::Reset;
+  return make_error(fmt::format("--over-limit: expected queue, close or reset, got '{}'", text));
 }
 
 // A count that must be at least 1 when given (0 is the API's "not set"); in the words of
@@ -169,6 +181,7 @@ Expected<void> convert_numbers(const RawArgs& raw, ServerOptions& s) {
   if (r)
     r = convert_into(raw.max_connections, s.max_connections,
                      [](auto& t) { return to_positive("--max-connections", t, 1'000'000); });
+  if (r) r = convert_into(raw.over_limit, s.over_limit, to_over_limit);
   if (r)
     r = convert_into(raw.max_streams, s.max_streams,
                      [](auto& t) { return to_positive("--max-streams", t, 10'000); });

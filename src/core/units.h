@@ -9,6 +9,11 @@
 
 namespace stampede {
 
+// Nanoseconds as milliseconds (for reports: 1 500 000 ns -> 1.5).
+inline constexpr double ns_to_ms(std::int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
 // A non-negative integer with an optional k/m/g suffix (x1000). "1.5k" -> 1500.
 // Rejects empty, negative, non-numeric and overflowing input.
 Expected<std::uint64_t> parse_count(std::string_view text);

@@ -14,19 +14,10 @@ constexpr ParseError kBadExtension{400, "INVALID_CHUNK_EXTENSION",
 constexpr ParseError kExtensionsTooLarge{400, "CHUNK_EXTENSIONS_TOO_LARGE",
                                          "chunk extensions exceed the head limit"};
 constexpr ParseError kDataCrlf{400, "CHUNK_DATA_CRLF", "chunk data not followed by CRLF"};
-constexpr ParseError kBareLf{400, "BARE_LF", "line ending without CR (bare LF)"};
-constexpr ParseError kBareCr{400, "BARE_CR", "CR not followed by LF"};
-constexpr ParseError kBadName{400, "INVALID_HEADER_NAME", "trailer name is not a token"};
-constexpr ParseError kObsFold{400, "OBS_FOLD", "obsolete trailer line folding"};
+constexpr ParseError kBadTrailerName{400, "INVALID_HEADER_NAME", "trailer name is not a token"};
+constexpr ParseError kTrailerObsFold{400, "OBS_FOLD", "obsolete trailer line folding"};
 constexpr ParseError kTrailersTooLarge{431, "TRAILERS_TOO_LARGE",
                                        "head and trailers exceed the head limit"};
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // Bytes a chunk extension may hold: VCHAR, obs-text, SP, HTAB (the rest of its syntax is
 // llhttp's to check).
@@ -103,7 +94,7 @@ std::optional<ParseError> ChunkedChecker::step(char c) {
         state_ = State::FinalLf;
         return std::nullopt;
       }
-      if (c == ' ' || c == '\t') return error(kObsFold);
+      if (c == ' ' || c == '\t') return error(kTrailerObsFold);
       if (c == '\n') return error(kBareLf);
       state_ = State::Name;
       [[fallthrough]];
@@ -114,7 +105,7 @@ std::optional<ParseError> ChunkedChecker::step(char c) {
         state_ = State::Line;
         return std::nullopt;
       }
-      if (!is_tchar(c)) return error(kBadName);
+      if (!is_tchar(c)) return error(kBadTrailerName);
       ++name_bytes_;
       return std::nullopt;
     case State::Line:

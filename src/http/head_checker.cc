@@ -5,8 +5,6 @@
 namespace stampede::http {
 namespace {
 
-constexpr ParseError kBareLf{400, "BARE_LF", "line ending without CR (bare LF)"};
-constexpr ParseError kBareCr{400, "BARE_CR", "CR not followed by LF"};
 constexpr ParseError kObsFold{400, "OBS_FOLD", "obsolete header line folding"};
 constexpr ParseError kEmptyName{400, "INVALID_HEADER_TOKEN", "header line with an empty name"};
 constexpr ParseError kDoubleSpace{400, "REQUEST_LINE_SPACES", "repeated space in request line"};

@@ -35,6 +35,19 @@ struct ParseError {
   std::string_view message;  // one line for humans
 };
 
+// Line-ending errors shared by the head and the chunked-body checkers (requests; a response's
+// are mapped to 502 by the response parser).
+inline constexpr ParseError kBareLf{400, "BARE_LF", "line ending without CR (bare LF)"};
+inline constexpr ParseError kBareCr{400, "BARE_CR", "CR not followed by LF"};
+
+// The value of a hex digit (0-9, a-f, A-F), or -1 for any other byte.
+inline constexpr int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 // Limits the RequestParser enforces (a server's protection against hostile clients).
 struct ParserLimits {
   std::size_t max_header_bytes = 16384;  // the whole head: request line + fields -> 431

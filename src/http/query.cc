@@ -1,16 +1,8 @@
 #include "http/query.h"
 
+#include "http/parse_types.h"
+
 namespace stampede::http {
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 TargetParts split_target(std::string_view target) {
   const std::size_t q = target.find('?');

@@ -7,22 +7,23 @@
 namespace stampede::http {
 namespace {
 
-constexpr char kEmpty[1] = {};
+constexpr char kNoText[1] = {};
 // A server cannot make the parser hold more than this much captured header text.
 constexpr std::size_t kMaxCapturedBytes = 65536;
 
 constexpr ParseError kCapturedTooLarge{502, "CAPTURED_HEADER_TOO_LARGE",
                                        "captured response header values exceed 64 KiB"};
-constexpr ParseError kHeadTooLarge{502, "HEADER_TOO_LARGE", "response head exceeds 64 KiB"};
-constexpr ParseError kBadVersion{502, "HTTP_VERSION_NOT_SUPPORTED", "only HTTP/1.0 and 1.1"};
-constexpr ParseError kChunksUnfinished{502, "CHUNKED_FRAMING",
-                                       "llhttp ended a chunked body before its last CRLF"};
-constexpr ParseError kAfterClose{502, "DATA_AFTER_CLOSE",
-                                 "data after a response that ended the connection"};
+constexpr ParseError kResponseHeadTooLarge{502, "HEADER_TOO_LARGE", "response head exceeds 64 KiB"};
+constexpr ParseError kResponseBadVersion{502, "HTTP_VERSION_NOT_SUPPORTED",
+                                         "only HTTP/1.0 and 1.1"};
+constexpr ParseError kResponseChunksUnfinished{502, "CHUNKED_FRAMING",
+                                               "llhttp ended a chunked body before its last CRLF"};
+constexpr ParseError kResponseAfterClose{502, "DATA_AFTER_CLOSE",
+                                         "data after a response that ended the connection"};
 constexpr ParseError kUpgraded{502, "UPGRADED",
                                "bytes after 101 Switching Protocols belong to another protocol"};
-constexpr ParseError kTruncated{502, "HPE_INVALID_EOF_STATE",
-                                "connection closed before the response was complete"};
+constexpr ParseError kResponseTruncated{502, "HPE_INVALID_EOF_STATE",
+                                        "connection closed before the response was complete"};
 constexpr ParseError kBadReason{502, "INVALID_REASON", "control byte in the reason phrase"};
 constexpr ParseError kChunkedTwice{502, "CHUNKED_TWICE",
                                    "Transfer-Encoding names chunked more than once"};
@@ -50,7 +51,7 @@ struct ResponseParser::Callbacks {
 
   static int on_version_complete(llhttp_t* p) {
     if (p->http_major == 1 && p->http_minor <= 1) return 0;
-    self(p).driver_.set_callback_error(kBadVersion);
+    self(p).driver_.set_callback_error(kResponseBadVersion);
     return -1;
   }
 
@@ -300,7 +301,7 @@ Step ResponseParser::feed(const char* data, std::size_t len) {
   if (driver_.failed()) return {Event::Error, 0};
   if (closed_) {
     if (len == 0) return {Event::NeedMore, 0};
-    return driver_.fail(status_ == 101 ? kUpgraded : kAfterClose, 0);
+    return driver_.fail(status_ == 101 ? kUpgraded : kResponseAfterClose, 0);
   }
   if (repeat_head_ != 0) {
     if (const std::optional<Step> step = repeat_step(data, len)) return *step;
@@ -367,7 +368,7 @@ void ResponseParser::record(const char* data, Step step, bool body) {
 // starts in the head stops at its end: 1xx heads before it have no body).
 Step ResponseParser::check_head(const char* data, Step step) {
   head_bytes_ += step.consumed;
-  if (head_bytes_ > kMaxHeadBytes) return driver_.fail(kHeadTooLarge, step.consumed);
+  if (head_bytes_ > kMaxHeadBytes) return driver_.fail(kResponseHeadTooLarge, step.consumed);
   if (const std::optional<ParseError> error = checker_.scan(data, step.consumed)) {
     return driver_.fail(*error, step.consumed);
   }
@@ -384,7 +385,7 @@ Step ResponseParser::check_body(const char* data, Step step) {
     return driver_.fail(*error, step.consumed);
   }
   if (step.event == Event::MessageComplete && !chunks_.done()) {
-    return driver_.fail(kChunksUnfinished, step.consumed);
+    return driver_.fail(kResponseChunksUnfinished, step.consumed);
   }
   return step;
 }
@@ -394,15 +395,15 @@ Step ResponseParser::finish() {
   if (closed_) return {Event::NeedMore, 0};
   if (repeating_) {  // a repeat's head came, its body was not fed: cut short, as llhttp finds
     repeating_ = false;
-    return driver_.fail(kTruncated, 0);
+    return driver_.fail(kResponseTruncated, 0);
   }
   if (driver_.paused()) {
     // The caller stopped at an event without feeding the rest: let llhttp reach a resting state.
-    const Step step = feed(kEmpty, 0);
+    const Step step = feed(kNoText, 0);
     if (step.event != Event::NeedMore) return step;
   }
   // A 1xx leaves llhttp at rest, but the final response it announced never came.
-  if (after_interim_) return driver_.fail(kTruncated, 0);
+  if (after_interim_) return driver_.fail(kResponseTruncated, 0);
   const llhttp_errno_t err = driver_.finish(this);
   if (err == HPE_PAUSED) {  // on_message_complete ran: a close-delimited body ended
     pause_ = Pause::None;
@@ -410,7 +411,7 @@ Step ResponseParser::finish() {
     keep_alive_ = false;
     return {Event::MessageComplete, 0};
   }
-  return driver_.finish_step(err, kTruncated);
+  return driver_.finish_step(err, kResponseTruncated);
 }
 
 std::optional<std::uint64_t> ResponseParser::content_length() const {

@@ -21,6 +21,7 @@ constexpr auto kStatsTimeout = 1000ms;
 std::optional<std::string> lookup(std::string_view name, const Placeholders& v) {
   if (name == "strategy") return v.strategy;
   if (name == "health") return std::to_string(v.health_ms);
+  if (name == "retries") return std::to_string(v.retries);
   if (name == "port") return std::to_string(v.port);
   if (name == "dir") return v.dir;
   if (name == "instances") {
@@ -43,6 +44,12 @@ Expected<net::Address> address_of(const std::string& url_text) {
 }
 
 }  // namespace
+
+bool varies_retries(const BalancerSpec& spec) {
+  return spec.kind == BalancerKind::BuiltIn ||
+         (spec.kind == BalancerKind::Command &&
+          spec.command.find("{retries}") != std::string::npos);
+}
 
 std::string substitute(std::string_view command, const Placeholders& values) {
   std::string out;
@@ -124,6 +131,7 @@ Expected<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::m
                   std::to_string(health.count()),
                   "--cores",
                   "1"};
+    if (retries_) spawn.argv.insert(spawn.argv.end(), {"--retries", std::to_string(*retries_)});
     for (std::size_t i = 0; i < pool.size(); ++i) {
       spawn.argv.push_back("--backend");
       spawn.argv.push_back(pool.name(i) + "=" + pool.host_port(i));
@@ -161,6 +169,7 @@ Expected<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::m
   }
   values.strategy = strategy;
   values.health_ms = health.count();
+  values.retries = retries_.value_or(1);
   values.port = address_.port();
   values.dir = options_.work_dir;
   for (std::size_t i = 0; i < pool.size(); ++i)

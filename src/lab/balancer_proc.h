@@ -26,6 +26,7 @@ namespace stampede::lab {
 struct Placeholders {
   std::string strategy;        // {strategy}
   std::int64_t health_ms = 0;  // {health}
+  int retries = 1;             // {retries}: the limit scenario's, else the built-in's default 1
   std::uint16_t port = 0;      // {port}: where the balancer is to listen
   std::string dir;             // {dir}: the lab's scratch directory
   // {instances}: "a=127.0.0.1:P,b=..."; {addr:NAME}: "127.0.0.1:P"; {port:NAME}: "P".
@@ -35,6 +36,9 @@ struct Placeholders {
 // Replaces the placeholders above in `command`; any other text, braces included (a shell's
 // ${VAR}), is left as it is.
 std::string substitute(std::string_view command, const Placeholders& values);
+
+// Whether the lab can set the balancer's retries: the built-in one, or a command with {retries}.
+bool varies_retries(const BalancerSpec& spec);
 
 // Parses /lb-stats in the shapes it is known in: stampede's {"backends": [{"name", "up"}]} and
 // the guide's {"pool": [{"id", "up"}]}. Name -> up; empty when the body is neither.
@@ -60,6 +64,9 @@ class BalancerRunner {
   Expected<std::string> start(const std::string& strategy,
                               std::optional<std::chrono::milliseconds> health,
                               const InstancePool& pool, const Interrupt& interrupt);
+  // The built-in balancer's --retries (a command's {retries}) from the next start() on; nullopt:
+  // the default, 1. An external balancer is as configured.
+  void set_retries(std::optional<int> retries) { retries_ = retries; }
   // Stops the process start() started (nothing for an external balancer).
   void stop();
 
@@ -79,6 +86,7 @@ class BalancerRunner {
   net::Address address_;
   std::string url_;
   int generation_ = 0;
+  std::optional<int> retries_;
 };
 
 }  // namespace stampede::lab

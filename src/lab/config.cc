@@ -8,6 +8,7 @@
 
 #include "balancer/config.h"
 #include "http/url.h"
+#include "lab/limit.h"
 
 namespace stampede::lab {
 namespace {
@@ -132,12 +133,12 @@ Expected<void> validate_balancer(const LabConfig& config) {
                     "--sticky-strategy, or leave sticky out of --scenarios)",
                     b.sticky_strategy));
   }
-  const bool needs_load_strategy = wants(config, ScenarioKind::Even) ||
-                                   wants(config, ScenarioKind::Slow) ||
-                                   wants(config, ScenarioKind::Outage);
+  const bool needs_load_strategy =
+      wants(config, ScenarioKind::Even) || wants(config, ScenarioKind::Slow) ||
+      wants(config, ScenarioKind::Outage) || wants(config, ScenarioKind::Limit);
   if (needs_load_strategy && load_strategies(b).empty()) {
     return make_error(
-        "even, slow and outage need a strategy other than the sticky one in --strategies");
+        "even, slow, outage and limit need a strategy other than the sticky one in --strategies");
   }
   return {};
 }
@@ -190,6 +191,7 @@ void apply_defaults(LabConfig& config) {
   if (config.instances.empty()) return;
   if (config.slow_instance.empty()) config.slow_instance = config.instances.back().name;
   if (config.kill_instance.empty()) config.kill_instance = config.instances.back().name;
+  if (config.limit_instance.empty()) config.limit_instance = config.instances.back().name;
   if (config.stampede_path.empty()) config.stampede_path = "/proc/self/exe";
 }
 
@@ -215,6 +217,7 @@ Expected<void> validate(const LabConfig& config) {
   if (auto r = validate_instances(config); !r) return r;
   if (auto r = validate_scenarios(config); !r) return r;
   if (auto r = validate_balancer(config); !r) return r;
+  if (auto r = validate_limit(config); !r) return r;
   const LoadSettings& load = config.load;
   if (load.connections < 1 || load.connections > kMaxConnections) {
     return make_error(fmt::format("-c/--connections: 1 to {} connections", kMaxConnections));

@@ -55,7 +55,7 @@ struct LabConfig {
   std::vector<InstanceSpec> instances;  // at least 2, distinct names
   BalancerSpec balancer;
   LoadSettings load;
-  std::vector<ScenarioKind> scenarios = all_scenarios();
+  std::vector<ScenarioKind> scenarios = default_scenarios();
 
   std::string slow_instance;  // slow scenario: this one gets `slow_delay` (default: the last)
   Millis slow_delay{50};
@@ -65,6 +65,9 @@ struct LabConfig {
   std::vector<Millis> health_intervals{Millis(0), Millis(1000), Millis(200)};
   std::chrono::nanoseconds outage_duration = std::chrono::seconds(6);
   std::chrono::nanoseconds kill_after = std::chrono::seconds(2);
+  // limit scenario: this instance (default: the last) refuses past this many connections.
+  std::string limit_instance;
+  std::uint32_t limit_connections = 2;
 
   // --sweep-connections: the connection counts of the sweep through the balancer and straight to
   // the first instance (each step -t long); empty: no sweep.

@@ -1,5 +1,7 @@
 #include "lab/findings.h"
 
+#include "lab/limit.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -75,7 +77,11 @@ void check_sources_of(const RunRecord& run, std::vector<Finding>& out, int& agre
 }
 
 void check_errors(const RunRecord& run, std::vector<Finding>& out) {
-  if (run.scenario == ScenarioKind::Outage || run.errors == 0) return;
+  // An outage or a limit run fails requests by design: their own findings read the failures.
+  if (run.scenario == ScenarioKind::Outage || run.scenario == ScenarioKind::Limit ||
+      run.errors == 0) {
+    return;
+  }
   out.push_back(fail(FindingKind::RunErrors, run.label(),
                      fmt::format("{} of {} requests failed ({}) while every instance was up.",
                                  run.errors, run.requests, detail::code_list(run.error_codes))));
@@ -149,10 +155,12 @@ std::vector<Finding> read_runs(const std::vector<RunRecord>& runs) {
         detail::read_sticky(run, out);
         break;
       case ScenarioKind::Outage:
+      case ScenarioKind::Limit:
         break;
     }
   }
   detail::read_outages(runs, out);
+  read_limits(runs, out);
   if (agreeing > 0 && agreeing == static_cast<int>(runs.size())) {
     out.push_back(note(FindingKind::SourcesAgree, "all",
                        fmt::format("/count, x-instance and x-backend agree in all {} runs: the "
@@ -214,6 +222,12 @@ std::string_view kind_name(FindingKind kind) {
       return "sticky-chance";
     case FindingKind::SweepPoolVsSingle:
       return "sweep-pool-vs-single";
+    case FindingKind::LimitRoutedAround:
+      return "limit-routed-around";
+    case FindingKind::LimitFailures:
+      return "limit-failures";
+    case FindingKind::LimitSummary:
+      return "limit-summary";
   }
   return "?";
 }

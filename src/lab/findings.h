@@ -34,6 +34,9 @@ enum class FindingKind {
   StickyArithmetic,        // sticky skew is the best split sessions allow
   StickyChance,            // sticky skew beyond the best split: hashing chance
   SweepPoolVsSingle,       // the sweep: the pool's throughput and knee against one instance's
+  LimitRoutedAround,       // limit: no refusal reached a client
+  LimitFailures,           // limit: refusals reached clients as failures
+  LimitSummary,            // limit: which runs routed around the refusals, which failed
 };
 
 std::string_view kind_name(FindingKind kind);  // "headers-disagree", ...

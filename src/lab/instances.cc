@@ -64,6 +64,11 @@ Expected<void> InstancePool::spawn(Instance& instance) {
                 "--quiet",
                 "--delay",
                 fmt::format("{}ms", instance.delay.count())};
+  if (instance.max_connections > 0) {
+    spawn.argv.insert(
+        spawn.argv.end(),
+        {"--max-connections", std::to_string(instance.max_connections), "--over-limit", "reset"});
+  }
   auto process = Process::spawn(spawn);
   if (!process) return process.error();
   instance.process = std::move(process).value();
@@ -98,6 +103,12 @@ Expected<void> InstancePool::restart(std::size_t i, std::chrono::milliseconds de
   instance.delay = delay;
   if (auto r = spawn(instance); !r) return r;
   return await(instance, interrupt);
+}
+
+Expected<void> InstancePool::set_limit(std::size_t i, std::uint32_t max_connections,
+                                       const Interrupt& interrupt) {
+  instances_[i].max_connections = max_connections;
+  return restart(i, instances_[i].delay, interrupt);
 }
 
 void InstancePool::kill(std::size_t i) {

@@ -51,6 +51,12 @@ class InstancePool {
   // Stops instance i and starts it again on the same port with `delay`.
   Expected<void> restart(std::size_t i, std::chrono::milliseconds delay,
                          const Interrupt& interrupt);
+  // Stops instance i and starts it again on the same port refusing (resetting) every connection
+  // past `max_connections` (`--over-limit reset`); 0: no cap. Kept across restarts.
+  Expected<void> set_limit(std::size_t i, std::uint32_t max_connections,
+                           const Interrupt& interrupt);
+  // Instance i's cap (0: none).
+  std::uint32_t limit(std::size_t i) const { return instances_[i].max_connections; }
   // SIGKILL to instance i, now (the outage). restart() brings it back.
   void kill(std::size_t i);
   // Restarts every killed instance with its delay.
@@ -69,6 +75,7 @@ class InstancePool {
     std::unique_ptr<Process> process;
     bool killed = false;
     int generation = 0;  // starts so far: names the ready file and logs of each start
+    std::uint32_t max_connections = 0;  // the limit scenario's cap; 0: none
   };
 
   explicit InstancePool(PoolOptions options) : options_(std::move(options)) {}

@@ -6,6 +6,7 @@
 #include "core/clock.h"
 #include "lab/balancer_proc.h"
 #include "lab/instances.h"
+#include "lab/limit.h"
 #include "lab/process.h"
 #include "lab/runs.h"
 #include "lab/sources.h"
@@ -103,6 +104,7 @@ Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::str
       return run_outage_load(b, url, rec);
     case ScenarioKind::Even:
     case ScenarioKind::Slow:
+    case ScenarioKind::Limit:
       break;
   }
   auto result = run_load(make_load_config(b.config.load, url), b.interrupt);
@@ -111,10 +113,22 @@ Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::str
   return result->header_counts;
 }
 
+// The end of a limit run: the balancer's view of its backends, then the balancer stopped, then
+// the instances' counts (the capped one's once the balancer's connections to it are gone).
+Expected<RunRecord> finish_limit_run(const Bench& b, const HeaderCounts& headers, RunRecord rec) {
+  const auto up = b.balancer.read_up_flags();
+  b.balancer.stop();
+  fill_sources(rec, headers, read_counts_settled(b.pool, b.interrupt));
+  for (InstanceRow& row : rec.instances)
+    if (auto it = up.find(row.name); it != up.end()) row.balancer_up = it->second;
+  return rec;
+}
+
 Expected<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& direct) {
   RunRecord rec;
   rec.scenario = plan.scenario;
   rec.strategy = plan.strategy;
+  rec.retries = plan.retries;
   if (plan.health) rec.health_ms = plan.health->count();
   for (std::size_t i = 0; i < b.pool.size(); ++i) {
     InstanceRow row;
@@ -124,14 +138,21 @@ Expected<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& d
       row.direct_p50_ms = direct[i]->p50_ms;
       row.direct_p99_ms = direct[i]->p99_ms;
     }
+    if (b.pool.limit(i) > 0) row.max_connections = b.pool.limit(i);
     rec.instances.push_back(row);
   }
+  b.balancer.set_retries(plan.retries);
   auto url = b.balancer.start(plan.strategy, plan.health, b.pool, b.interrupt);
   if (!url) return url.error();
   if (auto r = b.pool.reset_counts(); !r) return r.error();
   auto headers = drive(b, plan, *url, rec);
   if (!headers) return headers.error();
   if (b.interrupt.requested()) return make_error("interrupted");
+  if (plan.pool == Pool::Limit) {
+    // The balancer's idle connections may hold the capped instance's every slot: its /count
+    // would be refused. Read the balancer's view first, then stop it, then count.
+    return finish_limit_run(b, *headers, std::move(rec));
+  }
   fill_sources(rec, *headers, b.pool.read_counts());
   const bool someone_idle = std::any_of(rec.instances.begin(), rec.instances.end(),
                                         [](const InstanceRow& r) { return r.by_instance == 0; });
@@ -144,16 +165,36 @@ Expected<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& d
   return rec;
 }
 
+// Enters (`on`) or leaves the state `pool` asks for: the slow instance restarted with the slow
+// delay or its own, the capped instance restarted with its cap or without. Even: nothing.
+Expected<void> set_pool_state(const Bench& b, Pool pool, bool on) {
+  if (pool == Pool::Slow) {
+    const std::size_t slow = b.pool.find(b.config.slow_instance);
+    const auto& spec = b.config.instances[slow];
+    const auto delay = on ? b.config.slow_delay : spec.delay;
+    say(b, "restarting instance {} with a {} ms delay", spec.name, delay.count());
+    return b.pool.restart(slow, delay, b.interrupt);
+  }
+  if (pool == Pool::Limit) {
+    const std::size_t capped = b.pool.find(b.config.limit_instance);
+    const std::uint32_t cap = on ? b.config.limit_connections : 0;
+    if (on) {
+      say(b, "restarting instance {} refusing past {} connections", b.config.limit_instance, cap);
+    } else {
+      say(b, "restarting instance {} without a connection cap", b.config.limit_instance);
+    }
+    return b.pool.set_limit(capped, cap, b.interrupt);
+  }
+  return {};
+}
+
 // Puts the pool in the state `pool` asks for; the direct latencies are measured again after a
 // change (and the first time).
 Expected<void> prepare_pool(const Bench& b, Pool pool, Pool& current, Direct& direct) {
   if (auto r = b.pool.revive(b.interrupt); !r) return r;
-  const std::size_t slow = b.pool.find(b.config.slow_instance);
   if (pool != current) {
-    const auto& spec = b.config.instances[slow];
-    const auto delay = pool == Pool::Slow ? b.config.slow_delay : spec.delay;
-    say(b, "restarting instance {} with a {} ms delay", spec.name, delay.count());
-    if (auto r = b.pool.restart(slow, delay, b.interrupt); !r) return r;
+    if (auto r = set_pool_state(b, current, false); !r) return r;
+    if (auto r = set_pool_state(b, pool, true); !r) return r;
     current = pool;
     direct.clear();
   }
@@ -208,9 +249,12 @@ Expected<SweepRecord> run_lab_sweep(const Bench& b, Pool& current, Direct& direc
 
 PlanInput plan_input(const LabConfig& config) {
   const bool external = config.balancer.kind == BalancerKind::External;
-  return {config.scenarios, load_strategies(config.balancer),
-          external ? std::string() : config.balancer.sticky_strategy, config.health_intervals,
-          external};
+  return {config.scenarios,
+          load_strategies(config.balancer),
+          external ? std::string() : config.balancer.sticky_strategy,
+          config.health_intervals,
+          external,
+          varies_retries(config.balancer)};
 }
 
 std::string plan_label(const RunPlan& plan) {

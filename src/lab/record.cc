@@ -10,6 +10,7 @@ std::string RunRecord::label() const {
   if (scenario == ScenarioKind::Outage && health_ms) {
     out += *health_ms == 0 ? std::string("/health=off") : fmt::format("/health={}ms", *health_ms);
   }
+  if (retries) out += fmt::format("/retries={}", *retries);
   return out;
 }
 

@@ -29,6 +29,8 @@ struct InstanceRow {
   // Its latency measured directly (not through the balancer) on the idle pool, in ms.
   std::optional<double> direct_p50_ms;
   std::optional<double> direct_p99_ms;
+  // limit scenario: the instance's --max-connections (it refuses past it); nullopt: no cap.
+  std::optional<std::uint32_t> max_connections;
 };
 
 // One session of the sticky scenario: which instances served it.
@@ -65,6 +67,7 @@ struct RunRecord {
   ScenarioKind scenario = ScenarioKind::Even;
   std::string strategy;                   // empty: an external balancer as configured
   std::optional<std::int64_t> health_ms;  // the balancer's check interval (0: off)
+  std::optional<int> retries;             // the built-in balancer's --retries when the lab set it
   std::vector<InstanceRow> instances;
 
   std::uint64_t requests = 0;  // every request the generator completed or failed
@@ -84,7 +87,8 @@ struct RunRecord {
   std::vector<SessionRow> sessions;    // sticky
   std::optional<OutageTiming> outage;  // outage
 
-  // "even/rr", "outage/rr/health=200ms", "sticky/sticky", "slow" (external).
+  // "even/rr", "outage/rr/health=200ms", "sticky/sticky", "slow" (external),
+  // "limit/rr/retries=0".
   std::string label() const;
   // The instance with this name, or null.
   const InstanceRow* find(const std::string& name) const;

@@ -26,6 +26,7 @@ Json instance_json(const RunRecord& run, std::size_t i) {
   j["balancer_up"] = row.balancer_up ? Json(*row.balancer_up) : Json(nullptr);
   j["direct_p50_ms"] = optional_number(row.direct_p50_ms);
   j["direct_p99_ms"] = optional_number(row.direct_p99_ms);
+  if (row.max_connections) j["max_connections"] = *row.max_connections;
   return j;
 }
 
@@ -35,6 +36,7 @@ Json run_json(const RunRecord& run) {
   j["scenario"] = std::string(scenario_name(run.scenario));
   j["strategy"] = run.strategy.empty() ? Json(nullptr) : Json(run.strategy);
   j["health_ms"] = run.health_ms ? Json(*run.health_ms) : Json(nullptr);
+  if (run.retries) j["retries"] = *run.retries;
   j["requests"] = run.requests;
   j["errors"] = run.errors;
   j["error_codes"] = run.error_codes;

@@ -2,9 +2,16 @@
 
 #include <algorithm>
 
+#include "lab/limit.h"
+
 namespace stampede::lab {
 
 std::vector<ScenarioKind> all_scenarios() {
+  return {ScenarioKind::Even, ScenarioKind::Slow, ScenarioKind::Sticky, ScenarioKind::Outage,
+          ScenarioKind::Limit};
+}
+
+std::vector<ScenarioKind> default_scenarios() {
   return {ScenarioKind::Even, ScenarioKind::Slow, ScenarioKind::Sticky, ScenarioKind::Outage};
 }
 
@@ -18,6 +25,8 @@ std::string_view scenario_name(ScenarioKind kind) {
       return "sticky";
     case ScenarioKind::Outage:
       return "outage";
+    case ScenarioKind::Limit:
+      return "limit";
   }
   return "?";
 }
@@ -33,7 +42,7 @@ Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
                            [&](ScenarioKind k) { return scenario_name(k) == name; });
     if (it == all.end()) {
       return make_error("--scenarios: unknown scenario '" + std::string(name) +
-                        "' (even, slow, sticky, outage)");
+                        "' (even, slow, sticky, outage, limit)");
     }
     if (std::find(chosen.begin(), chosen.end(), *it) != chosen.end()) {
       return make_error("--scenarios: '" + std::string(name) + "' is given twice");
@@ -70,6 +79,10 @@ std::vector<RunPlan> plan_runs(const PlanInput& input) {
       for (milliseconds health : input.health_intervals)
         runs.push_back({ScenarioKind::Outage, Pool::Even, strategy, health});
     }
+  }
+  if (wants(ScenarioKind::Limit)) {
+    for (RunPlan& run : plan_limit_runs(input))
+      runs.push_back(std::move(run));
   }
   return runs;
 }

@@ -13,17 +13,20 @@
 
 namespace stampede::lab {
 
-enum class ScenarioKind { Even, Slow, Sticky, Outage };
+enum class ScenarioKind { Even, Slow, Sticky, Outage, Limit };
 
+// Every scenario, in the canonical order; default_scenarios(): those a lab runs unless told
+// (limit is asked for by name).
 std::vector<ScenarioKind> all_scenarios();
-std::string_view scenario_name(ScenarioKind kind);  // "even", "slow", "sticky", "outage"
+std::vector<ScenarioKind> default_scenarios();
+std::string_view scenario_name(ScenarioKind kind);  // "even", "slow", "sticky", "outage", "limit"
 // "even,slow" -> {Even, Slow}; duplicates, unknown names and an empty list are errors. The
 // result is in the canonical order (even, slow, sticky, outage) whatever the input order.
 Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text);
 
-// The state of the pool a run needs: identical instances (their own --delay only), or one
-// instance slowed down.
-enum class Pool { Even, Slow };
+// The state of the pool a run needs: identical instances (their own --delay only), one
+// instance slowed down, or one at its connection limit (limit.h).
+enum class Pool { Even, Slow, Limit };
 
 // One run of the lab: a balancer (re)started with `strategy` and `health`, counters reset,
 // load, counters read.
@@ -34,6 +37,8 @@ struct RunPlan {
   // The health-check interval the balancer is started with (0: off); nullopt for an external
   // balancer, whose checks are whatever it was configured with.
   std::optional<std::chrono::milliseconds> health;
+  // The built-in balancer's --retries for this run; nullopt: its default (or as configured).
+  std::optional<int> retries;
 };
 
 struct PlanInput {
@@ -42,9 +47,13 @@ struct PlanInput {
   std::string sticky_strategy;               // empty: external balancer
   std::vector<std::chrono::milliseconds> health_intervals;
   bool fixed_balancer = false;  // --balancer-url only: one run per scenario, health as it is
+  // The limit runs vary the balancer's retries: the built-in one's --retries, or {retries} in a
+  // --balancer-cmd that has it (limit.h).
+  bool varies_retries = true;
 };
 
-// The runs in order: even per strategy, slow per strategy, sticky, outage per health interval.
+// The runs in order: even per strategy, slow per strategy, sticky, outage per health interval,
+// limit (limit.h).
 std::vector<RunPlan> plan_runs(const PlanInput& input);
 
 }  // namespace stampede::lab

@@ -21,7 +21,8 @@ std::string run_name(const RunRecord& run) {
     return *run.health_ms == 0 ? std::string("health off")
                                : fmt::format("health {} ms", *run.health_ms);
   }
-  return run.strategy.empty() ? std::string("(as configured)") : run.strategy;
+  const std::string name = run.strategy.empty() ? std::string("(as configured)") : run.strategy;
+  return run.retries ? fmt::format("{} retries={}", name, *run.retries) : name;
 }
 
 void add_instance_rows(const RunRecord& run, report::Table& table) {
@@ -31,7 +32,8 @@ void add_instance_rows(const RunRecord& run, report::Table& table) {
     const InstanceRow& row = run.instances[i];
     std::vector<std::string> cells;
     cells.push_back(i == 0 ? run_name(run) : "");
-    cells.push_back(row.name + (row.killed ? " (killed)" : ""));
+    cells.push_back(row.name + (row.killed ? " (killed)" : "") +
+                    (row.max_connections ? fmt::format(" (cap {})", *row.max_connections) : ""));
     cells.push_back(fmt::format("{} ms", row.delay_ms));
     cells.push_back(row.served ? std::to_string(*row.served) : "-");
     cells.push_back(std::to_string(row.by_instance));
@@ -198,6 +200,9 @@ std::string scenario_title(const LabResult& result, ScenarioKind kind) {
       return fmt::format("outage — {} killed {:.1f} s into a {:.1f} s run", c.kill_instance,
                          std::chrono::duration<double>(c.kill_after).count(),
                          std::chrono::duration<double>(c.outage_duration).count());
+    case ScenarioKind::Limit:
+      return fmt::format("limit — {} resets each connection past {}, per strategy and retries",
+                         c.limit_instance, c.limit_connections);
   }
   return "";
 }

@@ -8,14 +8,11 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "core/units.h"
 #include "loadgen/options.h"
 
 namespace stampede::loadgen {
 namespace {
-
-double ms(std::int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
 
 double error_pct(const RunResult& r) {
   if (r.total_requests == 0) return 0;
@@ -38,12 +35,12 @@ std::optional<std::string> generator_reason(const RunResult& r, const CapacityPa
   }
   // Over the latency limit, yet the server answered within it once each request was sent: the
   // excess is the time requests waited to be sent with a connection free, the generator's.
-  const double server_p99_ms = ms(rate.uncorrected.percentile(99));
+  const double server_p99_ms = ns_to_ms(rate.uncorrected.percentile(99));
   if (latency_over && server_p99_ms <= params.max_p99_ms && own > rate.late_waiting) {
     return fmt::format(
         "the generator fell behind: p99 {:.1f} ms from the intended send times but {:.1f} ms from "
         "the actual ones, {} of {} late requests with a connection free",
-        ms(r.latency.percentile(99)), server_p99_ms, own, rate.late);
+        ns_to_ms(r.latency.percentile(99)), server_p99_ms, own, rate.late);
   }
   return std::nullopt;
 }
@@ -73,9 +70,9 @@ CapacityStep judge_step(const RunResult& r, double asked_rps, const CapacityPara
   s.seconds = r.rate ? static_cast<double>(r.rate->send_window_ns) / 1e9 : r.elapsed_seconds();
   s.requests = r.total_requests;
   s.errors = r.total_errors;
-  s.p50_ms = ms(r.latency.percentile(50));
-  s.p99_ms = ms(r.latency.percentile(99));
-  s.p999_ms = ms(r.latency.percentile(99.9));
+  s.p50_ms = ns_to_ms(r.latency.percentile(50));
+  s.p99_ms = ns_to_ms(r.latency.percentile(99));
+  s.p999_ms = ns_to_ms(r.latency.percentile(99.9));
   const bool rate_held = s.held_rps >= kHeldFraction * asked_rps;
   const bool latency_over = s.p99_ms > params.max_p99_ms;
   if (r.rate) {

@@ -8,12 +8,10 @@
 #include "core/clock.h"
 #include "loadgen/connector.h"
 #include "loadgen/ws_client.h"
+#include "net/poller.h"
 
 namespace stampede::loadgen {
 namespace {
-
-constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
-constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
 // The parser captures the counted headers, then those a hook reads.
 std::vector<std::string> parsed_headers(const ConnectionContext& context) {
@@ -181,7 +179,7 @@ void Connection::on_events(std::uint32_t events) {
       on_connect_event();
       break;
     case State::Writing:
-      if (events & kReadEvents) readable_ = true;
+      if (events & net::kReadEvents) readable_ = true;
       // A TLS handshake (or CONNECT) in progress waits for either direction.
       if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) || (!secured_ && (events & EPOLLIN))) {
         write_request();
@@ -190,7 +188,7 @@ void Connection::on_events(std::uint32_t events) {
     case State::Reading:
       // TLS: a read that stopped for want of writability (WANT_WRITE: a key update's answer or
       // an alert to flush) goes on when the socket drains, as in WsClient.
-      if ((events & kReadEvents) || ((events & EPOLLOUT) && stream_->wants_write())) {
+      if ((events & net::kReadEvents) || ((events & EPOLLOUT) && stream_->wants_write())) {
         if (context_.pipeline > 1) {
           read_pipelined(events);
         } else {
@@ -203,7 +201,7 @@ void Connection::on_events(std::uint32_t events) {
       break;
     case State::Idle:
     case State::Waiting:
-      if (events & kHangupEvents) peer_closed_ = true;
+      if (events & net::kHangupEvents) peer_closed_ = true;
       break;
     case State::Finished:
       break;
@@ -315,7 +313,7 @@ void Connection::read_response(std::uint32_t events) {
     if (consume(buffer, n)) return;
     // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
     // EOF still has to be read.
-    if (n < capacity && !(events & kHangupEvents)) return;
+    if (n < capacity && !(events & net::kHangupEvents)) return;
   }
 }
 
@@ -425,7 +423,7 @@ void Connection::backoff() {
 }
 
 void Connection::drain(std::uint32_t events) {
-  if (!(events & kReadEvents)) return;
+  if (!(events & net::kReadEvents)) return;
   char* buffer = context_.read_buffer.data();
   for (;;) {
     std::size_t n = 0;

@@ -5,13 +5,9 @@
 
 #include "core/clock.h"
 #include "loadgen/connection.h"
+#include "net/poller.h"
 
 namespace stampede::loadgen {
-namespace {
-
-constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
-
-}  // namespace
 
 void Connection::fill(bool after_busy) {
   // A connect or a write in progress takes more when it is done.
@@ -119,7 +115,7 @@ void Connection::read_pipelined(std::uint32_t events) {
     if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
     // One clock reading per read: every response in these bytes ended when they arrived.
     if (!consume_pipelined(buffer, n, mono_ns())) return;
-    if (n < capacity && !(events & kHangupEvents)) break;
+    if (n < capacity && !(events & net::kHangupEvents)) break;
   }
   fill(/*after_busy=*/true);  // replace the answered requests, in one write
 }

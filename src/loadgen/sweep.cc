@@ -1,4 +1,5 @@
 #include "loadgen/sweep.h"
+#include "core/units.h"
 
 #include <algorithm>
 #include <charconv>
@@ -81,10 +82,6 @@ std::string connections_text(std::uint32_t n) {
   return fmt::format("{} connection{}", n, n == 1 ? "" : "s");
 }
 
-double ms(std::int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
-
 }  // namespace
 
 Expected<std::vector<std::uint32_t>> parse_sweep_steps(std::string_view text) {
@@ -109,10 +106,10 @@ SweepStep summarize_step(const RunResult& result) {
   s.seconds = result.elapsed_seconds();
   s.rps = result.effective_rps();
   s.mean_ms = result.latency.mean() / 1e6;
-  s.p50_ms = ms(result.latency.percentile(50));
-  s.p90_ms = ms(result.latency.percentile(90));
-  s.p99_ms = ms(result.latency.percentile(99));
-  s.max_ms = ms(result.latency.max());
+  s.p50_ms = ns_to_ms(result.latency.percentile(50));
+  s.p90_ms = ns_to_ms(result.latency.percentile(90));
+  s.p99_ms = ns_to_ms(result.latency.percentile(99));
+  s.max_ms = ns_to_ms(result.latency.max());
   return s;
 }
 

@@ -9,18 +9,11 @@
 #include "core/clock.h"
 #include "core/random.h"
 #include "loadgen/connector.h"
+#include "net/poller.h"
 #include "tls/errors.h"
 #include "ws/handshake.h"
 
 namespace stampede::loadgen {
-namespace {
-
-constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
-constexpr std::uint32_t kWriteEvents = EPOLLOUT | EPOLLERR | EPOLLHUP;
-constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
-
-}  // namespace
-
 WsClient::WsClient(const ConnectionContext& context) : WsClient(context, make_connector(context)) {}
 
 WsClient::WsClient(const ConnectionContext& context, std::unique_ptr<net::Connector> connector)
@@ -102,8 +95,8 @@ void WsClient::on_events(std::uint32_t events) {
   // TLS: a write that waits for the peer's records (WANT_READ) goes on when bytes arrive (it
   // returns at once when nothing is pending), and a read that stopped for want of writability
   // (WANT_WRITE: a key update's answer or an alert to flush) goes on when the socket drains.
-  const bool may_write = (events & kWriteEvents) || (secure_ && (events & kReadEvents));
-  const bool may_read = (events & kReadEvents) || read_wants_write_;
+  const bool may_write = (events & net::kWriteEvents) || (secure_ && (events & net::kReadEvents));
+  const bool may_read = (events & net::kReadEvents) || read_wants_write_;
   switch (state_) {
     case State::Connecting:
       on_connect_event();
@@ -225,7 +218,7 @@ bool WsClient::read_handshake() {
       send_message();
       // The bytes behind the 101 may have ended with the server's close, and edge-triggered
       // readiness will not report it again: read on until the socket would block.
-      if (stream_) read_frames(kHangupEvents);
+      if (stream_) read_frames(net::kHangupEvents);
       return false;
     }
   }
@@ -309,7 +302,7 @@ void WsClient::read_frames(std::uint32_t events) {
     if (!check_session()) return;
     // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
     // end of the stream still has to be read.
-    if (n < capacity && !(events & kHangupEvents)) return;
+    if (n < capacity && !(events & net::kHangupEvents)) return;
   }
 }
 

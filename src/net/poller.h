@@ -17,11 +17,20 @@
 // Loop thread only, like the EventLoop that owns it.
 #pragma once
 
+#include <sys/epoll.h>
+
 #include <cstdint>
 
 #include "core/expected.h"
 
 namespace stampede::net {
+
+// Event masks a handler tests what it was called with against (every backend reports epoll's
+// flags): input or its end to read; room to write (or an error to find by writing); the peer's
+// side gone.
+inline constexpr std::uint32_t kReadEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+inline constexpr std::uint32_t kWriteEvents = EPOLLOUT | EPOLLERR | EPOLLHUP;
+inline constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
 class IoHandler;
 

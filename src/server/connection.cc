@@ -10,10 +10,6 @@
 namespace stampede::server {
 namespace {
 
-// Output above this stops parsing until the client has read some (pipelined floods).
-constexpr std::size_t kOutputHighWater = 256 * 1024;
-// Reads per activation before yielding to the other connections of the worker.
-constexpr int kReadsPerActivation = 64;
 // How long to keep discarding a refused client's input so our answer is not lost to a reset.
 constexpr std::int64_t kLingerNs = 2'000'000'000;
 // Buffers grown past this are freed once empty, so one large answer does not pin memory.

@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "h2/session_options.h"
 #include "server/connection.h"
+#include "server/socket_input.h"
 #include "server/worker.h"
 
 namespace stampede::server {
@@ -34,7 +35,6 @@ struct H2Connection::Exchange {
 
 namespace {
 
-constexpr int kReadsPerActivation = 64;
 constexpr std::string_view kTooLarge = "request body too large\n";
 
 using Exchange = H2Connection::Exchange;

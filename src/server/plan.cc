@@ -91,6 +91,9 @@ Expected<void> check_limits(const ServerOptions& o) {
     return make_error(fmt::format("--max-streams: from {} to {}, got '{}'", h2::kMinMaxStreams,
                                   h2::kMaxMaxStreams, o.max_streams));
   }
+  if (o.over_limit != OverLimit::Queue && o.max_connections == 0) {
+    return make_error("--over-limit needs --max-connections");
+  }
   return {};
 }
 

@@ -90,6 +90,7 @@ ServerTotals Server::totals() const {
     t.errors += c.errors.load(std::memory_order_acquire);
     t.bad_requests += c.bad_requests.load(std::memory_order_acquire);
     t.connections += c.connections.load(std::memory_order_acquire);
+    t.refused += c.refused.load(std::memory_order_acquire);
     t.service_ns += c.service_ns.load(std::memory_order_acquire);
   }
   const std::int64_t stopped = stopped_ns_.load(std::memory_order_acquire);

@@ -21,6 +21,13 @@
 
 namespace stampede::server {
 
+// What an instance at --max-connections does with one more connection (docs/serve.md).
+enum class OverLimit {
+  Queue,  // accept nothing: the kernel queues it, unanswered, until a slot frees (maxconn)
+  Close,  // accept it and close it at once (nginx out of worker_connections): an end of stream
+  Reset,  // accept it and reset it (a full backlog with tcp_abort_on_overflow): ECONNRESET
+};
+
 // Every option of `stampede serve`, typed. See docs/serve.md for the behaviour of each.
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -42,11 +49,12 @@ struct ServerOptions {
   std::string tls_key_file;      // --tls-key: ...and this key (PEM)
   bool tls_self_signed = false;  // --tls-self-signed: TLS with a throwaway certificate
   // --max-connections: client connections open at once, all workers together (HAProxy's
-  // maxconn); 0: no cap but the descriptor limit. Past it no connection is accepted (they
-  // wait in the listen queue) until one closes.
+  // maxconn); 0: no cap but the descriptor limit. Past it `over_limit` decides: by default no
+  // connection is accepted (they wait in the listen queue) until one closes.
   std::uint32_t max_connections = 0;
   // --max-streams: HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS per connection, 1..10000.
   std::uint32_t max_streams = 128;
+  OverLimit over_limit = OverLimit::Queue;     // --over-limit: what happens past max_connections
   net::IoBackend io = net::kDefaultIoBackend;  // --io: what each worker's loop waits with
 };
 
@@ -55,7 +63,8 @@ struct ServerTotals {
   std::uint64_t requests = 0;      // requests read in full, /count and /reset excluded
   std::uint64_t errors = 0;        // of those, answered with a status >= 400
   std::uint64_t bad_requests = 0;  // malformed or over a limit: 400/408/413/414/431/505
-  std::uint64_t connections = 0;   // accepted
+  std::uint64_t connections = 0;   // accepted and served (refused ones excluded)
+  std::uint64_t refused = 0;       // closed or reset at --max-connections (--over-limit)
   std::int64_t service_ns = 0;     // summed service time of `requests` (read to written)
   std::int64_t elapsed_ns = 0;     // since start (until stop once stopped)
 

@@ -22,6 +22,7 @@ struct alignas(64) WorkerCounters {
   std::atomic<std::uint64_t> errors{0};
   std::atomic<std::uint64_t> bad_requests{0};
   std::atomic<std::uint64_t> connections{0};
+  std::atomic<std::uint64_t> refused{0};
   std::atomic<std::int64_t> service_ns{0};
 
   template <class T>

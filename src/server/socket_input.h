@@ -13,6 +13,12 @@
 
 namespace stampede::server {
 
+// Reads per activation before a connection yields to the other connections of its worker.
+inline constexpr int kReadsPerActivation = 64;
+// Unwritten output above this stops reading and parsing until the client has read some (a
+// client that sends, or pipelines, faster than it reads).
+inline constexpr std::size_t kOutputHighWater = 256 * 1024;
+
 struct SocketInput {
   bool unread = false;  // the socket may hold bytes not read yet (edge-triggered)
   bool hup = false;     // the peer closed its side: read on to the end of the stream

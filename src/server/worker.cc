@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 
 #include "net/tcp_stream.h"
 #include "server/http_date.h"
@@ -91,7 +92,8 @@ void Worker::on_events(std::uint32_t) {
 
 void Worker::accept_pending() {
   for (int i = 0; i < kAcceptsPerEvent && accepting_; ++i) {
-    if (at_capacity()) {
+    const bool full = at_capacity();
+    if (full && shared_.options.over_limit == OverLimit::Queue) {
       // --max-connections: the rest wait in the listen queue (HAProxy's maxconn). A close on
       // this worker resumes at once; the timer covers a slot freed on another worker.
       pause_accepting();
@@ -107,6 +109,10 @@ void Worker::accept_pending() {
         return;
       }
       continue;  // ECONNABORTED and the like concern that one connection only
+    }
+    if (full) {
+      refuse(std::move(fd));
+      continue;
     }
     auto stream = make_stream(std::move(fd), shared_.tls.get());
     if (!stream) continue;  // out of memory for TLS: that connection is dropped
@@ -125,6 +131,17 @@ Connection* Worker::adopt(std::unique_ptr<net::Stream> stream) {
     return nullptr;
   }
   return &c;
+}
+
+void Worker::refuse(net::Fd fd) {
+  if (shared_.options.over_limit == OverLimit::Reset) {
+    // A zero linger turns the close into a reset: the peer's next read or write fails with
+    // ECONNRESET, as after a SYN refused by a full backlog under tcp_abort_on_overflow.
+    const linger reset{1, 0};
+    setsockopt(fd.get(), SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+  }
+  WorkerCounters::add(counters_.refused, std::uint64_t{1});
+  fd.reset();
 }
 
 void Worker::pause_accepting() {

@@ -63,6 +63,8 @@ class Worker final : public net::IoHandler {
  private:
   Worker(Shared& shared, int index, std::unique_ptr<net::EventLoop> loop, net::Fd listener);
   void accept_pending();
+  // Closes (or resets, per --over-limit) a connection accepted past --max-connections.
+  void refuse(net::Fd fd);
   void pause_accepting();
   void resume_accepting();
   bool at_capacity() const;

@@ -5,10 +5,6 @@
 namespace stampede::server {
 namespace {
 
-// Reads per activation before yielding to the other connections of the worker.
-constexpr int kReadsPerActivation = 64;
-// Unwritten output above this stops reading (a client that sends but does not read).
-constexpr std::size_t kOutputHighWater = 256 * 1024;
 // Delayed echoes held at most; past this, reading waits (the client sends faster than the
 // delay lets us answer).
 constexpr std::size_t kMaxDelayed = 1024;

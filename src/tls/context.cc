@@ -44,11 +44,11 @@ Expected<std::string> read_file(const std::string& path, const char* what) {
 struct BioDeleter {
   void operator()(BIO* bio) const { BIO_free(bio); }
 };
-using BioPtr = std::unique_ptr<BIO, BioDeleter>;
+using PemBioPtr = std::unique_ptr<BIO, BioDeleter>;
 
 // The leaf certificate, then the rest of the chain.
 Expected<void> use_certificate_chain(SSL_CTX* ctx, const std::string& pem) {
-  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  PemBioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   X509* leaf = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);
   if (leaf == nullptr) return make_error("no certificate in PEM: " + last_error_text());
   const int ok = SSL_CTX_use_certificate(ctx, leaf);
@@ -65,7 +65,7 @@ Expected<void> use_certificate_chain(SSL_CTX* ctx, const std::string& pem) {
 }
 
 Expected<void> use_private_key(SSL_CTX* ctx, const std::string& pem) {
-  BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  PemBioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
   if (key == nullptr) return make_error("no private key in PEM: " + last_error_text());
   X509* cert = SSL_CTX_get0_certificate(ctx);

@@ -7,21 +7,28 @@
 #include <sys/socket.h>
 
 #include <stdexcept>
+#include <string>
 
 namespace stampede::testing {
 
 LoopbackListener listen_loopback(int backlog, int flags) {
+  return listen_ipv4("127.0.0.1", backlog, flags);
+}
+
+LoopbackListener listen_ipv4(const char* address, int backlog, int flags) {
   LoopbackListener l;
   l.fd.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | flags, 0));
   if (!l.fd) throw std::runtime_error("socket failed");
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::inet_pton(AF_INET, address, &addr.sin_addr) != 1) {
+    throw std::runtime_error(std::string("not an IPv4 address: ") + address);
+  }
   socklen_t len = sizeof addr;
   if (::bind(l.fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
       ::listen(l.fd.get(), backlog) != 0 ||
       ::getsockname(l.fd.get(), reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    throw std::runtime_error("cannot listen on 127.0.0.1");
+    throw std::runtime_error(std::string("cannot listen on ") + address);
   }
   l.port = ntohs(addr.sin_port);
   return l;

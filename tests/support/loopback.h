@@ -22,6 +22,9 @@ struct LoopbackListener {
 // Listens on 127.0.0.1, port 0, with `backlog`; `flags` may add SOCK_NONBLOCK. Throws
 // std::runtime_error (failing the test) when it cannot.
 LoopbackListener listen_loopback(int backlog = 16, int flags = 0);
+// The same on another IPv4 `address` of this thread's network namespace (a test's own
+// namespace: tests/integration/netns).
+LoopbackListener listen_ipv4(const char* address, int backlog, int flags);
 
 // Waits up to `timeout` for a connection on `listener` and accepts it (a blocking, CLOEXEC
 // descriptor); invalid on timeout, on error, or once the listener is shut down.

@@ -84,8 +84,11 @@ struct ScriptedServer::Client {
   bool closed = false;
 };
 
-ScriptedServer::ScriptedServer(Script script) : script_(std::move(script)) {
-  LoopbackListener listener = listen_loopback(1024, SOCK_NONBLOCK);
+ScriptedServer::ScriptedServer(Script script) : ScriptedServer(std::move(script), "127.0.0.1") {}
+
+ScriptedServer::ScriptedServer(Script script, std::string address)
+    : script_(std::move(script)), address_(std::move(address)) {
+  LoopbackListener listener = listen_ipv4(address_.c_str(), 1024, SOCK_NONBLOCK);
   port_ = listener.port;
   listen_fd_ = listener.fd.release();
   if (::pipe2(wake_, O_NONBLOCK | O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
@@ -102,7 +105,7 @@ ScriptedServer::~ScriptedServer() {
 }
 
 std::string ScriptedServer::url(const std::string& path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + path;
+  return "http://" + address_ + ":" + std::to_string(port_) + path;
 }
 
 std::string ScriptedServer::last_request() const {

@@ -43,6 +43,8 @@ class ScriptedServer {
   using Script = std::function<ScriptedReply(std::uint64_t index, const std::string& request)>;
 
   explicit ScriptedServer(Script script);
+  // Listening on `address` (IPv4) of this thread's network namespace instead of 127.0.0.1.
+  ScriptedServer(Script script, std::string address);
   ~ScriptedServer();
   ScriptedServer(const ScriptedServer&) = delete;
   ScriptedServer& operator=(const ScriptedServer&) = delete;
@@ -67,6 +69,7 @@ class ScriptedServer {
   void settle(Client& client);
 
   Script script_;
+  std::string address_ = "127.0.0.1";
   int listen_fd_ = -1;
   int wake_[2] = {-1, -1};
   std::uint16_t port_ = 0;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/units.h"
 #include "report/axis.h"
 #include "report/html_report.h"
 
@@ -13,18 +14,14 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double to_ms(std::int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
-
 std::string ms_text(std::int64_t ns) {
-  return report::format_number(to_ms(ns)) + " ms";
+  return report::format_number(ns_to_ms(ns)) + " ms";
 }
 
 report::PercentileSeries series(std::string name, const stats::Histogram& latency) {
   report::PercentileSeries s{std::move(name), {}};
   for (const stats::PercentilePoint& p : latency.percentile_distribution())
-    s.points.emplace_back(p.percentile, to_ms(p.value_ns));
+    s.points.emplace_back(p.percentile, ns_to_ms(p.value_ns));
   return s;
 }
 
@@ -40,8 +37,8 @@ std::vector<report::TimePoint> timeline(const RunResult& r) {
     p.errors_4xx = static_cast<double>(row.errors_4xx) / width;
     p.errors_5xx = static_cast<double>(row.errors_5xx) / width;
     p.errors_transport = static_cast<double>(row.errors_transport) / width;
-    p.p50_ms = has_latency ? to_ms(row.p50_ns) : kNaN;
-    p.p99_ms = has_latency ? to_ms(row.p99_ns) : kNaN;
+    p.p50_ms = has_latency ? ns_to_ms(row.p50_ns) : kNaN;
+    p.p99_ms = has_latency ? ns_to_ms(row.p99_ns) : kNaN;
     points.push_back(p);
   }
   return points;
@@ -68,7 +65,7 @@ std::vector<report::KeyValue> summary(const RunResult& r) {
   s.push_back({prefix + "max", ms_text(r.latency.max())});
   if (r.rate) {
     s.push_back({"Latency (uncorrected) p99", ms_text(r.rate->uncorrected.percentile(99))});
-    s.push_back({"Send lag p99 / max", report::format_number(to_ms(r.rate->lag.percentile(99))) +
+    s.push_back({"Send lag p99 / max", report::format_number(ns_to_ms(r.rate->lag.percentile(99))) +
                                            " / " + ms_text(r.rate->lag.max())});
     s.push_back({"Late requests (> 1 ms) / of them waiting for a connection",
                  report::format_number(static_cast<double>(r.rate->late)) + " / " +
@@ -84,10 +81,11 @@ report::Table phase_table(const RunResult& r) {
   const auto row = [&t](const char* name, const stats::Histogram& h) {
     if (h.count() == 0) return;
     t.rows.push_back({name, report::format_number(static_cast<double>(h.count())),
-                      report::format_number(to_ms(h.min())), report::format_number(h.mean() / 1e6),
-                      report::format_number(to_ms(h.percentile(50))),
-                      report::format_number(to_ms(h.percentile(99))),
-                      report::format_number(to_ms(h.max()))});
+                      report::format_number(ns_to_ms(h.min())),
+                      report::format_number(h.mean() / 1e6),
+                      report::format_number(ns_to_ms(h.percentile(50))),
+                      report::format_number(ns_to_ms(h.percentile(99))),
+                      report::format_number(ns_to_ms(h.max()))});
   };
   row("connect", r.connect);
   row("TLS handshake", r.tls_handshake);

@@ -9,24 +9,24 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Nanoseconds as milliseconds rounded to the microsecond.
-double ms(double ns) {
+double rounded_ms(double ns) {
   return std::round(ns / 1e3) / 1e3;
 }
 
 Json percentiles(const stats::Histogram& latency) {
   Json p = Json::object();
   for (const char* key : {"50", "90", "95", "99", "99.9"}) {
-    p[key] = ms(static_cast<double>(latency.percentile(std::stod(key))));
+    p[key] = rounded_ms(static_cast<double>(latency.percentile(std::stod(key))));
   }
   return p;
 }
 
 // A latency in ms, or null for a row without one.
 Json optional_ms(std::int64_t ns, bool present) {
-  return present ? Json(ms(static_cast<double>(ns))) : Json(nullptr);
+  return present ? Json(rounded_ms(static_cast<double>(ns))) : Json(nullptr);
 }
 
-Json timeline(const RunResult& r) {
+Json timeline_json(const RunResult& r) {
   Json rows = Json::array();
   for (const stats::TimelineRow& row : r.timeline) {
     const bool has_latency = row.completed > row.errors_transport;
@@ -50,11 +50,11 @@ Json phase(const stats::Histogram& h) {
   if (h.count() == 0) return nullptr;
   Json j;
   j["count"] = h.count();
-  j["min"] = ms(static_cast<double>(h.min()));
-  j["mean"] = ms(h.mean());
-  j["50"] = ms(static_cast<double>(h.percentile(50)));
-  j["99"] = ms(static_cast<double>(h.percentile(99)));
-  j["max"] = ms(static_cast<double>(h.max()));
+  j["min"] = rounded_ms(static_cast<double>(h.min()));
+  j["mean"] = rounded_ms(h.mean());
+  j["50"] = rounded_ms(static_cast<double>(h.percentile(50)));
+  j["99"] = rounded_ms(static_cast<double>(h.percentile(99)));
+  j["max"] = rounded_ms(static_cast<double>(h.max()));
   return j;
 }
 
@@ -68,19 +68,19 @@ void add_rate(const RunResult& r, Json& j) {
   j["targetHeld"] = rate ? Json(r.target_held()) : Json(nullptr);
   j["correctedPercentiles"] = rate ? percentiles(r.latency) : Json(nullptr);
   j["uncorrectedPercentiles"] = rate ? percentiles(rate->uncorrected) : Json(nullptr);
-  j["uncorrectedMeanLatencyMs"] = rate ? Json(ms(rate->uncorrected.mean())) : Json(nullptr);
+  j["uncorrectedMeanLatencyMs"] = rate ? Json(rounded_ms(rate->uncorrected.mean())) : Json(nullptr);
   if (rate) {
-    j["sendLagMs"] = {{"50", ms(static_cast<double>(rate->lag.percentile(50)))},
-                      {"99", ms(static_cast<double>(rate->lag.percentile(99)))},
-                      {"max", ms(static_cast<double>(rate->lag.max()))}};
+    j["sendLagMs"] = {{"50", rounded_ms(static_cast<double>(rate->lag.percentile(50)))},
+                      {"99", rounded_ms(static_cast<double>(rate->lag.percentile(99)))},
+                      {"max", rounded_ms(static_cast<double>(rate->lag.max()))}};
   } else {
     j["sendLagMs"] = nullptr;
   }
   if (rate && rate->generator_lag.count() > 0) {
     const stats::Histogram& own = rate->generator_lag;
-    j["generatorLagMs"] = {{"50", ms(static_cast<double>(own.percentile(50)))},
-                           {"99", ms(static_cast<double>(own.percentile(99)))},
-                           {"max", ms(static_cast<double>(own.max()))}};
+    j["generatorLagMs"] = {{"50", rounded_ms(static_cast<double>(own.percentile(50)))},
+                           {"99", rounded_ms(static_cast<double>(own.percentile(99)))},
+                           {"max", rounded_ms(static_cast<double>(own.max()))}};
   } else {
     j["generatorLagMs"] = nullptr;
   }
@@ -104,9 +104,9 @@ Json to_json(const RunResult& r) {
   j["totalErrors"] = r.total_errors;
   j["totalTimeSeconds"] = r.elapsed_seconds();
   j["elapsedSeconds"] = r.elapsed_seconds();
-  j["meanLatencyMs"] = ms(r.latency.mean());
-  j["minLatencyMs"] = ms(static_cast<double>(r.latency.min()));
-  j["maxLatencyMs"] = ms(static_cast<double>(r.latency.max()));
+  j["meanLatencyMs"] = rounded_ms(r.latency.mean());
+  j["minLatencyMs"] = rounded_ms(static_cast<double>(r.latency.min()));
+  j["maxLatencyMs"] = rounded_ms(static_cast<double>(r.latency.max()));
   j["effectiveRps"] = std::llround(r.effective_rps());
   j["percentiles"] = percentiles(r.latency);
   j["errorCodes"] = Json::object();
@@ -116,7 +116,7 @@ Json to_json(const RunResult& r) {
   for (const auto& [code, n] : r.local_errors)
     j["localErrors"][code] = n;
   // Ours.
-  j["latencyStddevMs"] = ms(r.latency.stddev());
+  j["latencyStddevMs"] = rounded_ms(r.latency.stddev());
   j["statusCodes"] = Json::object();
   for (const auto& [status, n] : r.status_counts)
     j["statusCodes"][std::to_string(status)] = n;
@@ -137,7 +137,7 @@ Json to_json(const RunResult& r) {
   j["firstByteMs"] = phase(r.first_byte);
   j["interrupted"] = r.interrupted;
   add_rate(r, j);
-  j["timeline"] = timeline(r);
+  j["timeline"] = timeline_json(r);
   if (r.websocket) j["websocket"] = ws_json(r.ws, r.connections_opened);
   return j;
 }

@@ -11,19 +11,18 @@ namespace {
 
 constexpr const char* kColors[] = {"#2563eb", "#ea580c", "#16a34a", "#7c3aed"};
 
-std::string number(double value) {
-  return report::format_number(value);
-}
-
 report::Table step_table(const SweepResult& sweep) {
   report::Table t{"Steps",
                   {"connections", "requests", "errors", "req/s", "mean ms", "p50 ms", "p90 ms",
                    "p99 ms", "max ms"},
                   {}};
   for (const SweepStep& s : sweep.steps) {
-    t.rows.push_back({number(s.connections), number(static_cast<double>(s.requests)),
-                      number(static_cast<double>(s.errors)), number(s.rps), number(s.mean_ms),
-                      number(s.p50_ms), number(s.p90_ms), number(s.p99_ms), number(s.max_ms)});
+    t.rows.push_back({report::format_number(s.connections),
+                      report::format_number(static_cast<double>(s.requests)),
+                      report::format_number(static_cast<double>(s.errors)),
+                      report::format_number(s.rps), report::format_number(s.mean_ms),
+                      report::format_number(s.p50_ms), report::format_number(s.p90_ms),
+                      report::format_number(s.p99_ms), report::format_number(s.max_ms)});
   }
   return t;
 }
@@ -128,10 +127,11 @@ report::ReportData sweep_report_data(const SweepResult& sweep) {
   d.title = "stampede concurrency sweep";
   d.subtitle = sweep.url + (sweep.keep_alive ? " · keep-alive" : "");
   d.findings.push_back(describe_knee(sweep.steps));
-  d.summary = {{"Steps", number(static_cast<double>(sweep.steps.size()))},
-               {"Per step", sweep.max_requests > 0
-                                ? number(static_cast<double>(sweep.max_requests)) + " requests"
-                                : number(sweep.step_seconds) + " s"}};
+  d.summary = {{"Steps", report::format_number(static_cast<double>(sweep.steps.size()))},
+               {"Per step",
+                sweep.max_requests > 0
+                    ? report::format_number(static_cast<double>(sweep.max_requests)) + " requests"
+                    : report::format_number(sweep.step_seconds) + " s"}};
   const std::vector<NamedSteps> one = {{"req/s", &sweep.steps}};
   d.figures.push_back(throughput_figure(one));
   d.figures.push_back(latency_figure(one));

@@ -12,7 +12,7 @@ namespace stampede::loadgen {
 namespace {
 
 // Milliseconds with microsecond resolution.
-std::string ms(double ns) {
+std::string fixed_ms(double ns) {
   return fmt::format("{:.3f}", ns / 1e6);
 }
 
@@ -42,16 +42,17 @@ void write_settings(const RunResult& r, std::ostream& out) {
 void write_percentiles(const stats::Histogram& latency, std::ostream& out) {
   for (const char* p : {"50", "90", "95", "99", "99.9"}) {
     const double value = static_cast<double>(latency.percentile(std::stod(p)));
-    fmt::print(out, "{:>4}%      {} ms\n", p, ms(value));
+    fmt::print(out, "{:>4}%      {} ms\n", p, fixed_ms(value));
   }
-  fmt::print(out, " 100%      {} ms (longest request)\n", ms(static_cast<double>(latency.max())));
+  fmt::print(out, " 100%      {} ms (longest request)\n",
+             fixed_ms(static_cast<double>(latency.max())));
 }
 
 void write_latency(const RunResult& r, std::ostream& out) {
   fmt::print(out, "Completed requests:  {}\n", r.total_requests);
   fmt::print(out, "Total errors:        {}\n", r.total_errors);
   fmt::print(out, "Total time:          {:.3f} s\n", r.elapsed_seconds());
-  fmt::print(out, "Mean latency:        {} ms\n", ms(r.latency.mean()));
+  fmt::print(out, "Mean latency:        {} ms\n", fixed_ms(r.latency.mean()));
   fmt::print(out, "Effective rps:       {}\n", std::llround(r.effective_rps()));
   if (r.tls_handshakes > 0) {
     fmt::print(out, "TLS sessions resumed: {} of {} handshakes\n", r.tls_resumed, r.tls_handshakes);
@@ -76,9 +77,10 @@ void write_phases(const RunResult& r, std::ostream& out) {
   const auto line = [&out](const char* name, const stats::Histogram& h) {
     if (h.count() == 0) return;
     fmt::print(out, "  {:<18}{:>9}{:>9}{:>9}{:>9}{:>9}{:>9}\n", name, h.count(),
-               ms(static_cast<double>(h.min())), ms(h.mean()),
-               ms(static_cast<double>(h.percentile(50))), ms(static_cast<double>(h.percentile(99))),
-               ms(static_cast<double>(h.max())));
+               fixed_ms(static_cast<double>(h.min())), fixed_ms(h.mean()),
+               fixed_ms(static_cast<double>(h.percentile(50))),
+               fixed_ms(static_cast<double>(h.percentile(99))),
+               fixed_ms(static_cast<double>(h.max())));
   };
   line("connect", r.connect);
   line("TLS handshake", r.tls_handshake);
@@ -94,16 +96,16 @@ void write_rate(const RunResult& r, std::ostream& out) {
   fmt::print(out, "Achieved rate:       {:.1f} rps ({} of {} scheduled requests sent)\n",
              rate.achieved_rps(), rate.sent, rate.scheduled);
   fmt::print(out, "Send lag:            p50 {} ms, p99 {} ms, max {} ms\n",
-             ms(static_cast<double>(rate.lag.percentile(50))),
-             ms(static_cast<double>(rate.lag.percentile(99))),
-             ms(static_cast<double>(rate.lag.max())));
+             fixed_ms(static_cast<double>(rate.lag.percentile(50))),
+             fixed_ms(static_cast<double>(rate.lag.percentile(99))),
+             fixed_ms(static_cast<double>(rate.lag.max())));
   if (rate.generator_lag.count() > 0) {
     fmt::print(out,
                "  generator's own:   p50 {} ms, p99 {} ms, max {} ms (requests that had a "
                "free connection at their time)\n",
-               ms(static_cast<double>(rate.generator_lag.percentile(50))),
-               ms(static_cast<double>(rate.generator_lag.percentile(99))),
-               ms(static_cast<double>(rate.generator_lag.max())));
+               fixed_ms(static_cast<double>(rate.generator_lag.percentile(50))),
+               fixed_ms(static_cast<double>(rate.generator_lag.percentile(99))),
+               fixed_ms(static_cast<double>(rate.generator_lag.max())));
   }
   fmt::print(out,
              "Late requests:       {} (sent more than 1 ms behind the schedule; {} of them "
@@ -118,8 +120,8 @@ void write_rate(const RunResult& r, std::ostream& out) {
              "requests were sent more than 1 ms late (p99 {} ms, max {} ms behind the "
              "schedule). {}\n",
              rate.achieved_rps(), rate.target_rps, rate.late, rate.sent,
-             ms(static_cast<double>(rate.lag.percentile(99))),
-             ms(static_cast<double>(rate.lag.max())), r.late_cause());
+             fixed_ms(static_cast<double>(rate.lag.percentile(99))),
+             fixed_ms(static_cast<double>(rate.lag.max())), r.late_cause());
 }
 
 // loadtest's layout: the code right-aligned in 4 columns (at least one space before it).

@@ -181,5 +181,54 @@ TEST_F(Mpi, KilledRankEndsTheJobNonZero) {
   }
 }
 
+// Ctrl-C on mpirun (it passes SIGCONT and SIGTERM to every rank, and SIGKILL a second later):
+// every rank stops its run, the results are reduced, and rank 0 prints the report of what ran,
+// as the single-process generator does; mpirun ends and no rank is left.
+TEST_F(Mpi, CtrlCOnMpirunStopsEveryRankAndRankZeroReportsWhatRan) {
+  auto server = start_server();
+  ASSERT_NE(server, nullptr);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server->port()) + "/";
+  // mpirun's own timing (docs/distributed.md): SIGTERM about 1 s after Ctrl-C, SIGKILL 1 s
+  // after that; a rank stops, reduces and prints in milliseconds.
+  ChildProcess job(mpirun_stampede(
+      mpirun_, 2,
+      {"--rps", "400", "-t", "60", "-c", "2", "-k", "--cores", "1", "--quiet", "--json", url}));
+  ASSERT_TRUE(eventually([&] { return server->served() >= 20; }, 20s));
+  const std::vector<std::pair<int, pid_t>> ranks = ranks_of(job.pid());
+  ASSERT_EQ(ranks.size(), 2u);
+  ASSERT_TRUE(job.signal(SIGINT));
+  const int status = job.wait(15s);
+  ASSERT_NE(status, -1000) << "mpirun still running 15 s after Ctrl-C";
+  const nlohmann::json report = nlohmann::json::parse(job.stdout_text(), nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << job.stdout_text() << job.stderr_text();
+  EXPECT_EQ(report["mpi"]["ranks"], 2);
+  EXPECT_EQ(report["merge"]["shards"].size(), 2u);
+  // What ran: more than the 20 seen before Ctrl-C, no more than the server answered, far fewer
+  // than the 24 000 of the whole minute.
+  EXPECT_GE(report["totalRequests"].get<std::uint64_t>(), 20u);
+  EXPECT_LE(report["totalRequests"].get<std::uint64_t>(), server->served());
+  EXPECT_LT(report["totalRequests"].get<std::uint64_t>(), 12000u);
+  for (auto [rank, pid] : ranks) {
+    EXPECT_TRUE(eventually([pid = pid] { return ::kill(pid, 0) != 0; }, 5s))
+        << "rank " << rank << " (pid " << pid << ") still there";
+  }
+}
+
+// Each rank checks its own part of -c against its open-file limit: -c 2000 over two ranks needs
+// 1000 descriptors a rank, over a limit of 512: refused on every rank, one line, exit 2, nothing
+// sent.
+TEST_F(Mpi, RankOverItsFileLimitIsRefusedWithOneLine) {
+  ScriptedServer server([](std::uint64_t, const std::string& r) { return ok_reply(r); });
+  std::vector<std::string> argv =
+      mpirun_stampede(mpirun_, 2, {"-n", "2", "-c", "2000", "--quiet", server.url()});
+  argv.insert(argv.begin(), {"/usr/bin/prlimit", "--nofile=512:512"});
+  const RunResult refused = run_command(argv, 30s);
+  EXPECT_NE(refused.status, 0);
+  EXPECT_THAT(refused.err, HasSubstr("stampede: -c 2000 (1000 of them in shard 1/2) needs about "));
+  EXPECT_THAT(refused.err, HasSubstr("(512; hard limit 512)"));
+  EXPECT_EQ(refused.err.find("stampede: "), refused.err.rfind("stampede: ")) << refused.err;
+  EXPECT_EQ(server.requests(), 0u);
+}
+
 }  // namespace
 }  // namespace stampede::testing

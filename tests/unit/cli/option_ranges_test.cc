@@ -141,6 +141,20 @@ TEST(OptionRanges, LabNumbersOutOfRangeOrMalformed) {
   EXPECT_TRUE(lab_refuses({"--start-timeout", "11m"}, "--start-timeout"));
 }
 
+TEST(OptionRanges, ServeOverLimitTakesQueueCloseOrResetAndNeedsACap) {
+  for (const char* value : {"", "refuse", "QUEUE", "reset ", "close\n", "0"}) {
+    EXPECT_TRUE(serve_refuses({"--port", "0", "--max-connections", "1", "--over-limit", value},
+                              "--over-limit"))
+        << value;
+  }
+  EXPECT_TRUE(serve_refuses({"--port", "0", "--over-limit", "reset"}, "--over-limit"));
+  for (const char* value : {"queue", "close", "reset"}) {
+    EXPECT_FALSE(serve_refuses({"--port", "0", "--max-connections", "1", "--over-limit", value},
+                               "--over-limit"))
+        << value;
+  }
+}
+
 TEST(OptionRanges, AnAcceptedValueIsReportedAsAccepted) {
   // The check itself can fail: values each subcommand takes are not "refused".
   EXPECT_FALSE(serve_refuses({"--port", "0", "--delay", "5"}, "--delay"));

@@ -21,7 +21,7 @@ TEST(LabScenario, ParsesNamesInCanonicalOrder) {
 
 TEST(LabScenario, PlanRunsEachStrategyThenStickyThenEachInterval) {
   PlanInput in{
-      all_scenarios(), {"rr", "least"}, "sticky", {milliseconds(0), milliseconds(200)}, false};
+      default_scenarios(), {"rr", "least"}, "sticky", {milliseconds(0), milliseconds(200)}, false};
   const auto plan = plan_runs(in);
   ASSERT_EQ(plan.size(), 7u);
   EXPECT_EQ(plan[0].scenario, ScenarioKind::Even);
@@ -39,7 +39,7 @@ TEST(LabScenario, PlanRunsEachStrategyThenStickyThenEachInterval) {
 }
 
 TEST(LabScenario, AFixedBalancerRunsOncePerScenarioWithItsOwnHealth) {
-  PlanInput in{all_scenarios(), {""}, "", {milliseconds(0), milliseconds(200)}, true};
+  PlanInput in{default_scenarios(), {""}, "", {milliseconds(0), milliseconds(200)}, true};
   const auto plan = plan_runs(in);
   ASSERT_EQ(plan.size(), 4u);
   for (const RunPlan& run : plan) {
