@@ -22,12 +22,17 @@
 
 namespace stampede::lab {
 
+inline constexpr std::int64_t kDefaultBackendTimeoutMs = 30000;
+
 // What the placeholders of --balancer-cmd become for one run.
 struct Placeholders {
   std::string strategy;        // {strategy}
   std::int64_t health_ms = 0;  // {health}
-  std::uint16_t port = 0;      // {port}: where the balancer is to listen
-  std::string dir;             // {dir}: the lab's scratch directory
+  // {timeout}: the run's backend timeout (the hang's --backend-timeout), else the built-in
+  // balancer's default, 30000.
+  std::int64_t timeout_ms = kDefaultBackendTimeoutMs;
+  std::uint16_t port = 0;  // {port}: where the balancer is to listen
+  std::string dir;         // {dir}: the lab's scratch directory
   // {instances}: "a=127.0.0.1:P,b=..."; {addr:NAME}: "127.0.0.1:P"; {port:NAME}: "P".
   std::vector<std::pair<std::string, std::string>> instances;  // name, host:port
 };
@@ -56,10 +61,12 @@ class BalancerRunner {
 
   // Starts the balancer for one run (the built-in one or CMD with `strategy` and `health`;
   // an external one is only checked), waits until it listens and answers a first GET /, and
-  // returns the URL to load. Fails naming what failed.
+  // returns the URL to load. Fails naming what failed. `backend_timeout` (the hang scenario)
+  // becomes the built-in balancer's --backend-timeout and a command's {timeout}.
   Expected<std::string> start(const std::string& strategy,
                               std::optional<std::chrono::milliseconds> health,
-                              const InstancePool& pool, const Interrupt& interrupt);
+                              const InstancePool& pool, const Interrupt& interrupt,
+                              std::optional<std::chrono::milliseconds> backend_timeout = {});
   // Stops the process start() started (nothing for an external balancer).
   void stop();
 
@@ -71,6 +78,7 @@ class BalancerRunner {
 
  private:
   Expected<void> spawn(const std::string& strategy, std::chrono::milliseconds health,
+                       std::optional<std::chrono::milliseconds> backend_timeout,
                        const InstancePool& pool, const Interrupt& interrupt);
   Expected<void> check_answers() const;
 

@@ -55,7 +55,7 @@ struct LabConfig {
   std::vector<InstanceSpec> instances;  // at least 2, distinct names
   BalancerSpec balancer;
   LoadSettings load;
-  std::vector<ScenarioKind> scenarios = all_scenarios();
+  std::vector<ScenarioKind> scenarios = default_scenarios();
 
   std::string slow_instance;  // slow scenario: this one gets `slow_delay` (default: the last)
   Millis slow_delay{50};
@@ -65,6 +65,12 @@ struct LabConfig {
   std::vector<Millis> health_intervals{Millis(0), Millis(1000), Millis(200)};
   std::chrono::nanoseconds outage_duration = std::chrono::seconds(6);
   std::chrono::nanoseconds kill_after = std::chrono::seconds(2);
+  // hang scenario: `hang_instance` (default: the last) is stopped (SIGSTOP) `kill_after` into an
+  // `outage_duration` run, at each of `health_intervals`, and resumed (SIGCONT) `hang_for` later;
+  // the balancer runs with `backend_timeout` (--backend-timeout; {timeout} for a command).
+  std::string hang_instance;
+  std::chrono::nanoseconds hang_for = std::chrono::seconds(2);
+  Millis backend_timeout{1000};
 
   // --sweep-connections: the connection counts of the sweep through the balancer and straight to
   // the first instance (each step -t long); empty: no sweep.

@@ -75,7 +75,8 @@ void check_sources_of(const RunRecord& run, std::vector<Finding>& out, int& agre
 }
 
 void check_errors(const RunRecord& run, std::vector<Finding>& out) {
-  if (run.scenario == ScenarioKind::Outage || run.errors == 0) return;
+  const bool expected = run.scenario == ScenarioKind::Outage || run.scenario == ScenarioKind::Hang;
+  if (expected || run.errors == 0) return;
   out.push_back(fail(FindingKind::RunErrors, run.label(),
                      fmt::format("{} of {} requests failed ({}) while every instance was up.",
                                  run.errors, run.requests, detail::code_list(run.error_codes))));
@@ -149,10 +150,12 @@ std::vector<Finding> read_runs(const std::vector<RunRecord>& runs) {
         detail::read_sticky(run, out);
         break;
       case ScenarioKind::Outage:
+      case ScenarioKind::Hang:
         break;
     }
   }
   detail::read_outages(runs, out);
+  detail::read_hangs(runs, out);
   if (agreeing > 0 && agreeing == static_cast<int>(runs.size())) {
     out.push_back(note(FindingKind::SourcesAgree, "all",
                        fmt::format("/count, x-instance and x-backend agree in all {} runs: the "
@@ -214,6 +217,8 @@ std::string_view kind_name(FindingKind kind) {
       return "sticky-chance";
     case FindingKind::SweepPoolVsSingle:
       return "sweep-pool-vs-single";
+    case FindingKind::HangDamage:
+      return "hang-damage";
   }
   return "?";
 }

@@ -34,6 +34,7 @@ enum class FindingKind {
   StickyArithmetic,        // sticky skew is the best split sessions allow
   StickyChance,            // sticky skew beyond the best split: hashing chance
   SweepPoolVsSingle,       // the sweep: the pool's throughput and knee against one instance's
+  HangDamage,              // hang: failures per health interval, detection and recovery
 };
 
 std::string_view kind_name(FindingKind kind);  // "headers-disagree", ...

@@ -5,6 +5,11 @@
 namespace stampede::lab {
 
 std::vector<ScenarioKind> all_scenarios() {
+  return {ScenarioKind::Even, ScenarioKind::Slow, ScenarioKind::Sticky, ScenarioKind::Outage,
+          ScenarioKind::Hang};
+}
+
+std::vector<ScenarioKind> default_scenarios() {
   return {ScenarioKind::Even, ScenarioKind::Slow, ScenarioKind::Sticky, ScenarioKind::Outage};
 }
 
@@ -18,6 +23,8 @@ std::string_view scenario_name(ScenarioKind kind) {
       return "sticky";
     case ScenarioKind::Outage:
       return "outage";
+    case ScenarioKind::Hang:
+      return "hang";
   }
   return "?";
 }
@@ -33,7 +40,7 @@ Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
                            [&](ScenarioKind k) { return scenario_name(k) == name; });
     if (it == all.end()) {
       return make_error("--scenarios: unknown scenario '" + std::string(name) +
-                        "' (even, slow, sticky, outage)");
+                        "' (even, slow, sticky, outage, hang)");
     }
     if (std::find(chosen.begin(), chosen.end(), *it) != chosen.end()) {
       return make_error("--scenarios: '" + std::string(name) + "' is given twice");
@@ -44,6 +51,22 @@ Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
   std::sort(chosen.begin(), chosen.end());
   return chosen;
 }
+
+namespace {
+
+// The hang scenario's runs: like the outage's, each with the backend timeout.
+void plan_hang_runs(const PlanInput& input, std::vector<RunPlan>& runs) {
+  if (input.load_strategies.empty()) return;
+  const std::string& strategy = input.load_strategies.front();
+  if (input.fixed_balancer) {
+    runs.push_back({ScenarioKind::Hang, Pool::Even, strategy, std::nullopt, std::nullopt});
+    return;
+  }
+  for (std::chrono::milliseconds health : input.health_intervals)
+    runs.push_back({ScenarioKind::Hang, Pool::Even, strategy, health, input.backend_timeout});
+}
+
+}  // namespace
 
 std::vector<RunPlan> plan_runs(const PlanInput& input) {
   using std::chrono::milliseconds;
@@ -71,6 +94,7 @@ std::vector<RunPlan> plan_runs(const PlanInput& input) {
         runs.push_back({ScenarioKind::Outage, Pool::Even, strategy, health});
     }
   }
+  if (wants(ScenarioKind::Hang)) plan_hang_runs(input, runs);
   return runs;
 }
 

@@ -13,12 +13,15 @@
 
 namespace stampede::lab {
 
-enum class ScenarioKind { Even, Slow, Sticky, Outage };
+enum class ScenarioKind { Even, Slow, Sticky, Outage, Hang };
 
 std::vector<ScenarioKind> all_scenarios();
-std::string_view scenario_name(ScenarioKind kind);  // "even", "slow", "sticky", "outage"
+// What runs without --scenarios: even, slow, sticky, outage (hang only when asked for: its runs
+// wait out real time and would take the default lab past a minute).
+std::vector<ScenarioKind> default_scenarios();
+std::string_view scenario_name(ScenarioKind kind);  // "even", "slow", "sticky", "outage", "hang"
 // "even,slow" -> {Even, Slow}; duplicates, unknown names and an empty list are errors. The
-// result is in the canonical order (even, slow, sticky, outage) whatever the input order.
+// result is in the canonical order (even, slow, sticky, outage, hang) whatever the input order.
 Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text);
 
 // The state of the pool a run needs: identical instances (their own --delay only), or one
@@ -34,6 +37,8 @@ struct RunPlan {
   // The health-check interval the balancer is started with (0: off); nullopt for an external
   // balancer, whose checks are whatever it was configured with.
   std::optional<std::chrono::milliseconds> health;
+  // The balancer's backend timeout for this run (hang); nullopt: its own default.
+  std::optional<std::chrono::milliseconds> backend_timeout;
 };
 
 struct PlanInput {
@@ -42,9 +47,11 @@ struct PlanInput {
   std::string sticky_strategy;               // empty: external balancer
   std::vector<std::chrono::milliseconds> health_intervals;
   bool fixed_balancer = false;  // --balancer-url only: one run per scenario, health as it is
+  std::chrono::milliseconds backend_timeout{0};  // hang: the balancer's backend timeout
 };
 
-// The runs in order: even per strategy, slow per strategy, sticky, outage per health interval.
+// The runs in order: even per strategy, slow per strategy, sticky, outage per health interval,
+// hang per health interval (with the backend timeout).
 std::vector<RunPlan> plan_runs(const PlanInput& input);
 
 }  // namespace stampede::lab

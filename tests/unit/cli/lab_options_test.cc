@@ -26,7 +26,7 @@ TEST(LabOptions, DefaultsAreTheGuidesProcedureInAMinute) {
   EXPECT_EQ(c.instances[0].port, 0);
   EXPECT_EQ(c.balancer.kind, BalancerKind::BuiltIn);
   EXPECT_EQ(c.balancer.strategies, (std::vector<std::string>{"rr", "least", "sticky"}));
-  EXPECT_EQ(c.scenarios, all_scenarios());
+  EXPECT_EQ(c.scenarios, default_scenarios());
   EXPECT_EQ(c.load.connections, 12u);
   EXPECT_EQ(c.slow_instance, "c");
   EXPECT_EQ(c.slow_delay, milliseconds(50));

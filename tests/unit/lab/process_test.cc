@@ -67,6 +67,17 @@ TEST_F(LabProcessTest, StopEndsTheWholeGroup) {
   EXPECT_EQ((*p)->stop().code, status.code);  // idempotent
 }
 
+// The hang scenario stops an instance with SIGSTOP: stop() must still end it with SIGTERM (it
+// continues the group first), not wait out the grace for SIGKILL.
+TEST_F(LabProcessTest, StopEndsAStoppedGroupWithSigterm) {
+  auto p = Process::spawn(sh("exec sleep 60"));
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  (*p)->kill_group(SIGSTOP);
+  const ExitStatus status = (*p)->stop(1000ms);
+  EXPECT_TRUE(status.signaled);
+  EXPECT_EQ(status.code, SIGTERM) << status.describe();
+}
+
 TEST_F(LabProcessTest, DestructorStopsAProcessThatIgnoresSigterm) {
   const std::string pid_file = dir_->file("self.pid");
   pid_t pid = 0;

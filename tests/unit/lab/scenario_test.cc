@@ -21,7 +21,7 @@ TEST(LabScenario, ParsesNamesInCanonicalOrder) {
 
 TEST(LabScenario, PlanRunsEachStrategyThenStickyThenEachInterval) {
   PlanInput in{
-      all_scenarios(), {"rr", "least"}, "sticky", {milliseconds(0), milliseconds(200)}, false};
+      default_scenarios(), {"rr", "least"}, "sticky", {milliseconds(0), milliseconds(200)}, false};
   const auto plan = plan_runs(in);
   ASSERT_EQ(plan.size(), 7u);
   EXPECT_EQ(plan[0].scenario, ScenarioKind::Even);
@@ -41,11 +41,30 @@ TEST(LabScenario, PlanRunsEachStrategyThenStickyThenEachInterval) {
 TEST(LabScenario, AFixedBalancerRunsOncePerScenarioWithItsOwnHealth) {
   PlanInput in{all_scenarios(), {""}, "", {milliseconds(0), milliseconds(200)}, true};
   const auto plan = plan_runs(in);
-  ASSERT_EQ(plan.size(), 4u);
+  ASSERT_EQ(plan.size(), 5u);
   for (const RunPlan& run : plan) {
     EXPECT_EQ(run.strategy, "");
     EXPECT_FALSE(run.health.has_value());
   }
+}
+
+TEST(LabScenario, HangRunsOncePerIntervalWithTheBackendTimeout) {
+  PlanInput in{
+      {ScenarioKind::Hang}, {"rr", "least"}, "sticky", {milliseconds(0), milliseconds(200)}, false,
+      milliseconds(700)};
+  const auto plan = plan_runs(in);
+  ASSERT_EQ(plan.size(), 2u);
+  for (const RunPlan& run : plan) {
+    EXPECT_EQ(run.scenario, ScenarioKind::Hang);
+    EXPECT_EQ(run.strategy, "rr");
+    EXPECT_EQ(run.backend_timeout, milliseconds(700));
+  }
+  EXPECT_EQ(plan[0].health, milliseconds(0));
+  EXPECT_EQ(plan[1].health, milliseconds(200));
+  auto names = parse_scenarios("hang,even");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<ScenarioKind>{ScenarioKind::Even, ScenarioKind::Hang}));
+  EXPECT_EQ(default_scenarios().size() + 1, all_scenarios().size()) << "hang runs when asked";
 }
 
 }  // namespace
