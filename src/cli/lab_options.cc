@@ -18,8 +18,9 @@ struct Raw {
   std::string instances, connections, duration, cores, slow, sessions, session_requests;
   std::string health_intervals, outage_duration, kill_after, start_timeout, scenarios;
   std::string strategies, rps;
-  std::string sweep;  // --sweep-connections (convert_sweep)
-  std::string limit;  // --limit NAME[=N] (convert_limit)
+  std::string hang_for, backend_timeout;  // the hang scenario (convert_load)
+  std::string sweep;                      // --sweep-connections (convert_sweep)
+  std::string limit;                      // --limit NAME[=N] (convert_limit)
   std::vector<std::string> instance_specs, delays;
 };
 
@@ -40,7 +41,9 @@ void declare(CLI::App& app, Raw& raw, LabConfig& c) {
   app.add_option("--strategies", raw.strategies, "Strategies under test; default rr,least,sticky");
   app.add_option("--sticky-strategy", c.balancer.sticky_strategy,
                  "The strategy that keeps sessions; default sticky");
-  app.add_option("--scenarios", raw.scenarios, "Scenarios to run; default even,slow,sticky,outage");
+  app.add_option(
+      "--scenarios", raw.scenarios,
+      "Scenarios to run (even,slow,sticky,outage,hang); default even,slow,sticky,outage");
   app.add_option("-c,--connections", raw.connections, "Connections of the load; default 12");
   app.add_option("-t,--duration", raw.duration,
                  "Length of each even/slow run, s (or 500ms); default 3s");
@@ -61,6 +64,11 @@ void declare(CLI::App& app, Raw& raw, LabConfig& c) {
                  "Length of an outage run, s; default 6s");
   app.add_option("--kill-after", raw.kill_after,
                  "When the outage kills, s into the run; default 2s");
+  app.add_option("--hang", c.hang_instance, "The instance the hang stops; default the last");
+  app.add_option("--hang-for", raw.hang_for,
+                 "How long the hang keeps it stopped (from --kill-after), s; default 2s");
+  app.add_option("--backend-timeout", raw.backend_timeout,
+                 "The balancer's backend timeout in the hang runs, ms ({timeout}); default 1000");
   app.add_option("--start-timeout", raw.start_timeout,
                  "Time allowed to start a process, s; default 10s");
   app.add_option("--stampede", c.stampede_path,
@@ -172,6 +180,11 @@ Expected<void> convert_load(const Raw& raw, LabConfig& c) {
   if (r) r = duration("--outage-duration", raw.outage_duration, c.outage_duration, seconds(1));
   if (r) r = duration("--kill-after", raw.kill_after, c.kill_after, seconds(1));
   if (r) r = duration("--start-timeout", raw.start_timeout, c.balancer.start_timeout, seconds(1));
+  if (r) r = duration("--hang-for", raw.hang_for, c.hang_for, seconds(1));
+  if (r) {
+    r = duration("--backend-timeout", raw.backend_timeout, c.backend_timeout,
+                 std::chrono::milliseconds(1));
+  }
   if (r && !raw.rps.empty()) {
     auto rps = parse_number(raw.rps);
     if (!rps || *rps <= 0) {

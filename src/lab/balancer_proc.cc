@@ -22,6 +22,7 @@ std::optional<std::string> lookup(std::string_view name, const Placeholders& v) 
   if (name == "strategy") return v.strategy;
   if (name == "health") return std::to_string(v.health_ms);
   if (name == "retries") return std::to_string(v.retries);
+  if (name == "timeout") return std::to_string(v.timeout_ms);
   if (name == "port") return std::to_string(v.port);
   if (name == "dir") return v.dir;
   if (name == "instances") {
@@ -91,16 +92,17 @@ std::map<std::string, bool> parse_up_flags(std::string_view body) {
   return flags;
 }
 
-Expected<std::string> BalancerRunner::start(const std::string& strategy,
-                                            std::optional<std::chrono::milliseconds> health,
-                                            const InstancePool& pool, const Interrupt& interrupt) {
+Expected<std::string> BalancerRunner::start(
+    const std::string& strategy, std::optional<std::chrono::milliseconds> health,
+    const InstancePool& pool, const Interrupt& interrupt,
+    std::optional<std::chrono::milliseconds> backend_timeout) {
   stop();
   if (options_.spec.kind == BalancerKind::External) {
     auto address = address_of(options_.spec.url);
     if (!address) return make_error("--balancer-url: " + address.error().message);
     address_ = *address;
     url_ = options_.spec.url;
-  } else if (auto r = spawn(strategy, health.value_or(0ms), pool, interrupt); !r) {
+  } else if (auto r = spawn(strategy, health.value_or(0ms), backend_timeout, pool, interrupt); !r) {
     stop();
     return r.error();
   }
@@ -112,6 +114,7 @@ Expected<std::string> BalancerRunner::start(const std::string& strategy,
 }
 
 Expected<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::milliseconds health,
+                                     std::optional<std::chrono::milliseconds> backend_timeout,
                                      const InstancePool& pool, const Interrupt& interrupt) {
   const BalancerSpec& spec = options_.spec;
   const std::string base = fmt::format("{}/balancer-{}", options_.work_dir, ++generation_);
@@ -132,6 +135,10 @@ Expected<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::m
                   "--cores",
                   "1"};
     if (retries_) spawn.argv.insert(spawn.argv.end(), {"--retries", std::to_string(*retries_)});
+    if (backend_timeout) {
+      spawn.argv.push_back("--backend-timeout");
+      spawn.argv.push_back(std::to_string(backend_timeout->count()));
+    }
     for (std::size_t i = 0; i < pool.size(); ++i) {
       spawn.argv.push_back("--backend");
       spawn.argv.push_back(pool.name(i) + "=" + pool.host_port(i));
@@ -170,6 +177,7 @@ Expected<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::m
   values.strategy = strategy;
   values.health_ms = health.count();
   values.retries = retries_.value_or(1);
+  if (backend_timeout) values.timeout_ms = backend_timeout->count();
   values.port = address_.port();
   values.dir = options_.work_dir;
   for (std::size_t i = 0; i < pool.size(); ++i)

@@ -22,13 +22,18 @@
 
 namespace stampede::lab {
 
+inline constexpr std::int64_t kDefaultBackendTimeoutMs = 30000;
+
 // What the placeholders of --balancer-cmd become for one run.
 struct Placeholders {
   std::string strategy;        // {strategy}
   std::int64_t health_ms = 0;  // {health}
   int retries = 1;             // {retries}: the limit scenario's, else the built-in's default 1
-  std::uint16_t port = 0;      // {port}: where the balancer is to listen
-  std::string dir;             // {dir}: the lab's scratch directory
+  // {timeout}: the run's backend timeout (the hang's --backend-timeout), else the built-in
+  // balancer's default, 30000.
+  std::int64_t timeout_ms = kDefaultBackendTimeoutMs;
+  std::uint16_t port = 0;  // {port}: where the balancer is to listen
+  std::string dir;         // {dir}: the lab's scratch directory
   // {instances}: "a=127.0.0.1:P,b=..."; {addr:NAME}: "127.0.0.1:P"; {port:NAME}: "P".
   std::vector<std::pair<std::string, std::string>> instances;  // name, host:port
 };
@@ -60,10 +65,12 @@ class BalancerRunner {
 
   // Starts the balancer for one run (the built-in one or CMD with `strategy` and `health`;
   // an external one is only checked), waits until it listens and answers a first GET /, and
-  // returns the URL to load. Fails naming what failed.
+  // returns the URL to load. Fails naming what failed. `backend_timeout` (the hang scenario)
+  // becomes the built-in balancer's --backend-timeout and a command's {timeout}.
   Expected<std::string> start(const std::string& strategy,
                               std::optional<std::chrono::milliseconds> health,
-                              const InstancePool& pool, const Interrupt& interrupt);
+                              const InstancePool& pool, const Interrupt& interrupt,
+                              std::optional<std::chrono::milliseconds> backend_timeout = {});
   // The built-in balancer's --retries (a command's {retries}) from the next start() on; nullopt:
   // the default, 1. An external balancer is as configured.
   void set_retries(std::optional<int> retries) { retries_ = retries; }
@@ -78,6 +85,7 @@ class BalancerRunner {
 
  private:
   Expected<void> spawn(const std::string& strategy, std::chrono::milliseconds health,
+                       std::optional<std::chrono::milliseconds> backend_timeout,
                        const InstancePool& pool, const Interrupt& interrupt);
   Expected<void> check_answers() const;
 

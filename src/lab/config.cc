@@ -135,10 +135,30 @@ Expected<void> validate_balancer(const LabConfig& config) {
   }
   const bool needs_load_strategy =
       wants(config, ScenarioKind::Even) || wants(config, ScenarioKind::Slow) ||
-      wants(config, ScenarioKind::Outage) || wants(config, ScenarioKind::Limit);
+      wants(config, ScenarioKind::Outage) || wants(config, ScenarioKind::Limit) ||
+      wants(config, ScenarioKind::Hang);
   if (needs_load_strategy && load_strategies(b).empty()) {
     return make_error(
-        "even, slow, outage and limit need a strategy other than the sticky one in --strategies");
+        "even, slow, outage, limit and hang need a strategy other than the sticky one in "
+        "--strategies");
+  }
+  return {};
+}
+
+// The hang scenario's instance and times: the hang ends inside the run.
+Expected<void> validate_hang(const LabConfig& config) {
+  if (!wants(config, ScenarioKind::Hang)) return {};
+  if (!names_instance(config, config.hang_instance)) {
+    return make_error(fmt::format("--hang: no instance named '{}'", config.hang_instance));
+  }
+  if (config.hang_for.count() <= 0 ||
+      config.kill_after + config.hang_for >= config.outage_duration) {
+    return make_error(
+        "--hang-for must be above 0 and end before --outage-duration (it starts at "
+        "--kill-after)");
+  }
+  if (config.backend_timeout.count() <= 0 || config.backend_timeout > kMaxHealth) {
+    return make_error("--backend-timeout: 1 to 60000 ms");
   }
   return {};
 }
@@ -162,7 +182,9 @@ Expected<void> validate_scenarios(const LabConfig& config) {
   if (config.session_requests < 1 || config.session_requests > 1'000'000) {
     return make_error("--session-requests: 1 to 1000000");
   }
-  if (wants(config, ScenarioKind::Outage) && config.health_intervals.empty()) {
+  if (auto r = validate_hang(config); !r) return r;
+  if ((wants(config, ScenarioKind::Outage) || wants(config, ScenarioKind::Hang)) &&
+      config.health_intervals.empty()) {
     return make_error("--health-intervals: no interval");
   }
   for (Millis h : config.health_intervals) {
@@ -192,6 +214,7 @@ void apply_defaults(LabConfig& config) {
   if (config.slow_instance.empty()) config.slow_instance = config.instances.back().name;
   if (config.kill_instance.empty()) config.kill_instance = config.instances.back().name;
   if (config.limit_instance.empty()) config.limit_instance = config.instances.back().name;
+  if (config.hang_instance.empty()) config.hang_instance = config.instances.back().name;
   if (config.stampede_path.empty()) config.stampede_path = "/proc/self/exe";
 }
 

@@ -68,6 +68,12 @@ struct LabConfig {
   // limit scenario: this instance (default: the last) refuses past this many connections.
   std::string limit_instance;
   std::uint32_t limit_connections = 2;
+  // hang scenario: `hang_instance` (default: the last) is stopped (SIGSTOP) `kill_after` into an
+  // `outage_duration` run, at each of `health_intervals`, and resumed (SIGCONT) `hang_for` later;
+  // the balancer runs with `backend_timeout` (--backend-timeout; {timeout} for a command).
+  std::string hang_instance;
+  std::chrono::nanoseconds hang_for = std::chrono::seconds(2);
+  Millis backend_timeout{1000};
 
   // --sweep-connections: the connection counts of the sweep through the balancer and straight to
   // the first instance (each step -t long); empty: no sweep.

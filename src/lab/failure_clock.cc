@@ -42,6 +42,7 @@ void FailureClock::on_line(std::string_view line) {
   if (accumulated > errors_) {
     errors_ = accumulated;
     last_growth_ns_ = clock_.now_ns();
+    if (growths_.size() < kMaxGrowths) growths_.push_back({last_growth_ns_, accumulated});
   }
 }
 

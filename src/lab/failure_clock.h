@@ -9,6 +9,7 @@
 #include <streambuf>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/clock.h"
 
@@ -23,6 +24,14 @@ class FailureClock : public std::streambuf {
   std::uint64_t errors_seen() const { return errors_; }
   // When (clock ns) the accumulated count last grew; 0 when it never did.
   std::int64_t last_growth_ns() const { return last_growth_ns_; }
+  // Every growth of the accumulated count: (clock ns, accumulated), at most kMaxGrowths (the
+  // later ones are dropped; last_growth_ns() still follows them).
+  struct Growth {
+    std::int64_t ns = 0;
+    std::uint64_t accumulated = 0;
+  };
+  static constexpr std::size_t kMaxGrowths = 4096;
+  const std::vector<Growth>& growths() const { return growths_; }
   // Progress lines seen (errors lines not counted).
   std::uint64_t lines() const { return lines_; }
 
@@ -38,6 +47,7 @@ class FailureClock : public std::streambuf {
   std::uint64_t errors_ = 0;
   std::int64_t last_growth_ns_ = 0;
   std::uint64_t lines_ = 0;
+  std::vector<Growth> growths_;
 };
 
 }  // namespace stampede::lab

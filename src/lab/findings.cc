@@ -77,11 +77,10 @@ void check_sources_of(const RunRecord& run, std::vector<Finding>& out, int& agre
 }
 
 void check_errors(const RunRecord& run, std::vector<Finding>& out) {
-  // An outage or a limit run fails requests by design: their own findings read the failures.
-  if (run.scenario == ScenarioKind::Outage || run.scenario == ScenarioKind::Limit ||
-      run.errors == 0) {
-    return;
-  }
+  // Outage, limit and hang runs fail requests by design: their own findings read the failures.
+  const bool expected = run.scenario == ScenarioKind::Outage ||
+                        run.scenario == ScenarioKind::Limit || run.scenario == ScenarioKind::Hang;
+  if (expected || run.errors == 0) return;
   out.push_back(fail(FindingKind::RunErrors, run.label(),
                      fmt::format("{} of {} requests failed ({}) while every instance was up.",
                                  run.errors, run.requests, detail::code_list(run.error_codes))));
@@ -156,11 +155,13 @@ std::vector<Finding> read_runs(const std::vector<RunRecord>& runs) {
         break;
       case ScenarioKind::Outage:
       case ScenarioKind::Limit:
+      case ScenarioKind::Hang:
         break;
     }
   }
   detail::read_outages(runs, out);
   read_limits(runs, out);
+  detail::read_hangs(runs, out);
   if (agreeing > 0 && agreeing == static_cast<int>(runs.size())) {
     out.push_back(note(FindingKind::SourcesAgree, "all",
                        fmt::format("/count, x-instance and x-backend agree in all {} runs: the "
@@ -228,6 +229,8 @@ std::string_view kind_name(FindingKind kind) {
       return "limit-failures";
     case FindingKind::LimitSummary:
       return "limit-summary";
+    case FindingKind::HangDamage:
+      return "hang-damage";
   }
   return "?";
 }

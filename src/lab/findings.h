@@ -37,6 +37,7 @@ enum class FindingKind {
   LimitRoutedAround,       // limit: no refusal reached a client
   LimitFailures,           // limit: refusals reached clients as failures
   LimitSummary,            // limit: which runs routed around the refusals, which failed
+  HangDamage,              // hang: failures per health interval, detection and recovery
 };
 
 std::string_view kind_name(FindingKind kind);  // "headers-disagree", ...

@@ -35,5 +35,9 @@ std::size_t slow_index(const RunRecord& run);
 void read_slow(const RunRecord& run, const std::vector<RunRecord>& runs, std::vector<Finding>& out);
 void read_sticky(const RunRecord& run, std::vector<Finding>& out);
 void read_outages(const std::vector<RunRecord>& runs, std::vector<Finding>& out);
+void read_hangs(const std::vector<RunRecord>& runs, std::vector<Finding>& out);  // findings_hang.cc
+
+// "a; b; c".
+std::string join_parts(const std::vector<std::string>& parts);
 
 }  // namespace stampede::lab::detail

@@ -210,6 +210,10 @@ void read_outages(const std::vector<RunRecord>& runs, std::vector<Finding>& out)
                                  t.kill_at_s, t.run_s, join(parts, "; "), moral)));
 }
 
+std::string join_parts(const std::vector<std::string>& parts) {
+  return join(parts, "; ");
+}
+
 }  // namespace detail
 
 std::vector<std::uint32_t> best_split(std::uint32_t sessions, std::uint32_t instances) {

@@ -118,6 +118,16 @@ void InstancePool::kill(std::size_t i) {
   instance.killed = true;
 }
 
+void InstancePool::pause(std::size_t i) {
+  Instance& instance = instances_[i];
+  if (instance.process != nullptr && !instance.killed) instance.process->kill_group(SIGSTOP);
+}
+
+void InstancePool::resume(std::size_t i) {
+  Instance& instance = instances_[i];
+  if (instance.process != nullptr && !instance.killed) instance.process->kill_group(SIGCONT);
+}
+
 Expected<void> InstancePool::revive(const Interrupt& interrupt) {
   for (std::size_t i = 0; i < instances_.size(); ++i) {
     if (!instances_[i].killed) continue;

@@ -59,6 +59,11 @@ class InstancePool {
   std::uint32_t limit(std::size_t i) const { return instances_[i].max_connections; }
   // SIGKILL to instance i, now (the outage). restart() brings it back.
   void kill(std::size_t i);
+  // SIGSTOP / SIGCONT to instance i (the hang): stopped, it keeps its sockets open and the
+  // kernel keeps accepting connections for it, but it answers nothing. Like kill(), callable
+  // from another thread. Process::stop() continues a stopped instance before it ends it.
+  void pause(std::size_t i);
+  void resume(std::size_t i);
   // Restarts every killed instance with its delay.
   Expected<void> revive(const Interrupt& interrupt);
 

@@ -5,6 +5,7 @@
 
 #include "core/clock.h"
 #include "lab/balancer_proc.h"
+#include "lab/hang.h"
 #include "lab/instances.h"
 #include "lab/limit.h"
 #include "lab/process.h"
@@ -94,6 +95,37 @@ Expected<HeaderCounts> run_outage_load(const Bench& b, const std::string& url, R
   return outcome->result.header_counts;
 }
 
+// The hang scenario's run: the instance stopped and continued by run_hang; the built-in
+// balancer's /lb-stats watched for when it takes the instance out and brings it back.
+Expected<HeaderCounts> run_hang_load(const Bench& b, const RunPlan& plan, const std::string& url,
+                                     RunRecord& rec) {
+  loadgen::Config config = make_load_config(b.config.load, url);
+  config.max_duration = b.config.outage_duration;
+  const std::size_t victim = b.pool.find(b.config.hang_instance);
+  const std::string& name = b.config.hang_instance;
+  HangActions actions;
+  actions.stop = [&] { b.pool.pause(victim); };
+  actions.resume = [&] { b.pool.resume(victim); };
+  const bool built_in = b.config.balancer.kind == BalancerKind::BuiltIn;
+  if (built_in) {
+    actions.up = [&]() -> std::optional<bool> {
+      const auto flags = b.balancer.read_up_flags();
+      const auto it = flags.find(name);
+      return it == flags.end() ? std::nullopt : std::optional(it->second);
+    };
+  }
+  auto outcome = run_hang(config, {b.config.kill_after, b.config.hang_for}, actions, b.interrupt);
+  if (!outcome) return outcome.error();
+  fill_outcome(rec, outcome->result);
+  std::optional<std::int64_t> backend, health;
+  if (plan.backend_timeout) backend = plan.backend_timeout->count();
+  if (built_in && plan.health && plan.health->count() > 0) {
+    health = std::min<std::int64_t>(1000, plan.health->count());  // the balancer's default
+  }
+  if (outcome->stop_at_s) rec.hang = time_hang(*outcome, name, backend, health);
+  return outcome->result.header_counts;
+}
+
 // The load of one run, by scenario; fills the record's outcome and returns the header counts.
 Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::string& url,
                              RunRecord& rec) {
@@ -102,6 +134,8 @@ Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::str
       return run_sticky(b, url, rec);
     case ScenarioKind::Outage:
       return run_outage_load(b, url, rec);
+    case ScenarioKind::Hang:
+      return run_hang_load(b, plan, url, rec);
     case ScenarioKind::Even:
     case ScenarioKind::Slow:
     case ScenarioKind::Limit:
@@ -142,7 +176,8 @@ Expected<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& d
     rec.instances.push_back(row);
   }
   b.balancer.set_retries(plan.retries);
-  auto url = b.balancer.start(plan.strategy, plan.health, b.pool, b.interrupt);
+  auto url =
+      b.balancer.start(plan.strategy, plan.health, b.pool, b.interrupt, plan.backend_timeout);
   if (!url) return url.error();
   if (auto r = b.pool.reset_counts(); !r) return r.error();
   auto headers = drive(b, plan, *url, rec);
@@ -254,7 +289,8 @@ PlanInput plan_input(const LabConfig& config) {
           external ? std::string() : config.balancer.sticky_strategy,
           config.health_intervals,
           external,
-          varies_retries(config.balancer)};
+          varies_retries(config.balancer),
+          config.backend_timeout};
 }
 
 std::string plan_label(const RunPlan& plan) {

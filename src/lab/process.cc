@@ -207,6 +207,9 @@ bool Process::wait_end(std::chrono::milliseconds timeout) {
 ExitStatus Process::stop(std::chrono::milliseconds grace) {
   if (reaped_) return *reaped_;
   if (!ended()) {
+    // A stopped group (the hang scenario's SIGSTOP) would keep SIGTERM pending through the
+    // whole grace: continue it first, so it ends as it would have running.
+    kill_group(SIGCONT);
     kill_group(SIGTERM);
     wait_end(grace);
   }

@@ -75,8 +75,9 @@ class Process {
   std::optional<ExitStatus> ended();
   // Waits up to `timeout` for the leader to end; true when it has. Wakes at once on exit.
   bool wait_end(std::chrono::milliseconds timeout);
-  // SIGTERM to the group, up to `grace` for the leader, then SIGKILL to the group (whatever is
-  // left of it), and reaps the leader. Returns how it ended. Idempotent.
+  // SIGCONT (a stopped group could not act on SIGTERM) and SIGTERM to the group, up to `grace` for
+  // the leader, then SIGKILL to the group (whatever is left of it), and reaps the leader. Returns
+  // how it ended. Idempotent.
   ExitStatus stop(std::chrono::milliseconds grace = kStopGrace);
 
   // The last lines of its stderr (then stdout when stderr is empty), at most `max_bytes`,

@@ -7,7 +7,7 @@ namespace stampede::lab {
 std::string RunRecord::label() const {
   std::string out(scenario_name(scenario));
   if (!strategy.empty()) out += "/" + strategy;
-  if (scenario == ScenarioKind::Outage && health_ms) {
+  if ((scenario == ScenarioKind::Outage || scenario == ScenarioKind::Hang) && health_ms) {
     out += *health_ms == 0 ? std::string("/health=off") : fmt::format("/health={}ms", *health_ms);
   }
   if (retries) out += fmt::format("/retries={}", *retries);

@@ -53,6 +53,25 @@ struct OutageTiming {
   double run_s = 0;  // the run's length: a last failure near its end means "never stopped"
 };
 
+// The hang scenario's timing (hang.h's time_hang), seconds: the instance stopped at `stop_at_s`
+// into the run and continued `hang_s` later. Failure moments are upper bounds within
+// `resolution_s` (the generator's progress lines).
+struct HangTiming {
+  std::string hung;  // the instance stopped
+  double stop_at_s = 0;
+  double hang_s = 0;  // from SIGSTOP to SIGCONT
+  double run_s = 0;
+  double resolution_s = 0;
+  std::optional<std::int64_t> backend_timeout_ms;  // nullopt: a command's own configuration
+  std::optional<std::int64_t> health_timeout_ms;   // the built-in's checks; nullopt: off/unknown
+  std::uint64_t failed_in_hang = 0;                // from the stop to the resume
+  std::uint64_t failed_after_resume = 0;
+  std::optional<double> last_failure_in_hang_s;       // after the stop
+  std::optional<double> last_failure_after_resume_s;  // after the resume
+  std::optional<double> down_after_stop_s;            // the balancer's /lb-stats said down
+  std::optional<double> up_after_resume_s;            // ... and up again
+};
+
 // The sweep (--sweep-connections): the same closed-loop steps through the balancer (the pool)
 // and straight to one instance, side by side.
 struct SweepRecord {
@@ -86,6 +105,7 @@ struct RunRecord {
 
   std::vector<SessionRow> sessions;    // sticky
   std::optional<OutageTiming> outage;  // outage
+  std::optional<HangTiming> hang;      // hang
 
   // "even/rr", "outage/rr/health=200ms", "sticky/sticky", "slow" (external),
   // "limit/rr/retries=0".

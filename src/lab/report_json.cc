@@ -30,6 +30,24 @@ Json instance_json(const RunRecord& run, std::size_t i) {
   return j;
 }
 
+// The hang scenario's timing (record.h's HangTiming).
+Json hang_json(const HangTiming& t) {
+  const auto ms = [](const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(nullptr); };
+  return {{"hung", t.hung},
+          {"stop_at_s", t.stop_at_s},
+          {"hang_s", t.hang_s},
+          {"run_s", t.run_s},
+          {"resolution_s", t.resolution_s},
+          {"backend_timeout_ms", ms(t.backend_timeout_ms)},
+          {"health_timeout_ms", ms(t.health_timeout_ms)},
+          {"failed_in_hang", t.failed_in_hang},
+          {"failed_after_resume", t.failed_after_resume},
+          {"last_failure_in_hang_s", optional_number(t.last_failure_in_hang_s)},
+          {"last_failure_after_resume_s", optional_number(t.last_failure_after_resume_s)},
+          {"down_after_stop_s", optional_number(t.down_after_stop_s)},
+          {"up_after_resume_s", optional_number(t.up_after_resume_s)}};
+}
+
 Json run_json(const RunRecord& run) {
   Json j;
   j["label"] = run.label();
@@ -69,6 +87,7 @@ Json run_json(const RunRecord& run) {
                    {"resolution_s", t.resolution_s},
                    {"run_s", t.run_s}};
   }
+  if (run.hang) j["hang"] = hang_json(*run.hang);
   return j;
 }
 

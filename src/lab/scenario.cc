@@ -7,8 +7,8 @@
 namespace stampede::lab {
 
 std::vector<ScenarioKind> all_scenarios() {
-  return {ScenarioKind::Even, ScenarioKind::Slow, ScenarioKind::Sticky, ScenarioKind::Outage,
-          ScenarioKind::Limit};
+  return {ScenarioKind::Even,   ScenarioKind::Slow,  ScenarioKind::Sticky,
+          ScenarioKind::Outage, ScenarioKind::Limit, ScenarioKind::Hang};
 }
 
 std::vector<ScenarioKind> default_scenarios() {
@@ -27,6 +27,8 @@ std::string_view scenario_name(ScenarioKind kind) {
       return "outage";
     case ScenarioKind::Limit:
       return "limit";
+    case ScenarioKind::Hang:
+      return "hang";
   }
   return "?";
 }
@@ -42,7 +44,7 @@ Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
                            [&](ScenarioKind k) { return scenario_name(k) == name; });
     if (it == all.end()) {
       return make_error("--scenarios: unknown scenario '" + std::string(name) +
-                        "' (even, slow, sticky, outage, limit)");
+                        "' (even, slow, sticky, outage, limit, hang)");
     }
     if (std::find(chosen.begin(), chosen.end(), *it) != chosen.end()) {
       return make_error("--scenarios: '" + std::string(name) + "' is given twice");
@@ -53,6 +55,23 @@ Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
   std::sort(chosen.begin(), chosen.end());
   return chosen;
 }
+
+namespace {
+
+// The hang scenario's runs: like the outage's, each with the backend timeout.
+void plan_hang_runs(const PlanInput& input, std::vector<RunPlan>& runs) {
+  if (input.load_strategies.empty()) return;
+  const std::string& strategy = input.load_strategies.front();
+  if (input.fixed_balancer) {
+    runs.push_back({ScenarioKind::Hang, Pool::Even, strategy, std::nullopt, std::nullopt});
+    return;
+  }
+  for (std::chrono::milliseconds health : input.health_intervals)
+    runs.push_back(
+        {ScenarioKind::Hang, Pool::Even, strategy, health, std::nullopt, input.backend_timeout});
+}
+
+}  // namespace
 
 std::vector<RunPlan> plan_runs(const PlanInput& input) {
   using std::chrono::milliseconds;
@@ -84,6 +103,7 @@ std::vector<RunPlan> plan_runs(const PlanInput& input) {
     for (RunPlan& run : plan_limit_runs(input))
       runs.push_back(std::move(run));
   }
+  if (wants(ScenarioKind::Hang)) plan_hang_runs(input, runs);
   return runs;
 }
 

@@ -13,15 +13,19 @@
 
 namespace stampede::lab {
 
-enum class ScenarioKind { Even, Slow, Sticky, Outage, Limit };
+enum class ScenarioKind { Even, Slow, Sticky, Outage, Limit, Hang };
 
 // Every scenario, in the canonical order; default_scenarios(): those a lab runs unless told
 // (limit is asked for by name).
 std::vector<ScenarioKind> all_scenarios();
+// What runs without --scenarios: even, slow, sticky, outage (limit and hang only when asked for:
+// their runs wait out real time and would take the default lab past a minute).
 std::vector<ScenarioKind> default_scenarios();
-std::string_view scenario_name(ScenarioKind kind);  // "even", "slow", "sticky", "outage", "limit"
+// "even", "slow", "sticky", "outage", "limit", "hang"
+std::string_view scenario_name(ScenarioKind kind);
 // "even,slow" -> {Even, Slow}; duplicates, unknown names and an empty list are errors. The
-// result is in the canonical order (even, slow, sticky, outage) whatever the input order.
+// result is in the canonical order (even, slow, sticky, outage, limit, hang)
+// whatever the input order.
 Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text);
 
 // The state of the pool a run needs: identical instances (their own --delay only), one
@@ -39,6 +43,8 @@ struct RunPlan {
   std::optional<std::chrono::milliseconds> health;
   // The built-in balancer's --retries for this run; nullopt: its default (or as configured).
   std::optional<int> retries;
+  // The balancer's backend timeout for this run (hang); nullopt: its own default.
+  std::optional<std::chrono::milliseconds> backend_timeout;
 };
 
 struct PlanInput {
@@ -50,10 +56,11 @@ struct PlanInput {
   // The limit runs vary the balancer's retries: the built-in one's --retries, or {retries} in a
   // --balancer-cmd that has it (limit.h).
   bool varies_retries = true;
+  std::chrono::milliseconds backend_timeout{0};  // hang: the balancer's backend timeout
 };
 
 // The runs in order: even per strategy, slow per strategy, sticky, outage per health interval,
-// limit (limit.h).
+// limit (limit.h), hang per health interval (with the backend timeout).
 std::vector<RunPlan> plan_runs(const PlanInput& input);
 
 }  // namespace stampede::lab

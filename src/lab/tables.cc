@@ -17,7 +17,8 @@ std::string percent(double share) {
 }
 
 std::string run_name(const RunRecord& run) {
-  if (run.scenario == ScenarioKind::Outage && run.health_ms) {
+  if ((run.scenario == ScenarioKind::Outage || run.scenario == ScenarioKind::Hang) &&
+      run.health_ms) {
     return *run.health_ms == 0 ? std::string("health off")
                                : fmt::format("health {} ms", *run.health_ms);
   }
@@ -55,18 +56,19 @@ void add_instance_rows(const RunRecord& run, report::Table& table) {
 report::Table instance_table(const LabResult& result, ScenarioKind kind) {
   report::Table table;
   table.title = scenario_title(result, kind);
-  table.header = {kind == ScenarioKind::Outage ? "health" : "strategy",
-                  "instance",
-                  "delay",
-                  "/count",
-                  "x-instance",
-                  "x-backend",
-                  "share",
-                  "direct p50",
-                  "req/s",
-                  "p50",
-                  "p99",
-                  "failed"};
+  table.header = {
+      kind == ScenarioKind::Outage || kind == ScenarioKind::Hang ? "health" : "strategy",
+      "instance",
+      "delay",
+      "/count",
+      "x-instance",
+      "x-backend",
+      "share",
+      "direct p50",
+      "req/s",
+      "p50",
+      "p99",
+      "failed"};
   for (const RunRecord& run : result.runs)
     if (run.scenario == kind) add_instance_rows(run, table);
   return table;
@@ -203,6 +205,13 @@ std::string scenario_title(const LabResult& result, ScenarioKind kind) {
     case ScenarioKind::Limit:
       return fmt::format("limit — {} resets each connection past {}, per strategy and retries",
                          c.limit_instance, c.limit_connections);
+    case ScenarioKind::Hang:
+      return fmt::format(
+          "hang — {} stopped (SIGSTOP) {:.1f} s into a {:.1f} s run for {:.1f} s, "
+          "backend timeout {} ms",
+          c.hang_instance, std::chrono::duration<double>(c.kill_after).count(),
+          std::chrono::duration<double>(c.outage_duration).count(),
+          std::chrono::duration<double>(c.hang_for).count(), c.backend_timeout.count());
   }
   return "";
 }

@@ -67,6 +67,22 @@ TEST_F(LabProcessTest, StopEndsTheWholeGroup) {
   EXPECT_EQ((*p)->stop().code, status.code);  // idempotent
 }
 
+// The hang scenario stops an instance with SIGSTOP. A process that handles SIGTERM (serve shuts
+// down gracefully) cannot run its handler while stopped: stop() continues the group first, so
+// it ends on SIGTERM as it would running, not by SIGKILL after the grace.
+TEST_F(LabProcessTest, StopLetsAStoppedGroupHandleSigterm) {
+  const std::string ready = dir_->file("trap.ready");
+  auto p =
+      Process::spawn(sh("trap 'exit 7' TERM; touch " + ready + "; while :; do sleep 0.05; done"));
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  for (int i = 0; i < 500 && !std::filesystem::exists(ready); ++i)
+    std::this_thread::sleep_for(10ms);
+  (*p)->kill_group(SIGSTOP);
+  const ExitStatus status = (*p)->stop(1000ms);
+  EXPECT_FALSE(status.signaled) << status.describe();
+  EXPECT_EQ(status.code, 7) << status.describe();
+}
+
 TEST_F(LabProcessTest, DestructorStopsAProcessThatIgnoresSigterm) {
   const std::string pid_file = dir_->file("self.pid");
   pid_t pid = 0;

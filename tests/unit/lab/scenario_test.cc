@@ -48,5 +48,29 @@ TEST(LabScenario, AFixedBalancerRunsOncePerScenarioWithItsOwnHealth) {
   }
 }
 
+TEST(LabScenario, HangRunsOncePerIntervalWithTheBackendTimeout) {
+  PlanInput in{{ScenarioKind::Hang},
+               {"rr", "least"},
+               "sticky",
+               {milliseconds(0), milliseconds(200)},
+               false,
+               true,
+               milliseconds(700)};
+  const auto plan = plan_runs(in);
+  ASSERT_EQ(plan.size(), 2u);
+  for (const RunPlan& run : plan) {
+    EXPECT_EQ(run.scenario, ScenarioKind::Hang);
+    EXPECT_EQ(run.strategy, "rr");
+    EXPECT_EQ(run.backend_timeout, milliseconds(700));
+  }
+  EXPECT_EQ(plan[0].health, milliseconds(0));
+  EXPECT_EQ(plan[1].health, milliseconds(200));
+  auto names = parse_scenarios("hang,even");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<ScenarioKind>{ScenarioKind::Even, ScenarioKind::Hang}));
+  EXPECT_EQ(default_scenarios().size() + 2, all_scenarios().size())
+      << "limit and hang run when asked";
+}
+
 }  // namespace
 }  // namespace stampede::lab
