@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "h2/flood_guard.h"
 #include "h2/preface.h"
 #include "server/plan.h"
 #include "unit/server/connection_harness.h"
@@ -231,16 +232,86 @@ TEST_F(ServerH2, AnHpackBombEndsWithEnhanceYourCalm) {
   EXPECT_TRUE(closed());
 }
 
-TEST_F(ServerH2, APingFloodEndsWithEnhanceYourCalm) {
-  open();
-  std::string flood = peer_.take_output();
-  for (int i = 0; i < 1100; ++i)
-    flood += raw_frame(NGHTTP2_PING, 0, 0, std::string(8, 'p'));
-  stream_->set_write_capacity(static_cast<std::size_t>(-1));
-  deliver(flood);
-  peer_.receive(stream_->take_written());
-  EXPECT_EQ(peer_.goaway_code, NGHTTP2_ENHANCE_YOUR_CALM);
-  EXPECT_TRUE(closed());
+// A GET's header block in HPACK without the dynamic table: :method GET, :scheme http, :path /
+// (static indexes), :authority x (literal, not indexed).
+const std::string kGetBlock = std::string("\x82\x86\x84\x01\x01x", 6);
+constexpr std::uint8_t kEndHeaders = NGHTTP2_FLAG_END_HEADERS;
+
+// 600 frames of one kind: over the flood guard's 500 a second, under nghttp2's own limit of
+// 1000 unsent acknowledgements, so only the server's guard can end the session.
+constexpr int kFloodFrames = 600;
+
+std::string flood_of(h2::Costly kind) {
+  std::string frames;
+  if (kind == h2::Costly::Empty)  // one open stream, then empty DATA frames on it
+    frames = raw_frame(NGHTTP2_HEADERS, kEndHeaders, 1, kGetBlock);
+  for (int i = 0; i < kFloodFrames; ++i) {
+    const auto id = static_cast<std::uint32_t>(2 * i + 1);
+    switch (kind) {
+      case h2::Costly::Settings:
+        frames += raw_frame(NGHTTP2_SETTINGS, 0, 0, "");
+        break;
+      case h2::Costly::Ping:
+        frames += raw_frame(NGHTTP2_PING, 0, 0, std::string(8, 'p'));
+        break;
+      case h2::Costly::Reset:  // rapid reset: open a stream, cancel it
+        frames += raw_frame(NGHTTP2_HEADERS, kEndHeaders | NGHTTP2_FLAG_END_STREAM, id, kGetBlock);
+        frames += raw_frame(NGHTTP2_RST_STREAM, 0, id, std::string("\0\0\0\x08", 4));
+        break;
+      case h2::Costly::Empty:
+        frames += raw_frame(NGHTTP2_DATA, 0, 1, "");
+        break;
+    }
+  }
+  return frames;
+}
+
+TEST_F(ServerH2, FloodsOfEachKindEndWithEnhanceYourCalm) {
+  for (h2::Costly kind :
+       {h2::Costly::Settings, h2::Costly::Ping, h2::Costly::Reset, h2::Costly::Empty}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    H2Peer peer;
+    open();
+    stream_->set_write_capacity(static_cast<std::size_t>(-1));
+    deliver(peer.take_output() + flood_of(kind));
+    peer.receive(stream_->take_written());
+    EXPECT_EQ(peer.goaway_code, NGHTTP2_ENHANCE_YOUR_CALM);
+    EXPECT_TRUE(closed());
+  }
+}
+
+// Frames the protocol forbids, each answered by nghttp2's GOAWAY with its code (docs/serve.md).
+TEST_F(ServerH2, ForbiddenFramesEndWithTheirGoaway) {
+  struct Case {
+    const char* what;
+    std::string frame;
+    int code;
+  };
+  const std::vector<Case> cases = {
+      // PADDED with a pad length (10) longer than the rest of the payload (4 bytes)
+      {"bad padding",
+       raw_frame(NGHTTP2_HEADERS, kEndHeaders | NGHTTP2_FLAG_PADDED, 1,
+                 "\x0a"
+                 "abcd"),
+       NGHTTP2_PROTOCOL_ERROR},
+      // a frame of 20000 bytes, over SETTINGS_MAX_FRAME_SIZE (16384 until the server raises it)
+      {"oversized frame", raw_frame(NGHTTP2_DATA, 0, 1, std::string(20000, 'd')),
+       NGHTTP2_FRAME_SIZE_ERROR},
+      // an HPACK dynamic table size update to 4097, over the 4096 the server announces
+      {"table size update",
+       raw_frame(NGHTTP2_HEADERS, kEndHeaders | NGHTTP2_FLAG_END_STREAM, 1,
+                 std::string("\x3f\xe2\x1f", 3) + kGetBlock),
+       NGHTTP2_COMPRESSION_ERROR},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    H2Peer peer;
+    open();
+    deliver(peer.take_output() + c.frame);
+    peer.receive(stream_->take_written());
+    EXPECT_EQ(peer.goaway_code, c.code);
+    EXPECT_TRUE(closed());
+  }
 }
 
 TEST_F(ServerH2, DataOnStreamZeroIsAProtocolError) {
