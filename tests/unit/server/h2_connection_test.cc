@@ -75,6 +75,7 @@ class H2Peer {
   std::map<std::int32_t, H2Answer> answers;
   std::vector<std::int32_t> finished;  // stream ids in the order their answers ended
   int goaway_code = -1;
+  std::map<std::int32_t, int> reset_codes;  // RST_STREAM received, by stream
 
  private:
   static nghttp2_nv nv_of(const char* name, const std::string& value) {
@@ -101,6 +102,8 @@ class H2Peer {
     H2Peer& p = self(user);
     if (frame->hd.type == NGHTTP2_GOAWAY)
       p.goaway_code = static_cast<int>(frame->goaway.error_code);
+    if (frame->hd.type == NGHTTP2_RST_STREAM)
+      p.reset_codes[frame->hd.stream_id] = static_cast<int>(frame->rst_stream.error_code);
     if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
         (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
       p.answers[frame->hd.stream_id].done = true;
@@ -210,6 +213,8 @@ TEST_F(ServerH2, BodyOverTheCapGets413) {
   const std::int32_t id = peer_.post(5000);
   pump();
   EXPECT_EQ(peer_.answers[id].status, 413);
+  ASSERT_EQ(peer_.reset_codes.count(id), 1u);
+  EXPECT_EQ(peer_.reset_codes[id], NGHTTP2_NO_ERROR);
   EXPECT_EQ(bad_requests(), 1u);
   EXPECT_EQ(requests(), 0u);
 }
@@ -219,9 +224,26 @@ TEST_F(ServerH2, NoHeadersWithinTheHeaderTimeoutCloses) {
   o.header_timeout = std::chrono::milliseconds(30);
   make_worker(o);
   open();
-  deliver(std::string(h2::kClientPreface));
+  deliver(peer_.take_output());
   run_loop_until([&] { return closed(); });
   EXPECT_TRUE(closed());
+  peer_.receive(stream_->take_written());
+  EXPECT_EQ(peer_.goaway_code, NGHTTP2_NO_ERROR);
+}
+
+TEST_F(ServerH2, IdleAfterAnAnswerEndsWithGoawayNoError) {
+  ServerOptions o;
+  o.idle_timeout = std::chrono::milliseconds(30);
+  make_worker(o);
+  open();
+  const std::int32_t id = peer_.get("/");
+  pump();
+  EXPECT_EQ(peer_.answers[id].status, 200);
+  EXPECT_FALSE(closed());
+  run_loop_until([&] { return closed(); });
+  EXPECT_TRUE(closed());
+  peer_.receive(stream_->take_written());
+  EXPECT_EQ(peer_.goaway_code, NGHTTP2_NO_ERROR);
 }
 
 TEST_F(ServerH2, AnHpackBombEndsWithEnhanceYourCalm) {
