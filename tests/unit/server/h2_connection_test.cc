@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "h2/flood_guard.h"
@@ -78,7 +79,7 @@ class H2Peer {
   std::map<std::int32_t, int> reset_codes;  // RST_STREAM received, by stream
 
  private:
-  static nghttp2_nv nv_of(const char* name, const std::string& value) {
+  static nghttp2_nv nv_of(const char* name, std::string_view value) {
     return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name)),
             reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), strlen(name),
             value.size(), NGHTTP2_NV_FLAG_NONE};
