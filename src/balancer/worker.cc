@@ -114,7 +114,7 @@ void Worker::accept_all(int listen_fd, bool admin) {
       }
       continue;  // ECONNABORTED and the like concern that one connection only
     }
-    adopt(std::make_unique<net::TcpStream>(std::move(fd)), admin);
+    adopt(std::make_unique<net::TcpStream>(std::move(fd), *loop_), admin);
   }
 }
 

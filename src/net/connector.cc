@@ -57,14 +57,21 @@ int TcpConnector::open(EventLoop& loop, IoHandler& handler, std::int64_t start_n
   }
   if (!loop.add(stream_->fd(), kSocketEvents, &handler)) return errno;
   connected = rc == 0;
-  if (connected) connected_ns_ = mono_ns();
+  if (connected) on_connected();
   return 0;
 }
 
 int TcpConnector::connect_result() {
   const int err = net::connect_result(stream_->fd());
-  if (err == 0) connected_ns_ = mono_ns();
+  if (err == 0) on_connected();
   return err;
+}
+
+// A plain stream reads through the loop's receive channel from now on (on io_uring); TLS and
+// tunnels read by readiness.
+void TcpConnector::on_connected() {
+  connected_ns_ = mono_ns();
+  if (phase_ == Phase::Ready && tcp_) tcp_->attach(*loop_);
 }
 
 IoStatus TcpConnector::handshake() {

@@ -130,6 +130,7 @@ class TcpConnector final : public Connector {
  private:
   enum class Phase : std::uint8_t { Connect, ConnectReply, Tls, Ready };
 
+  void on_connected();
   IoStatus send_connect();
   IoStatus read_connect_reply();
   IoStatus fail(int err);

@@ -70,6 +70,18 @@ void EventLoop::forget(int fd) {
   poller_->forget(fd);
 }
 
+UringChannel* EventLoop::open_channel(int fd) {
+  return poller_->open_channel(fd);
+}
+
+void EventLoop::close_channel(UringChannel* channel) {
+  poller_->close_channel(channel);
+}
+
+std::size_t EventLoop::live_channels() const {
+  return poller_->live_channels();
+}
+
 void EventLoop::schedule(Timer& timer, std::int64_t deadline_ns) {
   timer.loop_ = this;
   timer.deadline_ = deadline_ns;

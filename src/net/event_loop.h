@@ -41,6 +41,7 @@ class IoHandler {
 
 class EventLoop;
 class Poller;
+class UringChannel;
 
 class Timer {
  public:
@@ -76,6 +77,13 @@ class EventLoop {
   // Call right before closing a registered descriptor instead of remove() (poller.h): free with
   // epoll, a cancelled poll with io_uring.
   void forget(int fd);
+
+  // The receive channel of a plain TCP socket (uring_channel.h; TcpStream::attach() opens it),
+  // or null on epoll and where the kernel lacks multishot receive. Close it before `fd`.
+  UringChannel* open_channel(int fd);
+  void close_channel(UringChannel* channel);
+  // Channels not freed yet, closed ones included until their final completion (for tests).
+  std::size_t live_channels() const;
 
   // Arms (or re-arms) `timer` to fire at `deadline_ns` on the monotonic clock.
   void schedule(Timer& timer, std::int64_t deadline_ns);

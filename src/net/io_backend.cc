@@ -17,7 +17,12 @@ std::optional<IoBackend> parse_io_backend(std::string_view text) {
 IoBackendChoice choose_io_backend(IoBackend requested) {
   if (requested == IoBackend::Epoll) return {IoBackend::Epoll, {}};
   auto probe = UringPoller::create();
-  if (probe) return {IoBackend::Uring, {}};
+  if (probe) {
+    const std::string& why = static_cast<const UringPoller&>(**probe).receive_error();
+    if (why.empty()) return {IoBackend::Uring, {}};
+    return {IoBackend::Uring, "io_uring multishot receive unavailable (" + why +
+                                  "); plain TCP reads through io_uring poll"};
+  }
   return {IoBackend::Epoll, "io_uring unavailable (" + probe.error().message + "); using epoll"};
 }
 

@@ -4,7 +4,9 @@
 // - Epoll: one epoll instance, each descriptor registered once (epoll_ctl per connection, not
 //   per request), waited on with epoll_pwait2.
 // - Uring: one io_uring per loop; each descriptor gets one multishot IORING_OP_POLL_ADD, and the
-//   submissions of an iteration go to the kernel in the same io_uring_enter that waits.
+//   submissions of an iteration go to the kernel in the same io_uring_enter that waits. A plain
+//   TCP stream reads through one multishot receive into provided buffers instead
+//   (uring_channel.h; Linux 6.0); TLS streams and CONNECT tunnels read by readiness.
 // Both deliver the same epoll event masks to the same IoHandler (see event_loop.h), so nothing
 // above the loop knows which one runs.
 //
@@ -31,9 +33,9 @@ std::optional<IoBackend> parse_io_backend(std::string_view text);
 
 struct IoBackendChoice {
   IoBackend backend = kDefaultIoBackend;
-  // Empty when `backend` is the one asked for; else why io_uring cannot be used, one line
-  // without the "stampede: " prefix, e.g. "io_uring unavailable (io_uring_setup: Operation not
-  // permitted); using epoll".
+  // Empty when `backend` is the one asked for and works in full; else why io_uring cannot be
+  // used, or used only for readiness, one line without the "stampede: " prefix, e.g.
+  // "io_uring unavailable (io_uring_setup: Operation not permitted); using epoll".
   std::string fallback_reason;
 };
 

@@ -19,6 +19,7 @@
 
 #include <sys/epoll.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/expected.h"
@@ -33,6 +34,7 @@ inline constexpr std::uint32_t kWriteEvents = EPOLLOUT | EPOLLERR | EPOLLHUP;
 inline constexpr std::uint32_t kHangupEvents = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
 class IoHandler;
+class UringChannel;
 
 class Poller {
  public:
@@ -48,6 +50,12 @@ class Poller {
   virtual void wait(std::int64_t timeout_ns) = 0;
   // Calls the handlers of what the last wait() collected.
   virtual void dispatch() = 0;
+  // The receive channel of a plain TCP socket (uring_channel.h), or null where the backend reads
+  // by readiness (epoll). The caller closes it with close_channel() before closing `fd`.
+  virtual UringChannel* open_channel(int) { return nullptr; }
+  virtual void close_channel(UringChannel*) {}
+  // Channels not freed yet (closed ones wait for their final completion).
+  virtual std::size_t live_channels() const { return 0; }
 };
 
 }  // namespace stampede::net

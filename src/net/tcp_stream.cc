@@ -3,7 +3,25 @@
 #include <errno.h>
 #include <sys/socket.h>
 
+#include "net/uring_channel.h"
+
 namespace stampede::net {
+
+TcpStream::~TcpStream() {
+  if (channel_ != nullptr) loop_->close_channel(channel_);
+}
+
+void TcpStream::attach(EventLoop& loop) {
+  if (channel_ != nullptr) return;
+  loop_ = &loop;
+  channel_ = loop.open_channel(fd_.get());
+}
+
+IoStatus TcpStream::channel_read(char* buffer, std::size_t capacity, std::size_t& n) {
+  const IoStatus status = channel_->read(buffer, capacity, n);
+  if (status == IoStatus::Error) error_ = channel_->error();
+  return status;
+}
 
 IoStatus TcpStream::kept(IoStatus status) {
   if (status == IoStatus::Error) error_ = errno;

@@ -1,10 +1,15 @@
 // TcpStream: net::Stream over a connected, non-blocking TCP socket that it owns. Each call is one
 // system call (recv, send or sendmsg with MSG_NOSIGNAL, so a peer's reset is an EPIPE Error and
 // never a SIGPIPE); error() is the errno of the last failed call.
+//
+// attach(loop) on an io_uring loop gives it a UringChannel (uring_channel.h): reads come from
+// the loop's multishot receive instead of recv. On epoll attach() does nothing, and read() stays
+// one inline recv behind one branch that never changes.
 #pragma once
 
 #include <cstddef>
 
+#include "net/event_loop.h"
 #include "net/fd.h"
 #include "net/stream.h"
 
@@ -13,9 +18,22 @@ namespace stampede::net {
 class TcpStream final : public Stream {
  public:
   explicit TcpStream(Fd fd) : fd_(std::move(fd)) {}
+  // Attached to `loop` (see attach()).
+  TcpStream(Fd fd, EventLoop& loop) : fd_(std::move(fd)) { attach(loop); }
+  ~TcpStream() override;
+  TcpStream(const TcpStream&) = delete;
+  TcpStream& operator=(const TcpStream&) = delete;
+
+  // Reads through `loop`'s receive channel where it has one. Once, on a connected socket (a
+  // receive would take a failed connect's error from the socket before connect_result() can);
+  // `loop` outlives the stream.
+  void attach(EventLoop& loop);
+  // Whether reads come from a channel.
+  bool attached() const { return channel_ != nullptr; }
 
   int fd() const override { return fd_.get(); }
   IoStatus read(char* buffer, std::size_t capacity, std::size_t& n) override {
+    if (channel_ != nullptr) return channel_read(buffer, capacity, n);
     return kept(read_some(fd_.get(), buffer, capacity, n));
   }
   IoStatus write(const char* data, std::size_t length, std::size_t& n) override {
@@ -28,9 +46,12 @@ class TcpStream final : public Stream {
  private:
   // A call's status, with its errno kept for error().
   IoStatus kept(IoStatus status);
+  IoStatus channel_read(char* buffer, std::size_t capacity, std::size_t& n);
 
   Fd fd_;
   int error_ = 0;
+  EventLoop* loop_ = nullptr;
+  UringChannel* channel_ = nullptr;
 };
 
 }  // namespace stampede::net

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/utsname.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -18,6 +20,13 @@ constexpr unsigned kSubmissionEntries = 256;
 constexpr unsigned kCompletionEntries = 4096;
 // user_data of the POLL_REMOVE requests (skipped on success; -ENOENT for a poll already ended).
 constexpr std::uint64_t kCancelTag = ~std::uint64_t{0};
+// user_data of a channel's receive: this bit and the channel's slot (poll generations stay below
+// 2^30, so a poll's user_data never has it).
+constexpr std::uint64_t kChannelTag = std::uint64_t{1} << 62;
+constexpr std::uint32_t kGenerationLimit = 1u << 30;
+// The provided buffers of one loop: 4 MiB, room for a 16 KiB read on 256 connections at once.
+constexpr unsigned kProvidedBuffers = 256;
+constexpr unsigned kProvidedBufferBytes = 16 * 1024;
 
 std::uint64_t pack(int fd, std::uint32_t generation) {
   return (std::uint64_t{generation} << 32) | static_cast<std::uint32_t>(fd);
@@ -51,11 +60,32 @@ Expected<std::unique_ptr<Poller>> UringPoller::create() {
   if (!(params.features & IORING_FEAT_CQE_SKIP)) {
     return make_error("io_uring: the kernel lacks IORING_FEAT_CQE_SKIP (Linux 5.17)");
   }
+  poller->receive_error_ = receive_unavailable();
+  if (poller->receive_error_.empty()) {
+    int error = 0;
+    poller->buffers_ =
+        ProvidedBuffers::create(poller->ring_, kProvidedBuffers, kProvidedBufferBytes, error);
+    if (!poller->buffers_) poller->receive_error_ = describe("io_uring_register_buf_ring", -error);
+  }
   return std::unique_ptr<Poller>(std::move(poller));
 }
 
+std::string UringPoller::receive_unavailable() {
+  utsname name{};
+  int major = 0;
+  int minor = 0;
+  if (::uname(&name) != 0 || std::sscanf(name.release, "%d.%d", &major, &minor) != 2) {
+    return "kernel version unknown";
+  }
+  if (major < 6) return std::string("Linux ") + name.release + " has no multishot receive (6.0)";
+  return {};
+}
+
 UringPoller::~UringPoller() {
+  // The ring first: after it, the kernel touches no buffer; then the channels give theirs back.
   if (ring_ready_) io_uring_queue_exit(&ring_);
+  channels_.clear();
+  buffers_.reset();
 }
 
 io_uring_sqe* UringPoller::next_sqe() {
@@ -69,7 +99,9 @@ io_uring_sqe* UringPoller::next_sqe() {
 
 void UringPoller::arm(int fd, Entry& entry) {
   io_uring_sqe* sqe = next_sqe();
-  const std::uint32_t mask = entry.events & ~(EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE);
+  std::uint32_t mask = entry.events & ~(EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE);
+  // The channel's receive reports what EPOLLIN and EPOLLRDHUP would.
+  if (entry.channel != nullptr) mask &= ~(EPOLLIN | EPOLLRDHUP);
   if (entry.events & EPOLLET) {
     io_uring_prep_poll_multishot(sqe, fd, mask);
   } else {
@@ -98,9 +130,15 @@ Expected<void> UringPoller::add(int fd, std::uint32_t events, IoHandler* handler
   // open until then, is cancelled now.
   remove(fd);
   Entry& entry = entries_[fd];
-  entry = Entry{handler, events, next_generation_++, 0, false, false};
-  if (next_generation_ == 0) next_generation_ = 1;
+  entry = Entry{handler, events, next_generation_++, 0, false, false, entry.channel};
+  if (next_generation_ == kGenerationLimit) next_generation_ = 1;
   arm(fd, entry);
+  // Readiness present at add(): bytes the channel holds already.
+  UringChannel* channel = entry.channel;
+  if (channel != nullptr && (events & EPOLLIN) &&
+      (channel->head_ < channel->chunks_.size() || channel->ended())) {
+    queue(fd, entry, EPOLLIN);
+  }
   return {};
 }
 
@@ -117,10 +155,107 @@ void UringPoller::remove(int fd) {
   Entry& entry = entries_[fd];
   if (entry.generation == 0) return;
   cancel(fd, entry);
+  UringChannel* channel = entry.channel;  // the stream's, not the registration's
   entry = Entry{};
+  entry.channel = channel;
+}
+
+UringChannel* UringPoller::open_channel(int fd) {
+  if (!buffers_ || fd < 0) return nullptr;
+  std::uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(channels_.size());
+    channels_.emplace_back();
+  }
+  channels_[slot] = std::make_unique<UringChannel>(*buffers_, fd, slot);
+  UringChannel* channel = channels_[slot].get();
+  if (static_cast<std::size_t>(fd) >= entries_.size()) entries_.resize(fd + 1);
+  Entry& entry = entries_[fd];
+  entry.channel = channel;
+  // Registered already (a connect that had to finish first): poll again without EPOLLIN.
+  if (entry.generation != 0) {
+    IoHandler* handler = entry.handler;
+    const std::uint32_t events = entry.events;
+    (void)add(fd, events, handler);
+  }
+  arm_receive(*channel);
+  return channel;
+}
+
+void UringPoller::close_channel(UringChannel* channel) {
+  if (channel == nullptr) return;
+  const int fd = channel->fd_;
+  if (static_cast<std::size_t>(fd) < entries_.size() && entries_[fd].channel == channel) {
+    entries_[fd].channel = nullptr;
+  }
+  channel->detach();
+  if (!channel->armed_) {
+    std::erase(starved_, channel);
+    free_slots_.push_back(channel->slot_);
+    channels_[channel->slot_].reset();
+    return;
+  }
+  // Freed at the receive's final completion, which the cancel brings (or, when the cancel
+  // answers -EALREADY, the completion the receive was about to post).
+  io_uring_sqe* sqe = next_sqe();
+  io_uring_prep_cancel64(sqe, kChannelTag | channel->slot_, 0);
+  io_uring_sqe_set_data64(sqe, kCancelTag);
+  io_uring_sqe_set_flags(sqe, IOSQE_CQE_SKIP_SUCCESS);
+}
+
+void UringPoller::arm_receive(UringChannel& channel) {
+  io_uring_sqe* sqe = next_sqe();
+  io_uring_prep_recv_multishot(sqe, channel.fd_, nullptr, 0, 0);
+  io_uring_sqe_set_flags(sqe, IOSQE_BUFFER_SELECT);
+  sqe->buf_group = ProvidedBuffers::kBufferGroup;
+  io_uring_sqe_set_data64(sqe, kChannelTag | channel.slot_);
+  channel.armed_ = true;
+  channel.starved_ = false;
+}
+
+void UringPoller::rearm_starved() {
+  if (starved_.empty() || !buffers_->take_returned()) return;
+  for (UringChannel* channel : starved_)
+    arm_receive(*channel);
+  starved_.clear();
+}
+
+void UringPoller::queue(int fd, Entry& entry, std::uint32_t events) {
+  entry.pending |= events;
+  if (!entry.queued) {
+    entry.queued = true;
+    ready_.push_back(Ready{fd, entry.generation});
+  }
+}
+
+void UringPoller::receive(const io_uring_cqe& cqe) {
+  const auto slot = static_cast<std::uint32_t>(cqe.user_data & 0xffff'ffffu);
+  if (slot >= channels_.size() || !channels_[slot]) return;
+  UringChannel& channel = *channels_[slot];
+  const bool rearm = channel.on_completion(cqe.res, cqe.flags);
+  if (channel.detached_) {
+    if (!channel.armed_) {
+      free_slots_.push_back(slot);
+      channels_[slot].reset();
+    }
+    return;
+  }
+  if (channel.starved_) starved_.push_back(&channel);
+  if (rearm) arm_receive(channel);
+  Entry& entry = entries_[channel.fd_];
+  if (entry.channel != &channel || entry.generation == 0 || !(entry.events & EPOLLIN)) return;
+  if (cqe.res > 0) {
+    queue(channel.fd_, entry, EPOLLIN);
+  } else if (channel.ended()) {
+    queue(channel.fd_, entry, EPOLLIN | EPOLLRDHUP);
+  }
 }
 
 void UringPoller::wait(std::int64_t timeout_ns) {
+  if (buffers_) rearm_starved();
   io_uring_cqe* cqe = nullptr;
   if (timeout_ns == 0) {
     io_uring_submit_and_get_events(&ring_);
@@ -142,6 +277,10 @@ void UringPoller::wait(std::int64_t timeout_ns) {
 
 void UringPoller::collect(const io_uring_cqe& cqe) {
   if (cqe.user_data == kCancelTag) return;
+  if (cqe.user_data & kChannelTag) {
+    receive(cqe);
+    return;
+  }
   const int fd = static_cast<int>(cqe.user_data & 0xffff'ffffu);
   const auto generation = static_cast<std::uint32_t>(cqe.user_data >> 32);
   if (static_cast<std::size_t>(fd) >= entries_.size()) return;
@@ -154,21 +293,25 @@ void UringPoller::collect(const io_uring_cqe& cqe) {
     entry.pending |= EPOLLERR;  // the poll itself failed: the handler finds out why
   }
   // Queued also with nothing to report when the poll ended, so dispatch() re-arms it.
-  if (!entry.queued && (entry.pending != 0 || !entry.armed)) {
-    entry.queued = true;
-    ready_.push_back(Ready{fd, generation});
-  }
+  if (entry.pending != 0 || !entry.armed) queue(fd, entry, 0);
 }
 
 void UringPoller::dispatch() {
   // Handlers may add (growing entries_) or remove registrations: index afresh after each call.
-  for (const Ready& ready : ready_) {
+  // An end a handler left unread queues its descriptor again (ready_ grows during the loop).
+  for (std::size_t i = 0; i < ready_.size(); ++i) {
+    const Ready ready = ready_[i];
     if (entries_[ready.fd].generation != ready.generation) continue;
     const std::uint32_t mask = std::exchange(entries_[ready.fd].pending, 0);
     entries_[ready.fd].queued = false;
     if (mask != 0) entries_[ready.fd].handler->on_events(mask);
     Entry& entry = entries_[ready.fd];
-    if (entry.generation == ready.generation && !entry.armed) arm(ready.fd, entry);
+    if (entry.generation != ready.generation) continue;
+    if (!entry.armed) arm(ready.fd, entry);
+    if (entry.channel != nullptr && entry.channel->owes_end()) {
+      entry.channel->end_told_ = true;
+      queue(ready.fd, entry, EPOLLIN | EPOLLRDHUP);
+    }
   }
   ready_.clear();
 }

@@ -8,6 +8,12 @@
 // (io_uring_submit_and_wait_timeout, nanosecond timeout), so a steady loop makes one system call
 // per iteration for its readiness and none for registrations beyond one per connection.
 //
+// A plain TCP stream (TcpStream with an EventLoop) opens a UringChannel (uring_channel.h) for its
+// socket: then its poll leaves out EPOLLIN and EPOLLRDHUP, and one multishot IORING_OP_RECV
+// into the loop's provided buffers brings the bytes; each completion posts EPOLLIN to the
+// descriptor's handler, which reads them from the channel. Without buffer rings or multishot
+// receive (kernels before 6.0) open_channel() returns null and every stream reads by readiness.
+//
 // Completions are folded per descriptor before dispatch (one on_events call with the union of
 // the masks, like one epoll_event). A completion names its registration by (fd, generation) in
 // user_data, so one that arrives after remove() (or after remove and add of the same fd number)
@@ -17,9 +23,11 @@
 #include <liburing.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "net/poller.h"
+#include "net/uring_channel.h"
 
 namespace stampede::net {
 
@@ -28,22 +36,32 @@ class UringPoller final : public Poller {
   // An Error when the kernel has no io_uring, forbids it (seccomp, io_uring_disabled), or lacks
   // what this backend needs (IORING_FEAT_EXT_ARG, multishot poll: Linux 5.13 on).
   static Expected<std::unique_ptr<Poller>> create();
+  // Empty when this kernel has multishot receive into provided buffers (Linux 6.0); else why not.
+  static std::string receive_unavailable();
   ~UringPoller() override;
+  // Empty when this ring reads plain TCP through channels; else why not (the kernel version, or
+  // the error that registering the provided buffers met).
+  const std::string& receive_error() const { return receive_error_; }
 
   Expected<void> add(int fd, std::uint32_t events, IoHandler* handler) override;
   Expected<void> modify(int fd, std::uint32_t events, IoHandler* handler) override;
   void remove(int fd) override;
   void wait(std::int64_t timeout_ns) override;
   void dispatch() override;
+  UringChannel* open_channel(int fd) override;
+  void close_channel(UringChannel* channel) override;
+  std::size_t live_channels() const override { return channels_.size() - free_slots_.size(); }
 
  private:
+  friend struct UringPollerProbe;  // tests/unit/net: feeds it completions the kernel rarely posts
   struct Entry {
     IoHandler* handler = nullptr;
     std::uint32_t events = 0;
-    std::uint32_t generation = 0;  // 0: no registration
-    std::uint32_t pending = 0;     // mask collected for the next dispatch
-    bool queued = false;           // in ready_
-    bool armed = false;            // a poll request of this generation is (being) submitted
+    std::uint32_t generation = 0;     // 0: no registration
+    std::uint32_t pending = 0;        // mask collected for the next dispatch
+    bool queued = false;              // in ready_
+    bool armed = false;               // a poll request of this generation is (being) submitted
+    UringChannel* channel = nullptr;  // the open channel of the socket, kept across add/remove
   };
   struct Ready {
     int fd;
@@ -55,12 +73,21 @@ class UringPoller final : public Poller {
   void arm(int fd, Entry& entry);
   void cancel(int fd, const Entry& entry);
   void collect(const io_uring_cqe& cqe);
+  void receive(const io_uring_cqe& cqe);
+  void arm_receive(UringChannel& channel);
+  void queue(int fd, Entry& entry, std::uint32_t events);
+  void rearm_starved();
 
   io_uring ring_{};
   bool ring_ready_ = false;
   std::vector<Entry> entries_;  // indexed by fd
   std::vector<Ready> ready_;
   std::uint32_t next_generation_ = 1;
+  std::unique_ptr<ProvidedBuffers> buffers_;             // null: no channels
+  std::vector<std::unique_ptr<UringChannel>> channels_;  // by slot; null when free
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<UringChannel*> starved_;  // receives ended by -ENOBUFS
+  std::string receive_error_;
 };
 
 }  // namespace stampede::net

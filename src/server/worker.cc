@@ -15,10 +15,11 @@ constexpr std::size_t kReadBufferBytes = 64 * 1024;
 constexpr int kAcceptsPerEvent = 64;
 constexpr std::int64_t kAcceptRetryNs = 100'000'000;  // after EMFILE and the like
 
-// The stream for an accepted socket: TLS under `tls` when it is set, else plain TCP. Null only
-// when OpenSSL is out of memory (the socket is closed then).
-std::unique_ptr<net::Stream> make_stream(net::Fd fd, SSL_CTX* tls) {
-  if (tls == nullptr) return std::make_unique<net::TcpStream>(std::move(fd));
+// The stream for an accepted socket: TLS under `tls` when it is set, else plain TCP (reading
+// through `loop`'s receive channel on io_uring). Null only when OpenSSL is out of memory (the
+// socket is closed then).
+std::unique_ptr<net::Stream> make_stream(net::Fd fd, SSL_CTX* tls, net::EventLoop& loop) {
+  if (tls == nullptr) return std::make_unique<net::TcpStream>(std::move(fd), loop);
   return tls::Stream::create(tls, std::move(fd), tls::Stream::Role::Server);
 }
 
@@ -114,7 +115,7 @@ void Worker::accept_pending() {
       refuse(std::move(fd));
       continue;
     }
-    auto stream = make_stream(std::move(fd), shared_.tls.get());
+    auto stream = make_stream(std::move(fd), shared_.tls.get(), *loop_);
     if (!stream) continue;  // out of memory for TLS: that connection is dropped
     adopt(std::move(stream));
   }

@@ -1,0 +1,125 @@
+#include "net/uring_channel.h"
+
+#include <errno.h>
+#include <liburing.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace stampede::net {
+
+std::unique_ptr<ProvidedBuffers> ProvidedBuffers::create(io_uring& ring, unsigned count,
+                                                         unsigned size, int& error) {
+  std::unique_ptr<ProvidedBuffers> buffers(new ProvidedBuffers());
+  buffers->count_ = count;
+  buffers->size_ = size;
+  buffers->ring_bytes_ = sizeof(io_uring_buf) * count;
+  const std::size_t bytes = buffers->ring_bytes_ + std::size_t{count} * size;
+  void* map = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (map == MAP_FAILED) {
+    error = errno;
+    return nullptr;
+  }
+  buffers->ring_ = static_cast<io_uring_buf_ring*>(map);
+  buffers->memory_ = static_cast<char*>(map) + buffers->ring_bytes_;
+  io_uring_buf_reg reg{};
+  reg.ring_addr = reinterpret_cast<std::uintptr_t>(map);
+  reg.ring_entries = count;
+  reg.bgid = kBufferGroup;
+  if (const int r = io_uring_register_buf_ring(&ring, &reg, 0); r < 0) {
+    error = -r;
+    return nullptr;
+  }
+  io_uring_buf_ring_init(buffers->ring_);
+  const int mask = io_uring_buf_ring_mask(count);
+  for (unsigned id = 0; id < count; ++id) {
+    io_uring_buf_ring_add(buffers->ring_, buffers->memory_ + std::size_t{id} * size, size,
+                          static_cast<unsigned short>(id), mask, static_cast<int>(id));
+  }
+  io_uring_buf_ring_advance(buffers->ring_, static_cast<int>(count));
+  return buffers;
+}
+
+ProvidedBuffers::~ProvidedBuffers() {
+  // The ring is unregistered by io_uring_queue_exit (the poller exits its ring first).
+  if (ring_) ::munmap(ring_, ring_bytes_ + std::size_t{count_} * size_);
+}
+
+void ProvidedBuffers::give_back(unsigned id) {
+  io_uring_buf_ring_add(ring_, memory_ + std::size_t{id} * size_, size_,
+                        static_cast<unsigned short>(id), io_uring_buf_ring_mask(count_), 0);
+  io_uring_buf_ring_advance(ring_, 1);
+  returned_ = true;
+}
+
+UringChannel::~UringChannel() {
+  for (std::size_t i = head_; i < chunks_.size(); ++i)
+    buffers_->give_back(chunks_[i].id);
+}
+
+std::size_t UringChannel::queued_bytes() const {
+  std::size_t bytes = 0;
+  for (std::size_t i = head_; i < chunks_.size(); ++i)
+    bytes += chunks_[i].length;
+  return bytes;
+}
+
+IoStatus UringChannel::read(char* buffer, std::size_t capacity, std::size_t& n) {
+  n = 0;
+  while (n < capacity && head_ < chunks_.size()) {
+    Chunk& chunk = chunks_[head_];
+    const std::size_t take = std::min<std::size_t>(capacity - n, chunk.length);
+    std::memcpy(buffer + n, buffers_->data(chunk.id) + chunk.offset, take);
+    n += take;
+    chunk.offset += static_cast<std::uint32_t>(take);
+    chunk.length -= static_cast<std::uint32_t>(take);
+    if (chunk.length == 0) {
+      buffers_->give_back(chunk.id);
+      ++head_;
+    }
+  }
+  if (head_ == chunks_.size()) {
+    chunks_.clear();  // keeps its capacity: no allocation in a steady state
+    head_ = 0;
+  }
+  if (n > 0) return IoStatus::Done;
+  if (error_ != 0) {
+    end_seen_ = true;
+    return IoStatus::Error;
+  }
+  if (eof_) {
+    end_seen_ = true;
+    return IoStatus::Eof;
+  }
+  return IoStatus::WouldBlock;
+}
+
+bool UringChannel::on_completion(int res, std::uint32_t flags) {
+  if (!(flags & IORING_CQE_F_MORE)) armed_ = false;
+  if (res > 0 && (flags & IORING_CQE_F_BUFFER)) {
+    const auto id = static_cast<std::uint16_t>(flags >> IORING_CQE_BUFFER_SHIFT);
+    if (detached_) {
+      buffers_->give_back(id);
+    } else {
+      chunks_.push_back(Chunk{id, 0, static_cast<std::uint32_t>(res)});
+    }
+  } else if (res == 0) {
+    eof_ = true;
+  } else if (res == -ENOBUFS) {
+    starved_ = !armed_;
+  } else if (res < 0 && res != -ECANCELED) {
+    error_ = -res;
+  }
+  return !armed_ && !starved_ && !ended() && !detached_;
+}
+
+void UringChannel::detach() {
+  detached_ = true;
+  for (std::size_t i = head_; i < chunks_.size(); ++i)
+    buffers_->give_back(chunks_[i].id);
+  chunks_.clear();
+  head_ = 0;
+}
+
+}  // namespace stampede::net
