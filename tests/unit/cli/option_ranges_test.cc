@@ -55,9 +55,10 @@ using stampede::testing::refused_in_process;
 }
 
 TEST(OptionRanges, ServeNumbersOutOfRangeOrMalformed) {
-  for (const char* option : {"--delay", "--error", "--percent", "--cores", "--max-header-bytes",
-                             "--max-uri-bytes", "--max-body-bytes", "--idle-timeout",
-                             "--header-timeout", "--drain-timeout", "--max-connections"}) {
+  for (const char* option :
+       {"--delay", "--error", "--percent", "--cores", "--max-header-bytes", "--max-uri-bytes",
+        "--max-body-bytes", "--idle-timeout", "--header-timeout", "--drain-timeout",
+        "--max-connections", "--max-streams"}) {
     for (const std::string& value : bad_numbers()) {
       EXPECT_TRUE(serve_refuses({"--port", "0", option, value}, option));
     }
@@ -67,10 +68,12 @@ TEST(OptionRanges, ServeNumbersOutOfRangeOrMalformed) {
     EXPECT_TRUE(serve_refuses({value}, "port"));
   }
   EXPECT_TRUE(serve_refuses({"--port", "65536"}, "port"));
-  for (const char* option :
-       {"--cores", "--error", "--idle-timeout", "--header-timeout", "--max-connections"}) {
+  for (const char* option : {"--cores", "--error", "--idle-timeout", "--header-timeout",
+                             "--max-connections", "--max-streams"}) {
     EXPECT_TRUE(serve_refuses({"--port", "0", option, "0"}, option));
   }
+  EXPECT_TRUE(serve_refuses({"--port", "0", "--max-streams", "10001"}, "--max-streams"));
+  EXPECT_FALSE(serve_refuses({"--port", "0", "--max-streams", "10000"}, "--max-streams"));
   EXPECT_TRUE(serve_refuses({"--port", "0", "--delay", "11m"}, "--delay"));
   EXPECT_TRUE(serve_refuses({"--port", "0", "--idle-timeout", "25h"}, "--idle-timeout"));
   EXPECT_TRUE(serve_refuses({"--port", "0", "--max-uri-bytes", "100g"}, "--max-uri-bytes"));
