@@ -29,8 +29,11 @@ std::string hang_part(const RunRecord& run, const HangTiming& t) {
     if (*t.last_failure_in_hang_s >= t.hang_s - margin) {
       part += fmt::format(", {} failing until the resume ({:.2f} s)", t.failed_in_hang, t.hang_s);
     } else {
-      part += fmt::format(", {} failing, the last {:.2f} s after the stop (detected)",
-                          t.failed_in_hang, *t.last_failure_in_hang_s);
+      // Failures ended before the resume: the balancer stopped sending to the instance. Only a
+      // down seen in /lb-stats says it was its health checks (a passive ejection ends them too).
+      part += fmt::format(", {} failing, the last {:.2f} s after the stop (then none{})",
+                          t.failed_in_hang, *t.last_failure_in_hang_s,
+                          t.down_after_stop_s ? ": taken out" : "");
     }
   }
   if (t.last_failure_after_resume_s) {
