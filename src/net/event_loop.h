@@ -87,6 +87,11 @@ class EventLoop {
 
   // Arms (or re-arms) `timer` to fire at `deadline_ns` on the monotonic clock.
   void schedule(Timer& timer, std::int64_t deadline_ns);
+  // Arms `timer` for `deadline_ns` unless it is armed already for that time or earlier (a
+  // connection's one timer serving several deadlines: the earliest wins, a later one waits).
+  void schedule_no_later(Timer& timer, std::int64_t deadline_ns) {
+    if (!timer.armed() || timer.deadline_ns() > deadline_ns) schedule(timer, deadline_ns);
+  }
   void cancel(Timer& timer);
   // Fires the earliest armed timer at once, before its deadline, as if nothing had happened
   // until then (now_ns() is not moved): for code that drives a loop by hand and has nothing to

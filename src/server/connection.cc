@@ -385,9 +385,7 @@ void Connection::on_deadline() {
 void Connection::arm_deadline() {
   const std::int64_t due = deadline();
   if (due == kNever) return;
-  if (!deadline_timer_.armed() || deadline_timer_.deadline_ns() > due) {
-    worker_.loop().schedule(deadline_timer_, due);
-  }
+  worker_.loop().schedule_no_later(deadline_timer_, due);
 }
 
 // When the connection's current wait runs out: the linger bound, the header timeout for a

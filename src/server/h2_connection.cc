@@ -353,9 +353,7 @@ void H2Connection::on_deadline() {
 void H2Connection::arm_deadline() {
   const std::int64_t due = deadline();
   if (due == INT64_MAX) return;
-  if (!deadline_timer_.armed() || deadline_timer_.deadline_ns() > due) {
-    worker_.loop().schedule(deadline_timer_, due);
-  }
+  worker_.loop().schedule_no_later(deadline_timer_, due);
 }
 
 // The header timeout until a first complete HEADERS, then the idle timeout unless an answer

@@ -186,9 +186,7 @@ void WsConnection::on_deadline() {
 
 void WsConnection::arm_deadline() {
   const std::int64_t due = deadline();
-  if (!deadline_timer_.armed() || deadline_timer_.deadline_ns() > due) {
-    worker_.loop().schedule(deadline_timer_, due);
-  }
+  worker_.loop().schedule_no_later(deadline_timer_, due);
 }
 
 // The close wait once we closed, else the idle timeout since the last progress.

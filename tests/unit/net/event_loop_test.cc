@@ -79,6 +79,24 @@ TEST_P(EventLoopTest, RescheduleMovesTheDeadline) {
   EXPECT_EQ(order, (std::vector<int>{2, 1}));
 }
 
+// One timer for several deadlines: an earlier one moves it, a later one leaves it.
+TEST_P(EventLoopTest, ScheduleNoLaterKeepsTheEarliestDeadline) {
+  auto loop = make_loop();
+  Timer t([] {});
+  const std::int64_t base = loop->now_ns() + 10'000'000;
+  loop->schedule_no_later(t, base);
+  EXPECT_EQ(t.deadline_ns(), base);
+  loop->schedule_no_later(t, base + 1);
+  EXPECT_EQ(t.deadline_ns(), base);
+  loop->schedule_no_later(t, base - 1);
+  EXPECT_EQ(t.deadline_ns(), base - 1);
+  loop->cancel(t);
+  loop->schedule_no_later(t, base + 5);  // not armed: any deadline arms it
+  EXPECT_TRUE(t.armed());
+  EXPECT_EQ(t.deadline_ns(), base + 5);
+  loop->cancel(t);
+}
+
 // A loop driven by hand: the earliest timer fires at once, hours before its deadline, and a
 // timer it arms is the next one out.
 TEST_P(EventLoopTest, ExpireNextTimerFiresTheEarliestAtOnce) {
