@@ -2,10 +2,32 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
+#include <thread>
 
 namespace stampede::mpi {
+namespace {
+
+// Completes `request` without holding a core. Open MPI's blocking collectives wait by polling
+// (opal_progress and the shared-memory transport) for as long as the slowest rank takes, on the
+// cores the other ranks and the target need; this polls with MPI_Test and sleeps between polls,
+// 20 us at first, doubling up to 1 ms, so a rank that has finished waits idle and learns that the
+// others are done at most about 1 ms late.
+void wait_idle(MPI_Request& request) {
+  using std::chrono::microseconds;
+  microseconds pause{20};
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done != 0) return;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, microseconds{1000});
+  }
+}
+
+}  // namespace
 
 World::World(int& argc, char**& argv) {
   MPI_Init(&argc, &argv);
@@ -22,7 +44,9 @@ World::~World() {
 }
 
 void World::barrier() const {
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(MPI_COMM_WORLD, &request);
+  wait_idle(request);
 }
 
 void World::abort(int status) const {
@@ -47,7 +71,10 @@ std::vector<std::string> World::gather_text(const std::string& text) const {
   if (text.size() > static_cast<std::size_t>(INT_MAX)) abort(1);
   const int length = static_cast<int>(text.size());
   std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  // The first collective after the run: the rank whose shard ended first waits here for the last.
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, &request);
+  wait_idle(request);
   std::vector<int> offsets(lengths.size());
   std::string all;
   if (rank_ == 0) {

@@ -5,6 +5,9 @@
 // calls MPI_Init and MPI_Finalize). Every collective must be called by every rank in the same
 // order; MPI's default error handler ends the whole job on a communication failure, so none of
 // these returns an error. abort() ends every rank of the job (mpirun then exits non-zero).
+// barrier() and gather_text(), where a rank may wait long for the others (the start, the end of
+// a run whose shards end apart), wait idle: they poll the collective with short sleeps instead
+// of letting Open MPI spin on a core (world.cc, wait_idle).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +37,7 @@ class World {
   std::vector<std::int64_t> all_gather(std::int64_t value) const;
   // Rank 0's `value` on every rank.
   std::int64_t broadcast(std::int64_t value) const;
-  // Rank 0: every rank's `text`, in rank order (sizes with MPI_Gather, bytes with MPI_Gatherv);
+  // Rank 0: every rank's `text`, in rank order (sizes with MPI_Igather, bytes with MPI_Gatherv);
   // other ranks: empty.
   std::vector<std::string> gather_text(const std::string& text) const;
 
