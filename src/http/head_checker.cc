@@ -124,6 +124,12 @@ const ParseError* HeadChecker::scan_lines(const char* p, std::size_t n) {
       if (*p == ':') return &kEmptyName;  // llhttp 8.1 takes an empty name
     }
     const void* found = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    // llhttp 8.1 also takes a bare CR at the start of a header value ("Name:\rX"), or not,
+    // depending on where the bytes were cut: any CR in a header line but the one before its LF
+    // is refused here, whole or split.
+    if (bare_cr(p, found != nullptr ? static_cast<const char*>(found) : end, found != nullptr)) {
+      return &kBareCr;
+    }
     if (found == nullptr) {
       line_bytes_ += static_cast<std::size_t>(end - p);
       prev_ = end[-1];

@@ -19,7 +19,9 @@ enum class HeadKind : std::uint8_t { Request, Response };
 //  - responses: a bare CR (not followed by LF) in the status line (llhttp takes one in a reason
 //    phrase, and the header lines after it then become body; it refuses one in a request line
 //    or a header line itself, which the differential test's vectors check);
-//  - a bare CR at the start of a header line (llhttp ends the head at "\r\r\n" or "\rX");
+//  - a bare CR at the start of a header line (llhttp ends the head at "\r\r\n" or "\rX"), and
+//    anywhere else in a header line (llhttp takes one at the start of a value, "Name:\rX",
+//    when the bytes after it arrive in the same read, and refuses it when they do not);
 //  - obs-fold: a header line starting with SP or HTAB (RFC 9112 5.2 allows rejecting it);
 //  - a header line starting with ':' (an empty name, which llhttp 8.1 takes);
 //  - requests: two consecutive spaces in the request line ("GET  / HTTP/1.1");
