@@ -148,7 +148,12 @@ bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadO
     }
   }
   const std::size_t start = out.size();
-  out.append(status_line);
+  // Our own version, not the backend's (RFC 9110 2.5: an intermediary sends its own
+  // HTTP-version): "HTTP/1.0 200" relayed as it came would tell a client that keeps the
+  // connection that the connection ends after this response. status_of checked the shape
+  // "HTTP/d.d ddd".
+  out.append("HTTP/1.1");
+  out.append(status_line.substr(8));
   out.append("\r\n", 2);
   while (!rest.empty()) {
     std::string_view line = next_line(rest);

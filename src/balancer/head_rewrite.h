@@ -63,7 +63,8 @@ struct ResponseHeadOptions {
 // Rewrites a raw response head (status line through the empty line, as validated by the
 // parser; interim 1xx responses before the final one are dropped) into `out`: drops
 // hop-by-hop fields and any x-backend (and Transfer-Encoding with `dechunk`), adds x-backend
-// and the client's Connection field.
+// and the client's Connection field. The status line says HTTP/1.1 whatever the backend's
+// version (an HTTP/1.0 backend's "HTTP/1.0 200" would mean "this connection closes").
 // Returns false when the head is not in the expected shape (then nothing usable was added).
 bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadOptions& opt);
 

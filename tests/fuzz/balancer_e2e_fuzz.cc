@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -128,13 +129,33 @@ bool one_clean_response(std::string_view reply, bool head) {
   return false;
 }
 
+// `bytes` with everything but printable ASCII escaped, for a failure's message.
+std::string escaped(std::string_view bytes) {
+  std::string out;
+  for (const char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f && c != '\\') {
+      out += c;
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 // The client's bytes parse as responses (stops quietly at a 101 or a cut).
-void check_client_output(std::string_view bytes) {
+void check_client_output(std::string_view all) {
   http::ResponseParser parser({"content-length", "transfer-encoding"});
+  std::string_view bytes = all;
   for (int guard = 0; guard < 10000 && !bytes.empty(); ++guard) {
     http::Step step = parser.feed(bytes.data(), bytes.size());
     bytes.remove_prefix(step.consumed);
-    FUZZ_CHECK(step.event != http::Event::Error, "the client got an unparseable response");
+    FUZZ_CHECK(step.event != http::Event::Error,
+               "the client got an unparseable response (%s at byte %zu of: %s)",
+               std::string(parser.error().name).c_str(), all.size() - bytes.size(),
+               escaped(all).c_str());
     if (step.event == http::Event::HeadComplete) {
       FUZZ_CHECK(!(parser.captured(0) && parser.captured(1)), "a response with CL and TE");
       if (parser.status() == 101) return;

@@ -100,6 +100,16 @@ TEST(ResponseHead, DechunkDropsTransferEncoding) {
             "HTTP/1.1 200 OK\r\nX-A: 1\r\nx-backend: c\r\nConnection: close\r\n\r\n");
 }
 
+// A backend's "HTTP/1.0 200" relayed as it came told a client whose connection the balancer
+// kept that the connection would end after it: the next response on it was "data after close"
+// (found by the balancer_e2e fuzz target). The balancer sends its own version.
+TEST(ResponseHead, StatusLineSaysOurVersion) {
+  EXPECT_EQ(response_head("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n", {"a", true, false}),
+            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nx-backend: a\r\n\r\n");
+  EXPECT_EQ(response_head("HTTP/1.0 404 \r\n\r\n", {"a", false, false}),
+            "HTTP/1.1 404 \r\nx-backend: a\r\nConnection: close\r\n\r\n");
+}
+
 TEST(ResponseHead, RejectsGarbage) {
   EXPECT_EQ(response_head("SMTP ready\r\n\r\n", {"a", true, false}), "<invalid>");
   EXPECT_EQ(response_head("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", {"a", true, false}),
