@@ -15,13 +15,20 @@ llhttp=/usr/share/llhttp/llhttp.c
 files_of() {
   case $1 in
     request_parser) echo src/http/request_parser.cc src/http/head_checker.cc \
-                         src/http/llhttp_driver.cc $llhttp ;;
-    response_parser) echo src/http/response_parser.cc src/http/llhttp_driver.cc $llhttp ;;
+                         src/http/chunked_checker.cc src/http/llhttp_driver.cc $llhttp ;;
+    response_parser) echo src/http/response_parser.cc src/http/chunked_checker.cc \
+                          src/http/llhttp_driver.cc $llhttp ;;
     ws_frames) echo src/ws/session.cc ;;
     utf8) echo src/ws/utf8.cc ;;
     url) echo src/http/url.cc ;;
     rcfile) echo src/loadgen/rcfile.cc ;;
     balancer_config) echo src/balancer/config.cc ;;
+    request_builder) echo src/http/writer.cc src/script/script_hooks.cc ;;
+    generator_response) echo src/loadgen/connection.cc src/loadgen/connection_hooks.cc \
+                             src/loadgen/worker_stats.cc src/http/response_parser.cc ;;
+    balancer_e2e) echo src/balancer/proxy_session.cc src/balancer/proxy_upstream.cc \
+                       src/balancer/proxy_tunnel.cc src/balancer/upstream.cc \
+                       src/balancer/head_rewrite.cc src/balancer/worker.cc ;;
     *) echo "fuzz_coverage.sh: unknown target $1" >&2; exit 2 ;;
   esac
 }
