@@ -67,6 +67,28 @@ TEST(Shards, IndexesOfAllShardsAreOneToTotalAndMergedCountsAreExact) {
   EXPECT_TRUE(targets.each_once("/item/", 1001));
 }
 
+// The check above can fail: an id missing, an id sent twice, one request too many are each
+// named (the recorder is called as the server would call it, without a socket).
+TEST(Shards, TargetLogNamesTheIdsNotSeenOnce) {
+  const auto get = [](int id) { return "GET /item/" + std::to_string(id) + " HTTP/1.1\r\n\r\n"; };
+  TargetLog log;
+  const ScriptedServer::Script record = log.recorder();
+  for (int id : {1, 2, 3})
+    EXPECT_THAT(record(0, get(id)).bytes, StartsWith("HTTP/1.1 200"));
+  EXPECT_TRUE(log.each_once("/item/", 3));
+  const ::testing::AssertionResult missing = log.each_once("/item/", 4);
+  EXPECT_FALSE(missing);
+  EXPECT_THAT(missing.message(), HasSubstr("3 requests for 4 ids; 1 ids not seen once: 4 (0x)"));
+  record(0, get(2));
+  const ::testing::AssertionResult twice = log.each_once("/item/", 3);
+  EXPECT_FALSE(twice);
+  EXPECT_THAT(twice.message(), HasSubstr("4 requests for 3 ids; 1 ids not seen once: 2 (2x)"));
+  TargetLog extra;
+  for (int id : {1, 2, 3})
+    extra.recorder()(0, get(id));
+  EXPECT_FALSE(extra.each_once("/item/", 2)) << "a request past the last id";
+}
+
 // A one-shard result merged prints the plain run's report byte for byte (then the shard table);
 // the same for --json, besides the merge's own key.
 TEST(Shards, MergedSingleResultIsThePlainReport) {
