@@ -291,15 +291,15 @@ Expected<InstanceSpec> parse_instance(std::string_view text) {
 Expected<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   CommandLine cli;
   Raw raw;
+  LabConfig c;
   CLI::App app("stampede lab: the load-balancing check of the guide, against any balancer",
                "stampede lab");
-  declare(app, raw, cli.config);
+  declare(app, raw, c);
   const Expected<bool> help = parse_cli_into(cli, app, args);
   if (!help) return help.error();
   if (*help) return cli;
   // "--strategies ''" would otherwise run the default list, as if nothing had been typed.
   if (auto r = refuse_empty_values(app); !r) return r.error();
-  LabConfig& c = cli.config;
   Expected<void> r = convert_pool(raw, c);
   if (r) r = convert_load(raw, c);
   if (r) r = convert_scenarios(raw, c);
@@ -307,8 +307,9 @@ Expected<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   if (r) r = choose_balancer(raw, c);
   if (r) r = convert_sweep(raw, c);
   if (!r) return r.error();
-  apply_defaults(c);
-  if (auto valid = validate(c); !valid) return valid.error();
+  auto plan = prepare(std::move(c));
+  if (!plan) return plan.error();
+  cli.plan = std::move(plan).value();
   return cli;
 }
 

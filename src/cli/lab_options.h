@@ -1,5 +1,5 @@
-// The command line of `stampede lab` into a LabConfig (CLI11 splits, core/units converts,
-// validate() checks). No I/O.
+// The command line of `stampede lab` into a LabPlan (CLI11 splits, core/units converts into a
+// LabConfig, lab::prepare() checks it and builds the plan). No I/O.
 #pragma once
 
 #include <string>
@@ -7,11 +7,12 @@
 
 #include "core/expected.h"
 #include "lab/config.h"
+#include "lab/plan.h"
 
 namespace stampede::lab {
 
 struct CommandLine {
-  LabConfig config;
+  LabPlan plan;       // prepare()'s: what `stampede lab` runs
   bool help = false;  // --help: print help_text, exit 0
   std::string help_text;
 };

@@ -38,9 +38,9 @@ std::optional<std::string> lookup(std::string_view name, const Placeholders& v) 
   return std::nullopt;
 }
 
-Expected<net::Address> address_of(const std::string& url_text) {
-  auto url = http::parse_url(url_text);
-  if (!url) return url.error();
+// --balancer-url's address (the plan parsed it; an external balancer always has one).
+Expected<net::Address> address_of(const std::optional<http::Url>& url) {
+  if (!url) return make_error("no URL");
   return net::resolve(url->host, url->port);
 }
 
@@ -98,7 +98,7 @@ Expected<std::string> BalancerRunner::start(
     std::optional<std::chrono::milliseconds> backend_timeout) {
   stop();
   if (options_.spec.kind == BalancerKind::External) {
-    auto address = address_of(options_.spec.url);
+    auto address = address_of(options_.url);
     if (!address) return make_error("--balancer-url: " + address.error().message);
     address_ = *address;
     url_ = options_.spec.url;
@@ -156,7 +156,7 @@ Expected<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::m
   }
   Placeholders values;
   if (!spec.url.empty()) {
-    auto address = address_of(spec.url);
+    auto address = address_of(options_.url);
     if (!address) return make_error("--balancer-url: " + address.error().message);
     address_ = *address;
     url_ = spec.url;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "http/url.h"
 #include "lab/config.h"
 #include "lab/instances.h"
 #include "lab/interrupt.h"
@@ -51,8 +52,9 @@ std::map<std::string, bool> parse_up_flags(std::string_view body);
 
 struct BalancerOptions {
   BalancerSpec spec;
-  std::string stampede_path;  // runs `balance` for the built-in balancer
-  std::string work_dir;       // ready files and logs
+  std::optional<http::Url> url;  // spec.url parsed (LabPlan::balancer_url); nullopt when not given
+  std::string stampede_path;     // runs `balance` for the built-in balancer
+  std::string work_dir;          // ready files and logs
 };
 
 // Owned by the lab's main thread. The destructor stops a balancer still running.

@@ -84,18 +84,22 @@ Expected<void> validate_instances(const LabConfig& config) {
   return {};
 }
 
+// --balancer-url, parsed: an http:// URL on a loopback host; nullopt when not given.
+Expected<std::optional<http::Url>> parse_balancer_url(const std::string& text) {
+  if (text.empty()) return std::optional<http::Url>();
+  auto url = http::parse_url(text);
+  if (!url) return make_error("--balancer-url: " + url.error().message);
+  if (url->scheme != http::Scheme::Http) return make_error("--balancer-url: only http:// URLs");
+  if (!is_loopback_host(url->host)) {
+    return make_error(fmt::format(
+        "--balancer-url: '{}' is not a loopback address (the lab only targets loopback)",
+        url->host));
+  }
+  return std::optional<http::Url>(std::move(url).value());
+}
+
 Expected<void> validate_balancer(const LabConfig& config) {
   const BalancerSpec& b = config.balancer;
-  if (!b.url.empty()) {
-    auto url = http::parse_url(b.url);
-    if (!url) return make_error("--balancer-url: " + url.error().message);
-    if (url->scheme != http::Scheme::Http) return make_error("--balancer-url: only http:// URLs");
-    if (!is_loopback_host(url->host)) {
-      return make_error(fmt::format(
-          "--balancer-url: '{}' is not a loopback address (the lab only targets loopback)",
-          url->host));
-    }
-  }
   if (b.kind == BalancerKind::Command) {
     if (b.command.empty()) return make_error("--balancer-cmd: empty command");
     if (b.url.empty() && b.command.find("{port}") == std::string::npos) {
@@ -236,11 +240,13 @@ std::vector<std::string> load_strategies(const BalancerSpec& balancer) {
   return out;
 }
 
-Expected<void> validate(const LabConfig& config) {
-  if (auto r = validate_instances(config); !r) return r;
-  if (auto r = validate_scenarios(config); !r) return r;
-  if (auto r = validate_balancer(config); !r) return r;
-  if (auto r = validate_limit(config); !r) return r;
+Expected<std::optional<http::Url>> check_config(const LabConfig& config) {
+  if (auto r = validate_instances(config); !r) return r.error();
+  if (auto r = validate_scenarios(config); !r) return r.error();
+  auto balancer_url = parse_balancer_url(config.balancer.url);
+  if (!balancer_url) return balancer_url.error();
+  if (auto r = validate_balancer(config); !r) return r.error();
+  if (auto r = validate_limit(config); !r) return r.error();
   const LoadSettings& load = config.load;
   if (load.connections < 1 || load.connections > kMaxConnections) {
     return make_error(fmt::format("-c/--connections: 1 to {} connections", kMaxConnections));
@@ -249,6 +255,12 @@ Expected<void> validate(const LabConfig& config) {
     return make_error("-t/--duration: above 0 and at most 10m");
   }
   if (load.cores < 1 || load.cores > 64) return make_error("--cores: 1 to 64");
+  return balancer_url;
+}
+
+Expected<void> validate(const LabConfig& config) {
+  auto checked = check_config(config);
+  if (!checked) return checked.error();
   return {};
 }
 

@@ -1,13 +1,16 @@
-// LabConfig: everything `stampede lab` is told, as a plain struct. The command line (options.h)
-// fills it, validate() checks it, run_lab() (lab.h) consumes it.
+// LabConfig: everything `stampede lab` is told, as a plain struct. The command line
+// (cli/lab_options.h) fills it, prepare() (plan.h) checks it into a LabPlan, run_lab() (lab.h)
+// consumes the plan.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/expected.h"
+#include "http/url.h"
 #include "lab/scenario.h"
 
 namespace stampede::lab {
@@ -92,8 +95,12 @@ std::vector<InstanceSpec> default_instances(std::size_t count);
 void apply_defaults(LabConfig& config);
 
 // Checks ranges, names, loopback-only addresses and the scenario/strategy combination.
-// Returns the first problem as one line without the "stampede: " prefix.
+// Returns the first problem as one line without the "stampede: " prefix. Every check of a
+// LabConfig is here, worded once; prepare() (plan.h) runs them through check_config().
 Expected<void> validate(const LabConfig& config);
+
+// validate()'s checks, keeping what they parse: --balancer-url (nullopt when not given).
+Expected<std::optional<http::Url>> check_config(const LabConfig& config);
 
 // True when `host` is a loopback literal (127.0.0.0/8, ::1) or "localhost".
 bool is_loopback_host(std::string_view host);

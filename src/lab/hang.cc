@@ -17,8 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 using SteadyTime = std::chrono::steady_clock::time_point;
 
-constexpr auto kHangProgressInterval = 20ms;  // failure timing resolution
-constexpr auto kWatchInterval = 20ms;         // /lb-stats polls
+constexpr auto kWatchInterval = 20ms;  // /lb-stats polls
 
 double seconds_between(std::int64_t from_ns, std::int64_t to_ns) {
   return static_cast<double>(to_ns - from_ns) / 1e9;
@@ -98,18 +97,14 @@ class Hanger {
 
 Expected<HangOutcome> run_hang(const loadgen::Config& config, HangTimes times,
                                const HangActions& actions, Interrupt& interrupt) {
-  SteadyClock clock;
-  FailureClock failures(clock);
-  std::ostream progress(&failures);
-  loadgen::RunHooks hooks;
-  hooks.progress = &progress;
-  hooks.progress_interval = kHangProgressInterval;
-  const std::int64_t start = mono_ns();
+  FailureWatch watch;  // not const: the run writes to its stream
+  const FailureClock& failures = watch.failures();
+  const std::int64_t start = watch.start_ns();
   std::optional<Expected<loadgen::RunResult>> result;
   std::optional<Hanger> hanger;
   try {
     hanger.emplace(times, actions);
-    result = run_load(config, interrupt, hooks);
+    result = run_load(config, interrupt, watch.hooks());
   } catch (const std::system_error& e) {
     return make_error(std::string("cannot start the hang thread: ") + e.what());
   }
@@ -118,7 +113,7 @@ Expected<HangOutcome> run_hang(const loadgen::Config& config, HangTimes times,
   if (!*result) return result->error();
   HangOutcome out;
   out.result = std::move(*result).value();
-  out.resolution_s = std::chrono::duration<double>(kHangProgressInterval).count();
+  out.resolution_s = watch.resolution_s();
   const auto at = [&](std::int64_t ns) {
     return ns == 0 ? std::nullopt : std::optional(seconds_between(start, ns));
   };

@@ -90,12 +90,6 @@ std::string InstancePool::host_port(std::size_t i) const {
   return instances_[i].address.to_string();
 }
 
-std::size_t InstancePool::find(const std::string& name) const {
-  for (std::size_t i = 0; i < instances_.size(); ++i)
-    if (instances_[i].spec.name == name) return i;
-  return instances_.size();
-}
-
 Expected<void> InstancePool::restart(std::size_t i, std::chrono::milliseconds delay,
                                      const Interrupt& interrupt) {
   Instance& instance = instances_[i];

@@ -42,8 +42,6 @@ class InstancePool {
   const net::Address& address(std::size_t i) const { return instances_[i].address; }
   std::uint16_t port(std::size_t i) const { return instances_[i].address.port(); }
   std::string host_port(std::size_t i) const;  // "127.0.0.1:41234" ("[::1]:41234")
-  // The index of the instance called `name`, or size().
-  std::size_t find(const std::string& name) const;
   bool alive(std::size_t i) const {
     return instances_[i].process != nullptr && !instances_[i].killed;
   }

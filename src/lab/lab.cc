@@ -19,7 +19,8 @@ using Direct = std::vector<std::optional<DirectLatency>>;
 
 // Everything one lab holds while it runs; destroyed (processes stopped) when run_lab returns.
 struct Bench {
-  const LabConfig& config;
+  const LabPlan& lab;
+  const LabConfig& config;  // lab.config
   Interrupt& interrupt;
   std::ostream* progress;
   InstancePool& pool;
@@ -75,7 +76,7 @@ Expected<HeaderCounts> run_sticky(const Bench& b, const std::string& url, RunRec
 Expected<HeaderCounts> run_outage_load(const Bench& b, const std::string& url, RunRecord& rec) {
   loadgen::Config config = make_load_config(b.config.load, url);
   config.max_duration = b.config.outage_duration;
-  const std::size_t victim = b.pool.find(b.config.kill_instance);
+  const std::size_t victim = b.lab.kill;
   auto outcome = run_outage(
       config, b.config.kill_after, [&] { b.pool.kill(victim); }, b.interrupt);
   if (!outcome) return outcome.error();
@@ -101,7 +102,7 @@ Expected<HeaderCounts> run_hang_load(const Bench& b, const RunPlan& plan, const 
                                      RunRecord& rec) {
   loadgen::Config config = make_load_config(b.config.load, url);
   config.max_duration = b.config.outage_duration;
-  const std::size_t victim = b.pool.find(b.config.hang_instance);
+  const std::size_t victim = b.lab.hang;
   const std::string& name = b.config.hang_instance;
   HangActions actions;
   actions.stop = [&] { b.pool.pause(victim); };
@@ -204,14 +205,14 @@ Expected<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& d
 // delay or its own, the capped instance restarted with its cap or without. Even: nothing.
 Expected<void> set_pool_state(const Bench& b, Pool pool, bool on) {
   if (pool == Pool::Slow) {
-    const std::size_t slow = b.pool.find(b.config.slow_instance);
+    const std::size_t slow = b.lab.slow;
     const auto& spec = b.config.instances[slow];
     const auto delay = on ? b.config.slow_delay : spec.delay;
     say(b, "restarting instance {} with a {} ms delay", spec.name, delay.count());
     return b.pool.restart(slow, delay, b.interrupt);
   }
   if (pool == Pool::Limit) {
-    const std::size_t capped = b.pool.find(b.config.limit_instance);
+    const std::size_t capped = b.lab.limit;
     const std::uint32_t cap = on ? b.config.limit_connections : 0;
     if (on) {
       say(b, "restarting instance {} refusing past {} connections", b.config.limit_instance, cap);
@@ -258,7 +259,7 @@ std::string run_line(const RunRecord& rec) {
 Expected<SweepRecord> run_lab_sweep(const Bench& b, Pool& current, Direct& direct) {
   if (auto r = prepare_pool(b, Pool::Even, current, direct); !r) return r.error();
   SweepRecord rec;
-  const auto strategies = load_strategies(b.config.balancer);
+  const auto& strategies = b.lab.load_strategies;
   rec.strategy = strategies.empty() ? std::string() : strategies.front();
   rec.instance = b.pool.name(0);
   rec.pool_size = b.pool.size();
@@ -282,17 +283,6 @@ Expected<SweepRecord> run_lab_sweep(const Bench& b, Pool& current, Direct& direc
   return rec;
 }
 
-PlanInput plan_input(const LabConfig& config) {
-  const bool external = config.balancer.kind == BalancerKind::External;
-  return {config.scenarios,
-          load_strategies(config.balancer),
-          external ? std::string() : config.balancer.sticky_strategy,
-          config.health_intervals,
-          external,
-          varies_retries(config.balancer),
-          config.backend_timeout};
-}
-
 std::string plan_label(const RunPlan& plan) {
   std::string label(scenario_name(plan.scenario));
   return plan.strategy.empty() ? label : label + "/" + plan.strategy;
@@ -300,7 +290,8 @@ std::string plan_label(const RunPlan& plan) {
 
 }  // namespace
 
-Expected<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::ostream* progress) {
+Expected<LabResult> run_lab(const LabPlan& lab, Interrupt& interrupt, std::ostream* progress) {
+  const LabConfig& config = lab.config;
   const std::int64_t start = mono_ns();
   auto dir = TempDir::create("stampede-lab");
   if (!dir) return dir.error();
@@ -310,8 +301,8 @@ Expected<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::
   pool_options.start_timeout = config.balancer.start_timeout;
   auto pool = InstancePool::start(config.instances, pool_options, interrupt);
   if (!pool) return pool.error();
-  BalancerRunner balancer({config.balancer, config.stampede_path, dir->path()});
-  const Bench bench{config, interrupt, progress, **pool, balancer};
+  BalancerRunner balancer({config.balancer, lab.balancer_url, config.stampede_path, dir->path()});
+  const Bench bench{lab, config, interrupt, progress, **pool, balancer};
 
   LabResult result;
   result.config = config;
@@ -322,7 +313,7 @@ Expected<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::
 
   Pool current = Pool::Even;
   Direct direct;
-  for (const RunPlan& plan : plan_runs(plan_input(config))) {
+  for (const RunPlan& plan : lab.runs) {
     if (interrupt.requested()) return make_error("interrupted");
     if (auto r = prepare_pool(bench, plan.pool, current, direct); !r) return r.error();
     auto record = execute(bench, plan, direct);

@@ -13,6 +13,7 @@
 #include "lab/config.h"
 #include "lab/findings.h"
 #include "lab/interrupt.h"
+#include "lab/plan.h"
 #include "lab/record.h"
 
 namespace stampede::lab {
@@ -29,9 +30,10 @@ struct LabResult {
   bool ok() const { return all_checks_hold(findings); }
 };
 
-// Runs the lab. `config` must be valid (validate()). One progress line per step goes to
-// `progress` when it is not null. Errors: an instance or balancer that does not start, a
-// balancer that answers nothing, a counter that cannot be reset, an interrupt ("interrupted").
-Expected<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::ostream* progress);
+// Runs the lab from its plan (prepare(), plan.h: a LabConfig alone cannot be run), whose runs it
+// makes in order. One progress line per step goes to `progress` when it is not null. Errors: an
+// instance or balancer that does not start, a balancer that answers nothing, a counter that
+// cannot be reset, an interrupt ("interrupted").
+Expected<LabResult> run_lab(const LabPlan& plan, Interrupt& interrupt, std::ostream* progress);
 
 }  // namespace stampede::lab

@@ -18,7 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr auto kProgressInterval = 20ms;      // the outage's failure timing resolution
 constexpr std::uint64_t kProbeRequests = 50;  // direct latency probe, per instance
 constexpr auto kProbeLimit = 1s;
 constexpr auto kSessionLimit = 120s;  // a session's run, whatever happens
@@ -159,21 +158,27 @@ Expected<std::vector<SessionResult>> run_sessions(const std::string& url, std::u
   return out;
 }
 
+FailureWatch::FailureWatch() {
+  hooks_.progress = &progress_;
+  hooks_.progress_interval = kFailureTimingInterval;
+  start_ns_ = mono_ns();
+}
+
+double FailureWatch::resolution_s() const {
+  return std::chrono::duration<double>(kFailureTimingInterval).count();
+}
+
 Expected<OutageResult> run_outage(const loadgen::Config& config,
                                   std::chrono::nanoseconds kill_after,
                                   const std::function<void()>& kill, Interrupt& interrupt) {
-  SteadyClock clock;
-  FailureClock failures(clock);
-  std::ostream progress(&failures);
-  loadgen::RunHooks hooks;
-  hooks.progress = &progress;
-  hooks.progress_interval = kProgressInterval;
-  const std::int64_t start = mono_ns();
+  FailureWatch watch;  // not const: the run writes to its stream
+  const FailureClock& failures = watch.failures();
+  const std::int64_t start = watch.start_ns();
   std::int64_t killed_ns = 0;
   std::optional<Expected<loadgen::RunResult>> result;
   try {
     DelayedAction killer(kill_after, kill);
-    result = run_load(config, interrupt, hooks);
+    result = run_load(config, interrupt, watch.hooks());
     killed_ns = killer.acted_ns();
   } catch (const std::system_error& e) {
     return make_error(std::string("cannot start the outage thread: ") + e.what());
@@ -182,7 +187,7 @@ Expected<OutageResult> run_outage(const loadgen::Config& config,
   if (!*result) return result->error();
   OutageResult out;
   out.result = std::move(*result).value();
-  out.resolution_s = std::chrono::duration<double>(kProgressInterval).count();
+  out.resolution_s = watch.resolution_s();
   if (killed_ns != 0) out.kill_at_s = static_cast<double>(killed_ns - start) / 1e9;
   std::int64_t last = 0;
   if (out.result.total_errors > failures.errors_seen()) {

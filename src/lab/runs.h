@@ -7,11 +7,14 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/expected.h"
 #include "lab/config.h"
+#include "lab/failure_clock.h"
 #include "lab/interrupt.h"
 #include "loadgen/config.h"
 #include "loadgen/runner.h"
@@ -24,6 +27,32 @@ namespace stampede::lab {
 // closed loop, x-instance and x-backend counted. The one place where LoadSettings reach
 // loadgen::Config (a --rps would pass through here).
 loadgen::Config make_load_config(const LoadSettings& load, const std::string& url);
+
+// The failures of one timed run (the outage's, the hang's), from its progress lines every
+// kFailureTimingInterval: hooks() go to run_load; failures() is read once it returned; start_ns()
+// is when the watch was made (mono_ns), the origin of the run's times. Made and read on the lab's
+// main thread; the generator's progress printer writes to its stream during the run, so it is
+// neither copied nor moved.
+class FailureWatch {
+ public:
+  static constexpr std::chrono::milliseconds kFailureTimingInterval{20};  // the resolution
+
+  FailureWatch();
+  FailureWatch(const FailureWatch&) = delete;
+  FailureWatch& operator=(const FailureWatch&) = delete;
+
+  const loadgen::RunHooks& hooks() const { return hooks_; }
+  const FailureClock& failures() const { return failures_; }
+  std::int64_t start_ns() const { return start_ns_; }
+  double resolution_s() const;
+
+ private:
+  SteadyClock clock_;
+  FailureClock failures_{clock_};
+  std::ostream progress_{&failures_};
+  loadgen::RunHooks hooks_;
+  std::int64_t start_ns_ = 0;
+};
 
 // One run, stopped early by `interrupt`.
 Expected<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& interrupt,

@@ -10,8 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +18,7 @@
 #include "support/mpi_env.h"
 #include "support/process.h"
 #include "support/scripted_server.h"
+#include "support/target_log.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
 #include "support/wait.h"
@@ -71,13 +70,8 @@ class Mpi : public ::testing::Test {
 // Lua request(id)'s, the run's global numbering) arrives once, and rank 0 alone prints (one JSON
 // report), runs done() and sets the status (a threshold: 3).
 TEST_F(Mpi, FourRanksSendEachRequestIdOnceAndRankZeroReportsTheExactTotal) {
-  std::mutex mutex;
-  std::multiset<std::string> targets;
-  ScriptedServer server([&](std::uint64_t, const std::string& request) {
-    std::lock_guard lock(mutex);
-    targets.insert(request.substr(0, request.find(" HTTP/1.1")));
-    return ok_reply(request);
-  });
+  TargetLog targets;
+  ScriptedServer server(targets.recorder());
   TempDir dir;
   const std::string script = dir.path() + "/ids.lua";
   std::ofstream(script) << "function request(id) return {path = '/item/' .. id} end\n"
@@ -100,10 +94,7 @@ TEST_F(Mpi, FourRanksSendEachRequestIdOnceAndRankZeroReportsTheExactTotal) {
   EXPECT_EQ(report["merge"]["shards"].size(), 4u);
   EXPECT_EQ(report["mpi"]["ranks"], 4);
   EXPECT_EQ(server.requests(), 20000u);
-  std::lock_guard lock(mutex);
-  ASSERT_EQ(targets.size(), 20000u);
-  for (int i = 1; i <= 20000; ++i)
-    ASSERT_EQ(targets.count("GET /item/" + std::to_string(i)), 1u) << i;
+  EXPECT_TRUE(targets.each_once("/item/", 20000));
 }
 
 // --rps 2000 -t 2 over 3 ranks: the shards' union is the single schedule, 4000 requests within

@@ -5,8 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +12,7 @@
 #include "loadgen/result_file.h"
 #include "support/process.h"
 #include "support/scripted_server.h"
+#include "support/target_log.h"
 #include "support/temp_dir.h"
 #include "topology.h"
 
@@ -31,16 +30,9 @@ TEST(Netns, ShardsInTheirOwnNamespacesMergeIntoTheExactRun) {
   Topology net(kShards);
   if (!net.unusable_reason().empty()) GTEST_SKIP() << net.unusable_reason();
   ASSERT_EQ(net.error(), "");
-  std::mutex mutex;
-  std::multiset<std::string> targets;
+  TargetLog targets;
   auto server = net.in_server_namespace([&] {
-    return std::make_unique<ScriptedServer>(
-        [&](std::uint64_t, const std::string& request) {
-          std::lock_guard lock(mutex);
-          targets.insert(request.substr(0, request.find(" HTTP/1.1")));
-          return ok_reply(request);
-        },
-        Topology::kServerAddress);
+    return std::make_unique<ScriptedServer>(targets.recorder(), Topology::kServerAddress);
   });
   TempDir dir;
   std::vector<std::unique_ptr<ChildProcess>> shards;
@@ -68,10 +60,7 @@ TEST(Netns, ShardsInTheirOwnNamespacesMergeIntoTheExactRun) {
   EXPECT_EQ(merged->result.total_errors, 0u);
   EXPECT_EQ(merged->shards.size(), static_cast<std::size_t>(kShards));
   EXPECT_EQ(server->requests(), static_cast<std::uint64_t>(kRequests));
-  std::lock_guard lock(mutex);
-  ASSERT_EQ(targets.size(), static_cast<std::size_t>(kRequests));
-  for (int i = 1; i <= kRequests; ++i)
-    EXPECT_EQ(targets.count("GET /item/" + std::to_string(i)), 1u) << i;
+  EXPECT_TRUE(targets.each_once("/item/", kRequests));
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "support/in_process.h"
 #include "support/process.h"
 #include "support/scripted_server.h"
+#include "support/target_log.h"
 #include "support/temp_dir.h"
 
 namespace stampede::testing {
@@ -37,13 +36,8 @@ void write(const std::string& path, const std::string& text) {
 // Four shards of -n 1001 --index: the server sees 1..1001 each once, and the merged result
 // counts exactly what the server saw.
 TEST(Shards, IndexesOfAllShardsAreOneToTotalAndMergedCountsAreExact) {
-  std::mutex mutex;
-  std::multiset<std::string> targets;
-  ScriptedServer server([&](std::uint64_t, const std::string& request) {
-    std::lock_guard lock(mutex);
-    targets.insert(request.substr(0, request.find(" HTTP/1.1")));
-    return ok_reply(request);
-  });
+  TargetLog targets;
+  ScriptedServer server(targets.recorder());
   loadgen::ResultMerger merger(/*force=*/false);
   for (std::uint32_t k = 1; k <= 4; ++k) {
     loadgen::Config c;
@@ -70,10 +64,29 @@ TEST(Shards, IndexesOfAllShardsAreOneToTotalAndMergedCountsAreExact) {
   EXPECT_EQ(merged->result.clients, 6u);
   EXPECT_EQ(merged->result.latency.count(), 1001u);
   EXPECT_EQ(merged->shards.size(), 4u);
-  std::lock_guard lock(mutex);
-  ASSERT_EQ(targets.size(), 1001u);
-  for (int i = 1; i <= 1001; ++i)
-    EXPECT_EQ(targets.count("GET /item/" + std::to_string(i)), 1u) << i;
+  EXPECT_TRUE(targets.each_once("/item/", 1001));
+}
+
+// The check above can fail: an id missing, an id sent twice, one request too many are each
+// named (the recorder is called as the server would call it, without a socket).
+TEST(Shards, TargetLogNamesTheIdsNotSeenOnce) {
+  const auto get = [](int id) { return "GET /item/" + std::to_string(id) + " HTTP/1.1\r\n\r\n"; };
+  TargetLog log;
+  const ScriptedServer::Script record = log.recorder();
+  for (int id : {1, 2, 3})
+    EXPECT_THAT(record(0, get(id)).bytes, StartsWith("HTTP/1.1 200"));
+  EXPECT_TRUE(log.each_once("/item/", 3));
+  const ::testing::AssertionResult missing = log.each_once("/item/", 4);
+  EXPECT_FALSE(missing);
+  EXPECT_THAT(missing.message(), HasSubstr("3 requests for 4 ids; 1 ids not seen once: 4 (0x)"));
+  record(0, get(2));
+  const ::testing::AssertionResult twice = log.each_once("/item/", 3);
+  EXPECT_FALSE(twice);
+  EXPECT_THAT(twice.message(), HasSubstr("4 requests for 3 ids; 1 ids not seen once: 2 (2x)"));
+  TargetLog extra;
+  for (int id : {1, 2, 3})
+    extra.recorder()(0, get(id));
+  EXPECT_FALSE(extra.each_once("/item/", 2)) << "a request past the last id";
 }
 
 // A one-shard result merged prints the plain run's report byte for byte (then the shard table);

@@ -20,7 +20,7 @@ std::string error_of(std::vector<std::string> args) {
 TEST(LabOptions, DefaultsAreTheGuidesProcedureInAMinute) {
   auto cli = parse({});
   ASSERT_TRUE(cli.ok()) << cli.error().message;
-  const LabConfig& c = cli->config;
+  const LabConfig& c = cli->plan.config;
   ASSERT_EQ(c.instances.size(), 3u);
   EXPECT_EQ(c.instances[2].name, "c");
   EXPECT_EQ(c.instances[0].port, 0);
@@ -44,7 +44,7 @@ TEST(LabOptions, InstancesDelaysAndScenarioSettings) {
                     "--slow", "a=80ms", "--kill", "b", "-c", "4", "-t", "1.5s",
                     "--health-intervals", "0,250ms", "--scenarios", "slow,outage"});
   ASSERT_TRUE(cli.ok()) << cli.error().message;
-  const LabConfig& c = cli->config;
+  const LabConfig& c = cli->plan.config;
   ASSERT_EQ(c.instances.size(), 2u);
   EXPECT_EQ(c.instances[0].port, 9746);
   EXPECT_EQ(c.instances[1].host, "::1");
@@ -61,12 +61,12 @@ TEST(LabOptions, BalancerKinds) {
   auto cmd = parse({"--balancer-cmd", "haproxy -f {dir}/x.cfg # {port}", "--strategies",
                     "roundrobin,hdr(x-session)", "--sticky-strategy", "hdr(x-session)"});
   ASSERT_TRUE(cmd.ok()) << cmd.error().message;
-  EXPECT_EQ(cmd->config.balancer.kind, BalancerKind::Command);
-  EXPECT_EQ(load_strategies(cmd->config.balancer), (std::vector<std::string>{"roundrobin"}));
+  EXPECT_EQ(cmd->plan.config.balancer.kind, BalancerKind::Command);
+  EXPECT_EQ(load_strategies(cmd->plan.config.balancer), (std::vector<std::string>{"roundrobin"}));
   auto url = parse({"--balancer-url", "http://127.0.0.1:9745/"});
   ASSERT_TRUE(url.ok()) << url.error().message;
-  EXPECT_EQ(url->config.balancer.kind, BalancerKind::External);
-  EXPECT_EQ(load_strategies(url->config.balancer), (std::vector<std::string>{""}));
+  EXPECT_EQ(url->plan.config.balancer.kind, BalancerKind::External);
+  EXPECT_EQ(load_strategies(url->plan.config.balancer), (std::vector<std::string>{""}));
 }
 
 TEST(LabOptions, RejectsWhatCannotRun) {
