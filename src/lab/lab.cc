@@ -148,9 +148,12 @@ Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::str
 }
 
 // The end of a limit run: the balancer's view of its backends, then the balancer stopped, then
-// the instances' counts (the capped one's once the balancer's connections to it are gone).
+// the instances' counts (the capped one's once the balancer's connections to it are gone). Only
+// stampede's own balancer is asked for /lb-stats here: another one (HAProxy, nginx) proxies the
+// request to an instance, which counts it before its /count is read (one above x-instance).
 Expected<RunRecord> finish_limit_run(const Bench& b, const HeaderCounts& headers, RunRecord rec) {
-  const auto up = b.balancer.read_up_flags();
+  std::map<std::string, bool> up;
+  if (b.config.balancer.kind == BalancerKind::BuiltIn) up = b.balancer.read_up_flags();
   b.balancer.stop();
   fill_sources(rec, headers, read_counts_settled(b.pool, b.interrupt));
   for (InstanceRow& row : rec.instances)
