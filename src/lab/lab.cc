@@ -8,6 +8,7 @@
 #include "lab/hang.h"
 #include "lab/instances.h"
 #include "lab/limit.h"
+#include "lab/peer.h"
 #include "lab/process.h"
 #include "lab/runs.h"
 #include "lab/sources.h"
@@ -121,6 +122,9 @@ Expected<HeaderCounts> run_hang_load(const Bench& b, const RunPlan& plan, const 
   if (plan.backend_timeout) backend = plan.backend_timeout->count();
   if (built_in && plan.health && plan.health->count() > 0) {
     health = std::min<std::int64_t>(1000, plan.health->count());  // the balancer's default
+  } else if (peer_of(b.config.balancer) == Peer::HAProxy && plan.health &&
+             plan.health->count() > 0) {
+    health = plan.health->count();  // examples/lab/haproxy.sh: no `timeout check`, so `inter`
   }
   if (outcome->stop_at_s) rec.hang = time_hang(*outcome, name, backend, health);
   return outcome->result.header_counts;
@@ -293,7 +297,7 @@ PlanInput plan_input(const LabConfig& config) {
           config.health_intervals,
           external,
           varies_retries(config.balancer),
-          config.backend_timeout};
+          varies_timeout(config.balancer) ? config.backend_timeout : Millis(0)};
 }
 
 std::string plan_label(const RunPlan& plan) {
@@ -339,7 +343,7 @@ Expected<LabResult> run_lab(const LabConfig& config, Interrupt& interrupt, std::
     if (!sweep) return make_error("sweep: " + sweep.error().message);
     result.sweep = std::move(sweep).value();
   }
-  result.findings = read_runs(result.runs);
+  result.findings = read_runs(result.runs, peer_of(config.balancer));
   if (result.sweep) result.findings.push_back(read_sweep(*result.sweep));
   result.wall_seconds = static_cast<double>(mono_ns() - start) / 1e9;
   return result;
