@@ -40,7 +40,7 @@ TEST(LabPeers, HaproxyRetriesRedispatchFailedConnectionsNotResetRequests) {
   ASSERT_TRUE(installed("haproxy")) << "haproxy is not installed: `make test` installs it "
                                        "(TEST_DEPS in the Makefile), or apt-get install haproxy";
   const LabRun lab = run_lab({"--balancer-cmd", peer_command("haproxy"), "--strategies",
-                              "roundrobin", "--scenarios", "limit", "-t", "500ms", "--delay", "a=5",
+                              "roundrobin", "--scenarios", "limit", "-t", "300ms", "--delay", "a=5",
                               "--delay", "b=5", "--delay", "c=5", "--limit", "c=2"});
   ASSERT_EQ(lab.status, 0) << lab.err << lab.out;
   const auto& with = run_named(lab.doc, "limit/roundrobin/retries=1");
@@ -62,8 +62,8 @@ TEST(LabPeers, NginxEjectsPassivelyAndResendsWhatTimedOut) {
   // 12 connections over 5 ms instances: more than 2 at a time on c, so that it refuses.
   const std::vector<std::string> limit = {"--limit", "c=2",     "-t",  "300ms",   "--delay",
                                           "a=5",     "--delay", "b=5", "--delay", "c=5"};
-  const std::vector<std::string> hung = {"--health-intervals", "0",    "--outage-duration", "1.2s",
-                                         "--kill-after",       "0.3s", "--hang-for",        "0.6s",
+  const std::vector<std::string> hung = {"--health-intervals", "0",    "--outage-duration", "1.0s",
+                                         "--kill-after",       "0.2s", "--hang-for",        "0.6s",
                                          "--backend-timeout",  "250"};
   std::vector<std::string> args = {"--balancer-cmd", peer_command("nginx"), "--strategies", "rr",
                                    "--scenarios",    "limit,hang"};
