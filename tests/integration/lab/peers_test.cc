@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <vector>
 
 #include "lab_support.h"
 
@@ -55,32 +54,16 @@ TEST(LabPeers, HaproxyRetriesRedispatchFailedConnectionsNotResetRequests) {
   EXPECT_TRUE(lab.doc["ok"].get<bool>());
 }
 
-// One lab: the limit (rr, retries 1 and 0) and a hang with a 250 ms proxy_read_timeout.
-TEST(LabPeers, NginxEjectsPassivelyAndResendsWhatTimedOut) {
+// The hang with a 250 ms proxy_read_timeout (nginx's limit runs, docs/lab.md's table, are left
+// to the docs: the CI budget has room for one nginx lab).
+TEST(LabPeers, NginxResendsWhatTimedOutAndTheHungInstanceRunsItToo) {
   ASSERT_TRUE(installed("nginx")) << "nginx is not installed: `make test` installs it "
                                      "(TEST_DEPS in the Makefile), or apt-get install nginx";
-  // 12 connections over 5 ms instances: more than 2 at a time on c, so that it refuses.
-  const std::vector<std::string> limit = {"--limit", "c=2",     "-t",  "300ms",   "--delay",
-                                          "a=5",     "--delay", "b=5", "--delay", "c=5"};
-  const std::vector<std::string> hung = {"--health-intervals", "0",    "--outage-duration", "1.0s",
-                                         "--kill-after",       "0.2s", "--hang-for",        "0.6s",
-                                         "--backend-timeout",  "250"};
-  std::vector<std::string> args = {"--balancer-cmd", peer_command("nginx"), "--strategies", "rr",
-                                   "--scenarios",    "limit,hang"};
-  args.insert(args.end(), limit.begin(), limit.end());
-  args.insert(args.end(), hung.begin(), hung.end());
-  const LabRun lab = run_lab(args);
+  const LabRun lab =
+      run_lab({"--balancer-cmd", peer_command("nginx"), "--strategies", "rr", "--scenarios", "hang",
+               "--health-intervals", "0", "--outage-duration", "1.0s", "--kill-after", "0.2s",
+               "--hang-for", "0.6s", "--backend-timeout", "250"});
   ASSERT_EQ(lab.status, 0) << lab.err << lab.out;
-  const auto& with = run_named(lab.doc, "limit/rr/retries=1");
-  const auto& without = run_named(lab.doc, "limit/rr/retries=0");
-  expect_counts_exact(with);
-  expect_counts_exact(without);
-  // max_fails=1: c is out for fail_timeout (10 s) after its first reset, retries or not.
-  EXPECT_LT(shares(with)["c"], 0.05) << with.dump();
-  EXPECT_LT(shares(without)["c"], 0.05) << without.dump();
-  EXPECT_EQ(with["errors"], 0) << with.dump();
-  for (const auto& code : without["error_codes"].items())
-    EXPECT_EQ(code.key(), "502");
   // The hang: every request that waited on c timed out after 250 ms and went to a or b; c ran
   // them anyway when continued: its /count above its x-instance, explained in a note.
   const auto& hang = run_named(lab.doc, "hang/rr/health=off");

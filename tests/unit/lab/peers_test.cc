@@ -50,7 +50,7 @@ std::vector<Finding> peer_findings(const std::vector<Finding>& all, FindingKind 
   return out;
 }
 
-TEST(LabPeers, NamedByTheirProgramInTheCommand) {
+TEST(LabPeers, NamedByTheirProgramAndGivenOnlyTheTimeoutTheyTake) {
   EXPECT_EQ(peer_of(BalancerSpec{}), Peer::BuiltIn);
   EXPECT_EQ(peer_of(command_spec("sh examples/lab/haproxy.sh {dir} {port}")), Peer::HAProxy);
   EXPECT_EQ(peer_of(command_spec("exec /usr/sbin/NGINX -c {dir}/n.conf")), Peer::Nginx);
@@ -62,9 +62,23 @@ TEST(LabPeers, NamedByTheirProgramInTheCommand) {
   external.url = "http://127.0.0.1:9745/";
   EXPECT_EQ(peer_of(external), Peer::Other);
   EXPECT_EQ(peer_name(Peer::HAProxy), "HAProxy");
+  // A hang plan claims no timeout a command does not take ({timeout}).
+  EXPECT_TRUE(varies_timeout(BalancerSpec{}));
+  EXPECT_TRUE(varies_timeout(command_spec("sh haproxy.sh {port} {timeout}")));
+  EXPECT_FALSE(varies_timeout(command_spec("sh haproxy.sh {port}")));
+  PlanInput input;
+  input.scenarios = {ScenarioKind::Hang};
+  input.load_strategies = {"rr"};
+  input.health_intervals = {std::chrono::milliseconds(0)};
+  input.backend_timeout = std::chrono::milliseconds(0);  // the command has no {timeout}
+  const auto runs = plan_runs(input);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(runs[0].backend_timeout.has_value());
+  input.backend_timeout = std::chrono::milliseconds(250);
+  EXPECT_EQ(plan_runs(input)[0].backend_timeout, std::chrono::milliseconds(250));
 }
 
-TEST(LabPeers, HangFindingNamesWhatDecidedItInEachPeer) {
+TEST(LabPeers, HangAndLimitFindingsNameWhatDecidedItInEachPeer) {
   const std::vector<RunRecord> runs = {peer_hang_run(18, 6)};
   const auto haproxy = peer_findings(read_runs(runs, Peer::HAProxy), FindingKind::HangDamage);
   ASSERT_EQ(haproxy.size(), 1u);
@@ -83,11 +97,30 @@ TEST(LabPeers, HangFindingNamesWhatDecidedItInEachPeer) {
     EXPECT_EQ(text.find("HAProxy:"), std::string::npos) << text;
     EXPECT_EQ(text.find("nginx:"), std::string::npos) << text;
   }
+  {  // The limit summary names each peer's retry settings.
+    RunRecord run = make_run(ScenarioKind::Limit, "roundrobin",
+                             {{"a", 5, 380}, {"b", 5, 380}, {"c", 5, 161}}, 1300, 40);
+    run.retries = 1;
+    run.instances[2].max_connections = 2;
+    const auto summary = [&](Peer peer) {
+      std::vector<Finding> out;
+      read_limits({run}, out, peer);
+      return out.back().text;
+    };
+    EXPECT_NE(summary(Peer::HAProxy).find("with `retries` and `option redispatch`"),
+              std::string::npos);
+    EXPECT_NE(summary(Peer::HAProxy).find("closes the client connection without an answer"),
+              std::string::npos);
+    EXPECT_NE(
+        summary(Peer::Nginx).find("with `max_fails=1` the instance is out for `fail_timeout`"),
+        std::string::npos);
+    EXPECT_EQ(summary(Peer::BuiltIn).find("HAProxy"), std::string::npos);
+  }
 }
 
 // nginx re-sent the 12 requests that waited in c to a and b: no failure, c counted 12 more than
 // it was credited with. A note says so; it is not a failed check.
-TEST(LabPeers, HungInstanceCountingLateAnswersIsANoteNotAFailure) {
+TEST(LabPeers, OnlyTheHungInstancesLateAnswersAreANoteNotAFailure) {
   const auto all = read_runs({peer_hang_run(0, 12)}, Peer::Nginx);
   EXPECT_TRUE(all_checks_hold(all));
   EXPECT_TRUE(peer_findings(all, FindingKind::CountDisagrees).empty());
@@ -107,55 +140,19 @@ TEST(LabPeers, HungInstanceCountingLateAnswersIsANoteNotAFailure) {
       peer_findings(read_runs({peer_hang_run(18, 6)}), FindingKind::HangLateAnswers);
   ASSERT_EQ(with_504.size(), 1u);
   EXPECT_NE(with_504[0].text.find("(504 x18)"), std::string::npos) << with_504[0].text;
-}
-
-TEST(LabPeers, OnlyTheHungInstanceCountingMoreIsExplained) {
-  RunRecord other = peer_hang_run(0, 12);
-  other.instances[0].served = 12946 + 3;  // a, which was never stopped
-  EXPECT_EQ(peer_findings(read_runs({other}), FindingKind::CountDisagrees).size(), 1u);
-  RunRecord fewer = peer_hang_run(0, 0);
-  fewer.instances[2].served = 2177 - 5;  // c counted fewer than it answered: not a late answer
-  const auto all = read_runs({fewer});
-  EXPECT_TRUE(peer_findings(all, FindingKind::HangLateAnswers).empty());
-  EXPECT_EQ(peer_findings(all, FindingKind::CountDisagrees).size(), 1u);
-  RunRecord even = make_run(ScenarioKind::Even, "rr", {{"a", 0, 100}, {"b", 0, 100}}, 100);
-  even.instances[1].served = 112;  // the same gap outside a hang is a failed check
-  EXPECT_EQ(peer_findings(read_runs({even}), FindingKind::CountDisagrees).size(), 1u);
-}
-
-TEST(LabPeers, LimitSummaryNamesEachPeersRetrySettings) {
-  RunRecord run = make_run(ScenarioKind::Limit, "roundrobin",
-                           {{"a", 5, 380}, {"b", 5, 380}, {"c", 5, 161}}, 1300, 40);
-  run.retries = 1;
-  run.instances[2].max_connections = 2;
-  const auto summary = [&](Peer peer) {
-    std::vector<Finding> out;
-    read_limits({run}, out, peer);
-    return out.back().text;
-  };
-  EXPECT_NE(summary(Peer::HAProxy).find("with `retries` and `option redispatch`"),
-            std::string::npos);
-  EXPECT_NE(summary(Peer::HAProxy).find("closes the client connection without an answer"),
-            std::string::npos);
-  EXPECT_NE(summary(Peer::Nginx).find("with `max_fails=1` the instance is out for `fail_timeout`"),
-            std::string::npos);
-  EXPECT_EQ(summary(Peer::BuiltIn).find("HAProxy"), std::string::npos);
-}
-
-TEST(LabPeers, HangPlanClaimsNoTimeoutACommandDoesNotTake) {
-  EXPECT_TRUE(varies_timeout(BalancerSpec{}));
-  EXPECT_TRUE(varies_timeout(command_spec("sh haproxy.sh {port} {timeout}")));
-  EXPECT_FALSE(varies_timeout(command_spec("sh haproxy.sh {port}")));
-  PlanInput input;
-  input.scenarios = {ScenarioKind::Hang};
-  input.load_strategies = {"rr"};
-  input.health_intervals = {std::chrono::milliseconds(0)};
-  input.backend_timeout = std::chrono::milliseconds(0);  // the command has no {timeout}
-  const auto runs = plan_runs(input);
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_FALSE(runs[0].backend_timeout.has_value());
-  input.backend_timeout = std::chrono::milliseconds(250);
-  EXPECT_EQ(plan_runs(input)[0].backend_timeout, std::chrono::milliseconds(250));
+  {  // Only the hung instance counting more is explained.
+    RunRecord other = peer_hang_run(0, 12);
+    other.instances[0].served = 12946 + 3;  // a, which was never stopped
+    EXPECT_EQ(peer_findings(read_runs({other}), FindingKind::CountDisagrees).size(), 1u);
+    RunRecord fewer = peer_hang_run(0, 0);
+    fewer.instances[2].served = 2177 - 5;  // c counted fewer than it answered: not a late answer
+    const auto fewer_found = read_runs({fewer});
+    EXPECT_TRUE(peer_findings(fewer_found, FindingKind::HangLateAnswers).empty());
+    EXPECT_EQ(peer_findings(fewer_found, FindingKind::CountDisagrees).size(), 1u);
+    RunRecord even = make_run(ScenarioKind::Even, "rr", {{"a", 0, 100}, {"b", 0, 100}}, 100);
+    even.instances[1].served = 112;  // the same gap outside a hang is a failed check
+    EXPECT_EQ(peer_findings(read_runs({even}), FindingKind::CountDisagrees).size(), 1u);
+  }
 }
 
 }  // namespace
