@@ -6,6 +6,7 @@
 
 #include "cli/command_line.h"
 #include "core/units.h"
+#include "lab/balancer_proc.h"
 #include "loadgen/sweep.h"
 
 namespace stampede::lab {
@@ -260,6 +261,12 @@ Expected<void> choose_balancer(const Raw& raw, LabConfig& c) {
           "--strategies and --health-intervals need a balancer the lab starts (the built-in "
           "one or --balancer-cmd); --balancer-url alone is used as it is configured");
     }
+  }
+  // The hang's finding quotes the timeout: refuse one the balancer would never be given.
+  if (!raw.backend_timeout.empty() && !varies_timeout(b)) {
+    return make_error(
+        "--backend-timeout needs a balancer that takes it: the built-in one, or a "
+        "--balancer-cmd with {timeout} in it");
   }
   return {};
 }

@@ -52,6 +52,12 @@ bool varies_retries(const BalancerSpec& spec) {
           spec.command.find("{retries}") != std::string::npos);
 }
 
+bool varies_timeout(const BalancerSpec& spec) {
+  return spec.kind == BalancerKind::BuiltIn ||
+         (spec.kind == BalancerKind::Command &&
+          spec.command.find("{timeout}") != std::string::npos);
+}
+
 std::string substitute(std::string_view command, const Placeholders& values) {
   std::string out;
   std::size_t i = 0;

@@ -45,6 +45,9 @@ std::string substitute(std::string_view command, const Placeholders& values);
 
 // Whether the lab can set the balancer's retries: the built-in one, or a command with {retries}.
 bool varies_retries(const BalancerSpec& spec);
+// Whether the lab can set the balancer's backend timeout (the hang's --backend-timeout): the
+// built-in one, or a command with {timeout}.
+bool varies_timeout(const BalancerSpec& spec);
 
 // Parses /lb-stats in the shapes it is known in: stampede's {"backends": [{"name", "up"}]} and
 // the guide's {"pool": [{"id", "up"}]}. Name -> up; empty when the body is neither.

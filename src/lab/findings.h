@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lab/peer.h"
 #include "lab/record.h"
 
 namespace stampede::lab {
@@ -38,6 +39,7 @@ enum class FindingKind {
   LimitFailures,           // limit: refusals reached clients as failures
   LimitSummary,            // limit: which runs routed around the refusals, which failed
   HangDamage,              // hang: failures per health interval, detection and recovery
+  HangLateAnswers,         // hang: the stopped instance counted requests answered too late
 };
 
 std::string_view kind_name(FindingKind kind);  // "headers-disagree", ...
@@ -55,8 +57,10 @@ inline constexpr double kFullTurn = 0.8;        // slow member at >= 80% of fair
 inline constexpr double kRoutedAround = 0.5;    // slow member at <= 50% of fair: routed around
 inline constexpr double kThroughputFell = 0.5;  // slow pool below half the even pool's rate
 
-// Every finding over a lab's runs, in the order of the runs; notes and fails mixed.
-std::vector<Finding> read_runs(const std::vector<RunRecord>& runs);
+// Every finding over a lab's runs, in the order of the runs; notes and fails mixed. `peer`: the
+// balancer the runs went through; the hang and limit findings name its settings for HAProxy and
+// nginx (peer.h).
+std::vector<Finding> read_runs(const std::vector<RunRecord>& runs, Peer peer = Peer::Other);
 
 // The sweep's finding: the pool's best throughput against the single instance's, and the knee
 // of each (loadgen::describe_knee's rule).

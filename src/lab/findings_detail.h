@@ -35,7 +35,11 @@ std::size_t slow_index(const RunRecord& run);
 void read_slow(const RunRecord& run, const std::vector<RunRecord>& runs, std::vector<Finding>& out);
 void read_sticky(const RunRecord& run, std::vector<Finding>& out);
 void read_outages(const std::vector<RunRecord>& runs, std::vector<Finding>& out);
-void read_hangs(const std::vector<RunRecord>& runs, std::vector<Finding>& out);  // findings_hang.cc
+// findings_hang.cc
+void read_hangs(const std::vector<RunRecord>& runs, Peer peer, std::vector<Finding>& out);
+// The hung instance's /count above its x-instance: requests it took while stopped and answered
+// after the balancer had given up on them (a 504, or re-sent elsewhere). Empty when none.
+std::string late_answers(const RunRecord& run);
 
 // "a; b; c".
 std::string join_parts(const std::vector<std::string>& parts);

@@ -48,7 +48,27 @@ std::string hang_part(const RunRecord& run, const HangTiming& t) {
 
 }  // namespace
 
-void read_hangs(const std::vector<RunRecord>& runs, std::vector<Finding>& out) {
+std::string late_answers(const RunRecord& run) {
+  if (run.scenario != ScenarioKind::Hang || !run.hang) return {};
+  const InstanceRow* row = run.find(run.hang->hung);
+  if (row == nullptr || !row->served || *row->served <= row->by_instance) return {};
+  const std::uint64_t late = *row->served - row->by_instance;
+  const std::string fate =
+      run.errors == 0
+          ? "No request failed, so each of them was also served by another instance: it ran "
+            "twice (harmless for a GET, not for a request that is not idempotent)."
+          : fmt::format(
+                "The clients got the balancer's answer for them ({}) or another "
+                "instance's, while {} still ran them.",
+                code_list(run.error_codes), row->name);
+  return fmt::format(
+      "{} counted {} more requests than the responses that carried its name ({} by /count, {} "
+      "by x-instance): requests that waited in it while it was stopped, which it answered when "
+      "continued, after the balancer had given up on them. {}",
+      row->name, late, *row->served, row->by_instance, fate);
+}
+
+void read_hangs(const std::vector<RunRecord>& runs, Peer peer, std::vector<Finding>& out) {
   std::vector<std::string> parts;
   const RunRecord* first = nullptr;
   bool timed_out = false;
@@ -68,8 +88,9 @@ void read_hangs(const std::vector<RunRecord>& runs, std::vector<Finding>& out) {
       "fails fast: {}each request sent to it waits for {}, and each health check waits for "
       "the check's timeout before it counts as failed. What decides the damage is those two "
       "timeouts, not the check interval: a short interval with a long check timeout still "
-      "leaves the instance in the pool until the checks time out.",
-      timed_out ? "the failures above are the balancer's 504s; " : "", timeout);
+      "leaves the instance in the pool until the checks time out.{}",
+      timed_out ? "the failures above are the balancer's 504s; " : "", timeout,
+      hang_settings(peer, t.backend_timeout_ms));
   const std::string scope =
       first->strategy.empty() ? std::string("hang") : "hang/" + first->strategy;
   out.push_back(

@@ -8,6 +8,7 @@
 #include "lab/hang.h"
 #include "lab/instances.h"
 #include "lab/limit.h"
+#include "lab/peer.h"
 #include "lab/process.h"
 #include "lab/runs.h"
 #include "lab/sources.h"
@@ -122,6 +123,9 @@ Expected<HeaderCounts> run_hang_load(const Bench& b, const RunPlan& plan, const 
   if (plan.backend_timeout) backend = plan.backend_timeout->count();
   if (built_in && plan.health && plan.health->count() > 0) {
     health = std::min<std::int64_t>(1000, plan.health->count());  // the balancer's default
+  } else if (peer_of(b.config.balancer) == Peer::HAProxy && plan.health &&
+             plan.health->count() > 0) {
+    health = plan.health->count();  // examples/lab/haproxy.sh: no `timeout check`, so `inter`
   }
   if (outcome->stop_at_s) rec.hang = time_hang(*outcome, name, backend, health);
   return outcome->result.header_counts;
@@ -149,9 +153,12 @@ Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::str
 }
 
 // The end of a limit run: the balancer's view of its backends, then the balancer stopped, then
-// the instances' counts (the capped one's once the balancer's connections to it are gone).
+// the instances' counts (the capped one's once the balancer's connections to it are gone). Only
+// stampede's own balancer is asked for /lb-stats here: another one (HAProxy, nginx) proxies the
+// request to an instance, which counts it before its /count is read (one above x-instance).
 Expected<RunRecord> finish_limit_run(const Bench& b, const HeaderCounts& headers, RunRecord rec) {
-  const auto up = b.balancer.read_up_flags();
+  std::map<std::string, bool> up;
+  if (b.config.balancer.kind == BalancerKind::BuiltIn) up = b.balancer.read_up_flags();
   b.balancer.stop();
   fill_sources(rec, headers, read_counts_settled(b.pool, b.interrupt));
   for (InstanceRow& row : rec.instances)
@@ -327,7 +334,7 @@ Expected<LabResult> run_lab(const LabPlan& lab, Interrupt& interrupt, std::ostre
     if (!sweep) return make_error("sweep: " + sweep.error().message);
     result.sweep = std::move(sweep).value();
   }
-  result.findings = read_runs(result.runs);
+  result.findings = read_runs(result.runs, peer_of(config.balancer));
   if (result.sweep) result.findings.push_back(read_sweep(*result.sweep));
   result.wall_seconds = static_cast<double>(mono_ns() - start) / 1e9;
   return result;

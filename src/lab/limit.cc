@@ -101,7 +101,7 @@ Expected<void> validate_limit(const LabConfig& config) {
   return {};
 }
 
-void read_limits(const std::vector<RunRecord>& runs, std::vector<Finding>& out) {
+void read_limits(const std::vector<RunRecord>& runs, std::vector<Finding>& out, Peer peer) {
   std::vector<std::string> around, failed;
   std::string capped_name;
   for (const RunRecord& run : runs) {
@@ -123,10 +123,11 @@ void read_limits(const std::vector<RunRecord>& runs, std::vector<Finding>& out) 
                      : "A request written to a connection the instance then reset fails unless the "
                        "balancer re-sends it; a reset seen before the request is written is "
                        "re-routed.";
-  out.push_back(detail::note(FindingKind::LimitSummary, "limit",
-                             fmt::format("with {} refusing past its cap, routed around the "
-                                         "refusals: {}; passed them to clients: {}. {}",
-                                         capped_name, list(around), list(failed), meaning)));
+  out.push_back(detail::note(
+      FindingKind::LimitSummary, "limit",
+      fmt::format("with {} refusing past its cap, routed around the "
+                  "refusals: {}; passed them to clients: {}. {}{}",
+                  capped_name, list(around), list(failed), meaning, limit_settings(peer))));
 }
 
 }  // namespace stampede::lab

@@ -41,6 +41,8 @@ std::vector<std::optional<std::uint64_t>> read_counts_settled(InstancePool& pool
 // Per limit run: whether refusals reached the clients, with the capped instance's share; then
 // one line over the limit runs naming the runs that routed around the refusals and those that
 // failed. Notes only: failures are what this scenario is there to show.
-void read_limits(const std::vector<RunRecord>& runs, std::vector<Finding>& out);
+// `peer`: HAProxy's and nginx's settings that decided it are named (peer.h).
+void read_limits(const std::vector<RunRecord>& runs, std::vector<Finding>& out,
+                 Peer peer = Peer::Other);
 
 }  // namespace stampede::lab

@@ -21,7 +21,7 @@ PlanInput plan_input(const LabConfig& config, const std::vector<std::string>& lo
           config.health_intervals,
           external,
           varies_retries(config.balancer),
-          config.backend_timeout};
+          varies_timeout(config.balancer) ? config.backend_timeout : Millis(0)};
 }
 
 }  // namespace

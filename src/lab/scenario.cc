@@ -66,9 +66,11 @@ void plan_hang_runs(const PlanInput& input, std::vector<RunPlan>& runs) {
     runs.push_back({ScenarioKind::Hang, Pool::Even, strategy, std::nullopt, std::nullopt});
     return;
   }
+  // A balancer that does not take the timeout ({timeout}) runs with its own: none is claimed.
+  const std::optional<std::chrono::milliseconds> timeout =
+      input.backend_timeout.count() > 0 ? std::optional(input.backend_timeout) : std::nullopt;
   for (std::chrono::milliseconds health : input.health_intervals)
-    runs.push_back(
-        {ScenarioKind::Hang, Pool::Even, strategy, health, std::nullopt, input.backend_timeout});
+    runs.push_back({ScenarioKind::Hang, Pool::Even, strategy, health, std::nullopt, timeout});
 }
 
 }  // namespace

@@ -56,7 +56,8 @@ struct PlanInput {
   // The limit runs vary the balancer's retries: the built-in one's --retries, or {retries} in a
   // --balancer-cmd that has it (limit.h).
   bool varies_retries = true;
-  std::chrono::milliseconds backend_timeout{0};  // hang: the balancer's backend timeout
+  // hang: the balancer's backend timeout; 0: the balancer does not take one (its own applies).
+  std::chrono::milliseconds backend_timeout{0};
 };
 
 // The runs in order: even per strategy, slow per strategy, sticky, outage per health interval,

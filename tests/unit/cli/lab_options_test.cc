@@ -99,6 +99,24 @@ TEST(LabOptions, RejectsWhatCannotRun) {
   EXPECT_NE(error_of({"--bogus"}).find("bogus"), std::string::npos);
 }
 
+// The hang's finding quotes the backend timeout: one the balancer would never be given is bad
+// usage, as is a cap of 0 connections for the limit scenario.
+TEST(LabOptions, RefusesABackendTimeoutTheBalancerDoesNotTake) {
+  const std::string hang = "--scenarios=hang";
+  EXPECT_NE(error_of({hang, "--backend-timeout", "500", "--balancer-cmd", "sh h.sh {port}"})
+                .find("--backend-timeout needs a balancer that takes it"),
+            std::string::npos);
+  EXPECT_NE(error_of({hang, "--backend-timeout", "500", "--balancer-url", "http://127.0.0.1:1/"})
+                .find("--backend-timeout"),
+            std::string::npos);
+  EXPECT_TRUE(
+      parse({hang, "--backend-timeout", "500", "--balancer-cmd", "sh h.sh {port} {timeout}"}).ok());
+  EXPECT_TRUE(parse({hang, "--balancer-cmd", "sh h.sh {port}"}).ok());  // its own timeout
+  EXPECT_TRUE(parse({hang, "--backend-timeout", "500"}).ok());          // the built-in one
+  EXPECT_NE(error_of({"--scenarios", "limit", "--limit", "c=0"}).find("--limit"),
+            std::string::npos);
+}
+
 TEST(LabOptions, Help) {
   auto cli = parse({"--help"});
   ASSERT_TRUE(cli.ok());
