@@ -39,12 +39,11 @@ TEST(BalanceOptions, HeaderAndRequestLineOptionsRefuseHostileBytes) {
   EXPECT_TRUE(refused(balance_with({"--health-path", "/a b"}), "--health-path"));
 }
 
+// Every option's empty value is refused in-process (tests/unit/cli/option_ranges_test.cc); here
+// through the binary for two.
 TEST(BalanceOptions, EmptyValuesAreRefusedNotTakenAsDefaults) {
-  for (const char* option :
-       {"--health-path", "--sticky-header", "--listen", "--admin-listen", "--ready-file",
-        "--strategy", "--config", "--health-interval", "--max-connections", "--backend"}) {
-    EXPECT_TRUE(refused(balance_with({option, ""}), option)) << option;
-  }
+  EXPECT_TRUE(refused(balance_with({"--listen", ""}), "--listen"));
+  EXPECT_TRUE(refused(balance_with({"--backend", ""}), "--backend"));
 }
 
 TEST(BalanceOptions, AnErrorQuotingAValueStaysOneLine) {
@@ -63,13 +62,11 @@ TEST(BalanceOptions, NumbersOutOfRangeOrMalformedAreRefused) {
   EXPECT_TRUE(refused(balance_with({"--max-connections", "1000001"}), "--max-connections"));
 }
 
+// Every bad port and weight is swept in-process (tests/unit/cli/option_ranges_test.cc); here
+// through the binary for one of each.
 TEST(BalanceOptions, BackendPortsAndWeightsAreChecked) {
-  EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:0"}, "backend a"));
   EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:65536"}, "backend a"));
-  EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:80x"}, "backend a"));
-  for (const std::string w : {"0", "257", "-1", "1e12", "nan", "2x"}) {
-    EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:80,weight=" + w}, "weight")) << w;
-  }
+  EXPECT_TRUE(refused({"balance", "--backend", "a=127.0.0.1:80,weight=nan"}, "weight"));
 }
 
 TEST(BalanceOptions, AConfigFileIsCheckedTheSameWay) {

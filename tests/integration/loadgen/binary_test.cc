@@ -8,12 +8,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "support/generator_refusal.h"
 #include "support/process.h"
 #include "support/scripted_server.h"
 #include "support/temp_dir.h"
@@ -63,7 +65,19 @@ TEST(Binary, BadInputExitsWithTwoAndOneLine) {
       {{url, url}, "unexpected argument"},
       {{url, "-n"}, "option -n needs a value"},
   };
+  // In this process (support/generator_refusal.h): the parse the binary's main runs first
+  // refuses each, with a line that says why.
+  const TempDir rc_dir;  // no .loadtestrc
   for (const auto& [args, message] : cases) {
+    const std::string shown = ::testing::PrintToString(args);
+    const std::optional<std::string> line = generator_refusal(args, rc_dir.path());
+    ASSERT_TRUE(line.has_value()) << "accepted: " << shown;
+    EXPECT_THAT(*line, HasSubstr(message)) << shown;
+  }
+  // Through the binary, a few of each kind: no URL, a bad URL, a bad option, a bad value, a
+  // file that cannot be read, a missing value.
+  for (const std::size_t i : {0u, 3u, 11u, 13u, 18u, 22u}) {
+    const auto& [args, message] = cases[i];
     const RunResult r = run_stampede(args);
     const std::string shown = ::testing::PrintToString(args);
     EXPECT_EQ(r.status, 2) << shown;

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/generator_refusal.h"
 #include "support/in_process.h"
 #include "support/loopback.h"
 #include "support/process.h"
@@ -72,6 +73,15 @@ void expect_refused(const CaseDir& dir, const SilentListener& target, const Host
   EXPECT_EQ(r.err, "stampede: " + c.line + "\n") << shown;
   EXPECT_EQ(r.out, "") << shown;
   EXPECT_FALSE(target.connected()) << shown;
+}
+
+// The same refusal checked in this process (support/generator_refusal.h), for sweeps: the
+// generator's parse, with `dir` holding .loadtestrc, refuses c.args with exactly c.line.
+void expect_parse_refused(const CaseDir& dir, const HostileCase& c) {
+  const std::string shown = ::testing::PrintToString(c.args);
+  const std::optional<std::string> line = generator_refusal(c.args, dir.path());
+  ASSERT_TRUE(line.has_value()) << "accepted: " << shown;
+  EXPECT_EQ(*line, c.line) << shown;
 }
 
 // Files that are not what a file option expects: too deep, a directory, a FIFO with no writer,
@@ -184,7 +194,10 @@ TEST(HostileInput, GeneratorNumbers) {
       {{url, "--min-rps", "inf"}, "--min-rps: expected a number of requests per second, got 'inf'"},
   };
   for (const HostileCase& c : cases)
-    expect_refused(dir, target, c);
+    expect_parse_refused(dir, c);
+  // Through the binary, one value of each kind: zero, too long, negative, not a number.
+  for (const std::size_t i : {0u, 4u, 13u, 22u})
+    expect_refused(dir, target, cases[i]);
 }
 
 // --pipeline: its bounds, and the combinations that cannot keep one request per answer in order
@@ -209,7 +222,10 @@ TEST(HostileInput, PipelineDepthAndCombinations) {
        "a time on a connection)"},
   };
   for (const HostileCase& c : cases)
-    expect_refused(dir, target, c);
+    expect_parse_refused(dir, c);
+  // Through the binary: a bound, and a combination.
+  for (const std::size_t i : {2u, 5u})
+    expect_refused(dir, target, cases[i]);
 }
 
 // CR, LF and other control bytes: refused where they would reach the request's head, and
@@ -235,8 +251,12 @@ TEST(HostileInput, ControlBytesAreRefusedAndEscaped) {
        "unknown strategy 'x\\r\\n' (expected rr, least, p2c, ewma, sticky or random)"},
       {{"lab", "--bogus\r"}, "The following argument was not expected: --bogus\\r"},
   };
-  for (const HostileCase& c : cases)
-    expect_refused(dir, target, c);
+  // The generator's (the first nine) in this process; through the binary, one of them and the
+  // other subcommands'.
+  for (std::size_t i = 0; i < 9; ++i)
+    expect_parse_refused(dir, cases[i]);
+  for (const std::size_t i : {3u, 9u, 10u, 11u})
+    expect_refused(dir, target, cases[i]);
 }
 
 // The same rules for values from .loadtestrc.

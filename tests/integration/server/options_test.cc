@@ -3,28 +3,26 @@
 // option.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "support/refusal.h"
 
 namespace stampede::server::testing {
 namespace {
 
-using stampede::testing::hostile_values;
 using stampede::testing::refused;
 
+// Every hostile value and every empty value of each option is swept in-process
+// (tests/unit/cli/option_ranges_test.cc); here the binary exits 2 with one line for one of each.
 TEST(ServeOptions, HeaderBoundAndAddressOptionsRefuseHostileBytes) {
-  for (const auto& v : hostile_values()) {
-    SCOPED_TRACE(v.what);
-    EXPECT_TRUE(refused({"serve", "--port", "0", "--id", "x" + v.suffix}, "--id"));
-    EXPECT_TRUE(refused({"serve", "--port", "0", "--host", "127.0.0." + v.suffix}, "--host"));
-  }
+  const std::string crlf = "a\r\nX-Injected: 1";
+  EXPECT_TRUE(refused({"serve", "--port", "0", "--id", "x" + crlf}, "--id"));
+  EXPECT_TRUE(refused({"serve", "--port", "0", "--host", "127.0.0." + crlf}, "--host"));
 }
 
 TEST(ServeOptions, EmptyValuesAreRefusedNotTakenAsDefaults) {
-  for (const char* option :
-       {"--port", "--delay", "--error", "--percent", "--cores", "--id", "--host",
-        "--max-header-bytes", "--idle-timeout", "--ready-file", "--max-connections"}) {
-    EXPECT_TRUE(refused({"serve", "--port", "0", option, ""}, option)) << option;
-  }
+  EXPECT_TRUE(refused({"serve", "--port", "0", "--port", ""}, "--port"));
+  EXPECT_TRUE(refused({"serve", "--port", "0", "--id", ""}, "--id"));
 }
 
 // Every numeric option over every malformed value is swept in-process

@@ -144,6 +144,64 @@ TEST(OptionRanges, LabNumbersOutOfRangeOrMalformed) {
   EXPECT_TRUE(lab_refuses({"--start-timeout", "11m"}, "--start-timeout"));
 }
 
+// An empty value is refused, never taken as the option's default, by each subcommand's parse.
+TEST(OptionRanges, EmptyValuesAreRefusedNotTakenAsDefaults) {
+  for (const char* option :
+       {"--port", "--delay", "--error", "--percent", "--cores", "--id", "--host",
+        "--max-header-bytes", "--idle-timeout", "--ready-file", "--max-connections"}) {
+    EXPECT_TRUE(serve_refuses({"--port", "0", option, ""}, option));
+  }
+  for (const char* option :
+       {"--health-path", "--sticky-header", "--listen", "--admin-listen", "--ready-file",
+        "--strategy", "--config", "--health-interval", "--max-connections", "--backend"}) {
+    EXPECT_TRUE(balance_refuses({option, ""}, option));
+  }
+  for (const char* option :
+       {"--strategies", "--scenarios", "--health-intervals", "--sticky-strategy", "--slow",
+        "--kill", "--instances", "--instance", "--delay", "--balancer-url", "--balancer-cmd",
+        "--connections", "--duration", "--rps", "--html", "--stampede", "--start-timeout"}) {
+    EXPECT_TRUE(lab_refuses({option, ""}, option));
+  }
+  EXPECT_TRUE(lab_refuses({"--strategies", ","}, "--strategies"));
+}
+
+// serve's --id goes into the x-instance header, --host into the address it binds.
+TEST(OptionRanges, ServeHeaderBoundAndAddressOptionsRefuseHostileBytes) {
+  for (const auto& v : hostile_values()) {
+    SCOPED_TRACE(v.what);
+    EXPECT_TRUE(serve_refuses({"--port", "0", "--id", "x" + v.suffix}, "--id"));
+    EXPECT_TRUE(serve_refuses({"--port", "0", "--host", "127.0.0." + v.suffix}, "--host"));
+  }
+}
+
+// The lab's names go into a balancer's command line, its URLs into requests.
+TEST(OptionRanges, LabNamesAndUrlsRefuseHostileBytes) {
+  for (const auto& v : hostile_values()) {
+    SCOPED_TRACE(v.what);
+    EXPECT_TRUE(lab_refuses({"--strategies", "rr" + v.suffix}, "--strategies"));
+    EXPECT_TRUE(lab_refuses({"--sticky-strategy", "s" + v.suffix}, "--sticky-strategy"));
+    // A non-ASCII path is percent-encoded (the generator's URL rules), so not refused.
+    if (v.suffix.find('\xc3') == std::string::npos) {
+      EXPECT_TRUE(
+          lab_refuses({"--balancer-url", "http://127.0.0.1:9/" + v.suffix}, "--balancer-url"));
+    }
+    EXPECT_TRUE(
+        lab_refuses({"--instance", "a" + v.suffix + "=127.0.0.1:0", "--instance", "b=127.0.0.1:0"},
+                    "instance"));
+  }
+  EXPECT_TRUE(lab_refuses({"--strategies", "rr;touch x"}, "--strategies"));
+}
+
+// A backend's port and weight, in the `NAME=HOST:PORT,weight=N` of --backend.
+TEST(OptionRanges, BalanceBackendPortsAndWeights) {
+  for (const std::string port : {"0", "65536", "80x"}) {
+    EXPECT_TRUE(balance_refuses({"--backend", "a=127.0.0.1:" + port}, "backend a", true)) << port;
+  }
+  for (const std::string w : {"0", "257", "-1", "1e12", "nan", "2x"}) {
+    EXPECT_TRUE(balance_refuses({"--backend", "a=127.0.0.1:80,weight=" + w}, "weight", true)) << w;
+  }
+}
+
 TEST(OptionRanges, ServeOverLimitTakesQueueCloseOrResetAndNeedsACap) {
   for (const char* value : {"", "refuse", "QUEUE", "reset ", "close\n", "0"}) {
     EXPECT_TRUE(serve_refuses({"--port", "0", "--max-connections", "1", "--over-limit", value},
