@@ -106,6 +106,29 @@ TEST(Http2, TheServersStreamLimitIsUsedAndReported) {
   EXPECT_EQ(json.at("http2").at("serverSettings").at("maxConcurrentStreams"), 2);
 }
 
+// --rps: the streams carry the schedule. 2 streams of a server that takes 50 ms each hold 40
+// requests/s at most: at 100/s nearly every request waits for a free stream, and its latency
+// counts from its intended time (corrected >= uncorrected + the wait).
+TEST(Http2, PacedRequestsWaitForAFreeStream) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  Config c = h2_config_for(*s);
+  c.url += "?delay=50";
+  c.max_requests = 20;
+  c.concurrency = 1;
+  c.streams = 2;
+  c.rps = 100;
+  const RunResult r = must_run(c);
+  s->stop();
+  EXPECT_EQ(r.total_requests, 20u);
+  EXPECT_EQ(r.total_errors, 0u);
+  ASSERT_TRUE(r.rate.has_value());
+  EXPECT_EQ(r.rate->scheduled, 20u);
+  EXPECT_GE(r.rate->late_waiting, 10u);  // the schedule outruns 2 streams from the 3rd request
+  // The last request is due at 190 ms and is answered after 10 rounds of 50 ms at the earliest.
+  EXPECT_GT(r.latency.max(), r.rate->uncorrected.max());
+}
+
 TEST(Http2, QueryIndexAndBodyGoWithEveryStream) {
   auto s = start_server();
   ASSERT_TRUE(s);
