@@ -92,8 +92,8 @@ void define_options(CLI::App& app, Args& a) {
                  "(1 to 256); default 1")
       ->multi_option_policy(last);
   app.add_flag("--http2", a.http2,
-               "HTTP/2 with prior knowledge (h2c, http:// URLs only); implies -k; -c is "
-               "connections");
+               "HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https://; implies -k; "
+               "-c is connections");
   app.add_option("--streams", a.streams,
                  "With --http2: requests in flight per connection, as concurrent streams (1 to "
                  "1000; h2load's -m, which here is the method); default 1")

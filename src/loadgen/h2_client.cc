@@ -13,6 +13,7 @@
 #include "h2/session_options.h"
 #include "loadgen/connector.h"
 #include "net/poller.h"
+#include "tls/stream.h"
 
 namespace stampede::loadgen {
 
@@ -42,6 +43,7 @@ namespace {
 constexpr std::string_view kNotH2 = "not HTTP/2";
 constexpr std::string_view kGoawayUnprocessed = "GOAWAY unprocessed";
 constexpr std::string_view kHeadersTooLarge = "headers too large";
+constexpr std::string_view kNoH2Alpn = "no h2 in ALPN";
 constexpr std::uint8_t kSettingsType = 0x04;
 constexpr std::size_t kFrameTypeOffset = 3;
 constexpr std::size_t kMaxQueuedOut = 64 * 1024;  // bytes taken from nghttp2 before a write
@@ -217,6 +219,36 @@ void H2Client::open_socket() {
 
 void H2Client::on_connected() {
   context_.stats->add_connection(connector_->connected_ns() - socket_begin_ns_);
+  if (connector_->has_handshake()) {
+    state_ = State::Securing;
+    secure();
+    return;
+  }
+  start_session();
+}
+
+void H2Client::secure() {
+  switch (connector_->handshake()) {
+    case net::IoStatus::Done:
+      break;
+    case net::IoStatus::Error:
+      lose_connection({}, connector_->error());
+      return;
+    default:
+      return;  // the next readiness goes on
+  }
+  context_.stats->add_tls_handshake(connector_->resumed(), mono_ns() - connector_->connected_ns());
+  const auto* secure_stream = dynamic_cast<const tls::Stream*>(stream_);
+  if (!secure_stream || secure_stream->alpn() != "h2") {
+    lose_connection(kNoH2Alpn, 0);
+    return;
+  }
+  // The server's SETTINGS may have come with the handshake's last flight: read at once.
+  readable_ = true;
+  start_session();
+}
+
+void H2Client::start_session() {
   state_ = State::Open;
   h2::SessionLimits limits;
   limits.max_header_list = kMaxHeaderBytes;
@@ -279,8 +311,13 @@ void H2Client::on_events(std::uint32_t events) {
         if (state_ == State::Open) fill(/*after_busy=*/true);
       }
       break;
+    case State::Securing:
+      secure();
+      if (state_ == State::Open) fill(/*after_busy=*/true);
+      break;
     case State::Open:
-      if (events & net::kReadEvents) {
+      // TLS: a read that stopped for want of writability goes on when the socket drains.
+      if ((events & net::kReadEvents) || ((events & EPOLLOUT) && stream_->wants_write())) {
         read_frames(events);
       } else if (events & EPOLLOUT) {
         pump();
@@ -536,7 +573,7 @@ void H2Client::arm_deadline() {
 // A stream past its timeout is reset (CANCEL) and counted ETIMEDOUT when nghttp2 closes it; a
 // connect past it ends the socket.
 void H2Client::on_deadline() {
-  if (state_ == State::Connecting) {
+  if (state_ == State::Connecting || state_ == State::Securing) {
     lose_connection({}, ETIMEDOUT);
     return;
   }

@@ -1,5 +1,6 @@
 // H2Client: one client of an --http2 run, one HTTP/2 connection at a time (h2c with prior
-// knowledge), carrying up to ConnectionContext::streams requests at once as concurrent streams.
+// knowledge for http://, TLS with ALPN "h2" for https://), carrying up to
+// ConnectionContext::streams requests at once as concurrent streams.
 //
 //   Idle -> Connecting -> Open (streams come and go) -> [server's GOAWAY: Open until the streams
 //   it still answers are done] -> Idle (reconnect, after a backoff when the socket never carried a
@@ -15,6 +16,8 @@
 //   "GOAWAY unprocessed"  the server's GOAWAY left the stream above its last stream id (never
 //                         processed: not retried, the next permits go on a new connection);
 //   "not HTTP/2"          the server's first bytes are not a SETTINGS frame;
+//   "no h2 in ALPN"       https: the server's TLS handshake did not select "h2" (the only
+//                         protocol offered), once per connection;
 //   "headers too large"   the response's header block passed kMaxHeaderBytes (the stream is
 //                         reset with CANCEL);
 //   EPROTO                the server broke the protocol (the session ends with our GOAWAY);
@@ -74,7 +77,7 @@ class H2Client final : public net::IoHandler {
                  std::uint32_t* flags);
 
  private:
-  enum class State : std::uint8_t { Idle, Waiting, Connecting, Open, Finished };
+  enum class State : std::uint8_t { Idle, Waiting, Connecting, Securing, Open, Finished };
 
   void fill(bool after_busy);
   // The socket can carry one more stream now (or a new socket can be opened).
@@ -83,7 +86,9 @@ class H2Client final : public net::IoHandler {
   void take(const SendPermit& permit);
   void open_socket();
   void on_connected();
-  bool start_session();
+  // https: advances the TLS handshake; once done, ALPN must have selected h2.
+  void secure();
+  void start_session();
   void submit(Slot& slot);
   void read_frames(std::uint32_t events);
   // Feeds bytes to the session; false when the connection ended.

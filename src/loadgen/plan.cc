@@ -69,9 +69,6 @@ Expected<void> check_http2(const Config& config, const http::Url& url) {
     return make_error("--http2 and --proxy do not go together (no HTTP/2 through a proxy yet)");
   }
   if (url.websocket()) return make_error("--http2 does not apply to WebSocket (ws://, wss://)");
-  if (url.scheme != http::Scheme::Http) {
-    return make_error("--http2 with https:// is not supported yet: h2c (http://) only");
-  }
   if (config.hooks) return make_error(std::string(kHttp2Hooks));
   return {};
 }

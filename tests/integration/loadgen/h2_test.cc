@@ -27,6 +27,7 @@
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "support/wait.h"
+#include "tls/self_signed.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -191,6 +192,58 @@ TEST(Http2, AgainstNghttpd) {
   EXPECT_EQ(r.h2.server_settings->max_concurrent_streams, 100u);
 }
 
+// https: ALPN "h2" is the only protocol offered; the test server's TLS selects http/1.1 only.
+TEST(Http2, HttpsWithoutH2InAlpnIsOneFailurePerConnection) {
+  server::ServerOptions options;
+  options.tls_self_signed = true;
+  auto s = start_server(options);
+  ASSERT_TRUE(s);
+  Config c = h2_config_for(*s);
+  c.url = "https://127.0.0.1:" + std::to_string(s->port()) + "/";
+  c.insecure = true;
+  c.max_requests = 3;
+  c.concurrency = 1;
+  c.streams = 4;
+  const RunResult r = must_run(c);
+  s->stop();
+  EXPECT_EQ(r.total_requests, 3u);
+  EXPECT_EQ(error_count(r, "no h2 in ALPN"), 3u);
+  EXPECT_EQ(r.tls_handshakes, 3u);
+}
+
+// https against nghttpd: ALPN h2, then as over h2c.
+TEST(Http2, HttpsAgainstNghttpd) {
+  if (!std::filesystem::exists(kNghttpd))
+    GTEST_SKIP() << "nghttpd is not installed (make test-deps)";
+  const testing::TempDir dir;
+  std::ofstream(dir.path() + "/index.html") << "hello";
+  const auto credentials = tls::make_self_signed();
+  ASSERT_TRUE(credentials.ok());
+  std::ofstream(dir.path() + "/cert.pem") << credentials->cert_pem;
+  std::ofstream(dir.path() + "/key.pem") << credentials->key_pem;
+  const int port = h2_free_port();
+  testing::ChildProcess nghttpd({kNghttpd, "-d", dir.path(), std::to_string(port),
+                                 dir.path() + "/key.pem", dir.path() + "/cert.pem"});
+  ASSERT_TRUE(testing::eventually([&] {
+    return testing::connect_loopback(static_cast<std::uint16_t>(port)).valid();
+  })) << nghttpd.stderr_text();
+  Config c;
+  c.url = "https://127.0.0.1:" + std::to_string(port) + "/index.html";
+  c.insecure = true;
+  c.cores = 1;
+  c.timeout = std::chrono::seconds(10);
+  c.http2 = true;
+  c.max_requests = 200;
+  c.concurrency = 2;
+  c.streams = 8;
+  const RunResult r = must_run(c);
+  nghttpd.signal(SIGTERM);
+  nghttpd.wait(std::chrono::milliseconds(5000));
+  EXPECT_EQ(r.total_requests, 200u);
+  EXPECT_EQ(r.total_errors, 0u) << ::testing::PrintToString(r.error_codes);
+  EXPECT_EQ(r.tls_handshakes, 2u);
+}
+
 std::string h2_refusal(const std::vector<std::string>& args) {
   auto request = h2_command_line(args);
   return request.ok() ? std::string("accepted") : request.error().message;
@@ -215,8 +268,6 @@ TEST(Http2, RefusedCombinationsNameBothOptions) {
             "--http2 and --proxy do not go together (no HTTP/2 through a proxy yet)");
   EXPECT_EQ(h2_refusal({"ws://127.0.0.1:9/", "--http2"}),
             "--http2 does not apply to WebSocket (ws://, wss://)");
-  EXPECT_EQ(h2_refusal({"https://127.0.0.1:9/", "--http2"}),
-            "--http2 with https:// is not supported yet: h2c (http://) only");
   const testing::TempDir dir;
   const std::string script = dir.path() + "/request.lua";
   std::FILE* f = std::fopen(script.c_str(), "w");
