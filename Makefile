@@ -16,7 +16,7 @@ BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-de
 # python3-yaml, which reads deploy/kubernetes for tests/integration/kubernetes; h2load and nghttp
 # (nghttp2-client), HTTP/2 peers; iproute2's `ip netns` for the shards in network namespaces
 # (tests/integration/netns).
-TEST_DEPS := haproxy nginx python3-h11 python3-yaml nghttp2-client iproute2
+TEST_DEPS := haproxy nginx python3-h11 python3-yaml nghttp2-client nghttp2-server iproute2
 # node and npm for the npm test peers (tests/peers: the WebSocket package ws). Debian's nodejs and
 # npm, unless a node with its own npm is installed already (Debian's npm conflicts with those).
 NODE_DEPS := nodejs npm

@@ -33,7 +33,8 @@ namespace {
 
 // What CLI11 fills: strings as given, converted and checked by to_options() and prepare().
 struct Args {
-  std::optional<std::string> url, n, c, t, d, cores, pipeline, method, content_type, index, script;
+  std::optional<std::string> url, n, c, t, d, cores, pipeline, streams, method, content_type, index,
+      script;
   std::optional<std::string> rps, ramp, html;
   ThresholdTexts thresholds;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
@@ -42,7 +43,8 @@ struct Args {
   std::optional<std::string> sweep;  // --sweep-connections: cli/sweep.h
   bool insecure = false;
   std::vector<std::string> headers, cookies, count_headers;
-  bool keep_alive = false, recover = false, quiet = false, json = false, version = false;
+  bool keep_alive = false, http2 = false, recover = false, quiet = false, json = false,
+       version = false;
   FindMaxTexts find_max;
 };
 
@@ -88,6 +90,13 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--pipeline", a.pipeline,
                  "With -k: up to this many requests in flight per connection, written together "
                  "(1 to 256); default 1")
+      ->multi_option_policy(last);
+  app.add_flag("--http2", a.http2,
+               "HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https://; implies -k; "
+               "-c is connections");
+  app.add_option("--streams", a.streams,
+                 "With --http2: requests in flight per connection, as concurrent streams (1 to "
+                 "1000; h2load's -m, which here is the method); default 1")
       ->multi_option_policy(last);
   app.add_option(
          "-R,--requestGenerator", a.script,
@@ -165,6 +174,8 @@ RawOptions to_raw(const Args& a) {
   r.timeout = raw(a.d, "--timeout");
   r.cores = raw(a.cores, "--cores");
   r.pipeline = raw(a.pipeline, "--pipeline");
+  r.streams = raw(a.streams, "--streams");
+  r.http2 = a.http2;
   r.method = raw(a.method, "-m");
   r.content_type = raw(a.content_type, "-T");
   r.index_param = raw(a.index, "--index");

@@ -21,6 +21,9 @@ struct HookSet;  // loadgen/hooks.h
 
 // --pipeline's limit: beyond it a connection's requests outgrow any server's socket buffers.
 inline constexpr std::uint32_t kMaxPipeline = 256;
+// --streams' limit (h2load's -m has none; a thousand streams per connection is past any server's
+// SETTINGS_MAX_CONCURRENT_STREAMS default).
+inline constexpr std::uint32_t kMaxStreams = 1000;
 
 // How long a run lasts when neither max_requests nor max_duration is set (loadtest 8's default).
 inline constexpr std::chrono::seconds kDefaultDuration{10};
@@ -40,6 +43,12 @@ struct Config {
   // --pipeline: requests in flight per connection, written together (1 to kMaxPipeline; 1: wait
   // for each response). More than 1 needs keep_alive, and no WebSocket, script or hooks.
   std::uint32_t pipeline = 1;
+  // --http2: HTTP/2 with prior knowledge (h2c) for http:// URLs; keep-alive is implied. Not with
+  // --pipeline, --proxy, WebSocket URLs or hooks; https:// offers ALPN h2 only.
+  bool http2 = false;
+  // --streams: requests in flight per HTTP/2 connection (1 to kMaxStreams; h2load's -m); more
+  // than 1 needs http2. The server's SETTINGS_MAX_CONCURRENT_STREAMS caps it when lower.
+  std::uint32_t streams = 1;
 
   std::string method = "GET";  // upper case
   // -H, .loadtestrc headers: names lower-cased, one entry per name (the last value wins), in

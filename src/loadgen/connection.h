@@ -42,6 +42,8 @@ namespace stampede::loadgen {
 
 struct WsPlan;
 class WsClient;
+class H2Request;
+class H2Client;
 
 // The worker's answer when a connection is ready to send.
 struct SendPermit {
@@ -93,6 +95,10 @@ struct ConnectionContext {
   std::string server_name;
   std::string connect_request;
   const WsPlan* websocket = nullptr;  // ws:// runs: each client is a WsClient
+  // --http2 runs: each client is an H2Client sending this request, with up to `streams` (1 to
+  // kMaxStreams) in flight per connection.
+  const H2Request* h2 = nullptr;
+  std::uint32_t streams = 1;
   // --pipeline: requests in flight per connection, 1 to kMaxPipeline; more than 1 needs
   // keep_alive and no websocket or hook_set (Config's validate() refuses the rest).
   std::uint32_t pipeline = 1;
@@ -220,6 +226,8 @@ class Connection final : public net::IoHandler {
 
   // ws:// runs: the WebSocket client this connection stands for (it has its own socket).
   std::unique_ptr<WsClient> ws_;
+  // --http2 runs: the HTTP/2 client this connection stands for (it takes connector_).
+  std::unique_ptr<H2Client> h2_;
   std::uint64_t index_ = 0;  // the index of the request in flight
   bool head_ = false;        // a generated HEAD request is in flight
   std::string body_;         // the response body, when HookSet::capture_body

@@ -172,6 +172,12 @@ Expected<void> convert_numbers(const RawOptions& raw, Config& config) {
     if (!n) return n.error();
     config.pipeline = static_cast<std::uint32_t>(*n);
   }
+  if (raw.streams) {
+    if (!raw.http2) return option_error(*raw.streams, "needs --http2");
+    auto n = whole_number(*raw.streams, 1, kMaxStreams);
+    if (!n) return n.error();
+    config.streams = static_cast<std::uint32_t>(*n);
+  }
   if (raw.timeout) {
     auto d = duration(*raw.timeout, std::chrono::milliseconds(1), false);
     if (!d) return d.error();
@@ -348,6 +354,7 @@ Expected<Options> to_options(const RawOptions& raw) {
   if (auto r = convert_rate(raw, config); !r) return r.error();
   if (auto r = convert_outputs(raw, out.cli); !r) return r.error();
   config.keep_alive = raw.keep_alive;
+  config.http2 = raw.http2;
   convert_tls(raw, config);
   out.cli.quiet = raw.quiet;
   out.cli.json = raw.json;

@@ -48,6 +48,31 @@ Expected<void> check_pipeline(const Config& config, const http::Url& url) {
   return {};
 }
 
+constexpr std::string_view kHttp2Hooks =
+    "--http2 does not work with Lua scripts or request callbacks (not wired to HTTP/2 yet)";
+
+// --http2 and --streams: h2c with prior knowledge, for what an HTTP/2 client can carry.
+Expected<void> check_http2(const Config& config, const http::Url& url) {
+  if (config.streams < 1 || config.streams > kMaxStreams) {
+    return make_error(fmt::format("--streams must be from 1 to {}", kMaxStreams));
+  }
+  if (!config.http2) {
+    if (config.streams > 1) return make_error("--streams needs --http2");
+    return {};
+  }
+  if (config.pipeline > 1) {
+    return make_error(
+        "--http2 and --pipeline do not go together: HTTP/2 carries concurrent "
+        "requests as streams (--streams)");
+  }
+  if (!config.proxy.empty()) {
+    return make_error("--http2 and --proxy do not go together (no HTTP/2 through a proxy yet)");
+  }
+  if (url.websocket()) return make_error("--http2 does not apply to WebSocket (ws://, wss://)");
+  if (config.hooks) return make_error(std::string(kHttp2Hooks));
+  return {};
+}
+
 }  // namespace
 
 Expected<Plan> prepare(Config config) {
@@ -64,6 +89,8 @@ Expected<Plan> prepare(Config config) {
     return r.error();
   }
   if (auto r = check_pipeline(config, plan.url); !r) return r.error();
+  if (auto r = check_http2(config, plan.url); !r) return r.error();
+  if (config.http2) config.keep_alive = true;  // one connection carries every request
   plan.spec = make_request_spec(config, plan.url);
   if (auto r = http::validate_request(plan.spec); !r) return r.error();
   if (auto r = check_websocket_rate(config, plan.url); !r) return r.error();
@@ -76,6 +103,8 @@ Expected<Plan> prepare(Config config) {
     plan.request = RequestTemplate::build(plan.spec, config.index_param);
   }
   if (plan.url.websocket()) plan.ws = make_ws_plan(config, plan.url);
+  if (config.http2)
+    plan.h2 = H2Request::build(plan.spec, http::scheme_name(plan.url.scheme), config.index_param);
   plan.config = std::move(config);
   return plan;
 }
@@ -83,6 +112,7 @@ Expected<Plan> prepare(Config config) {
 Expected<void> hooks_allowed(const Plan& plan) {
   if (plan.websocket()) return websocket_hooks_error();
   if (plan.config.pipeline > 1) return make_error(std::string(kPipelineHooks));
+  if (plan.config.http2) return make_error(std::string(kHttp2Hooks));
   return {};
 }
 

@@ -23,6 +23,7 @@
 #include "http/url.h"
 #include "http/writer.h"
 #include "loadgen/config.h"
+#include "loadgen/h2_request.h"
 #include "loadgen/request.h"
 #include "loadgen/route.h"
 #include "loadgen/ws_client.h"
@@ -39,7 +40,8 @@ struct Plan {
   http::RequestSpec spec;
   // The bytes of each request (the target in absolute form through an http:// proxy).
   RequestTemplate request;
-  WsPlan ws;  // ws://, wss://: the upgrade and the message every client follows
+  WsPlan ws;     // ws://, wss://: the upgrade and the message every client follows
+  H2Request h2;  // --http2: the request as HTTP/2 fields
   // Where sockets connect (the proxy's address with one), once resolve() ran.
   std::optional<net::Address> address;
 

@@ -25,6 +25,7 @@ tls::ClientOptions client_options(const Config& config) {
   options.cert_file = config.cert_file;
   options.key_file = config.key_file;
   options.secure_protocol = config.secure_protocol;
+  options.h2 = config.http2;
   return options;
 }
 

@@ -199,6 +199,7 @@ void fill_result(RunResult& result, const WorkerStats& total, const Config& conf
   result.tls_resumed = total.tls_resumed();
   result.ws = total.ws();
   add_ws_error_codes(result.ws, result.error_codes);
+  result.h2 = total.h2();
 }
 
 RunResult settings_of(const Plan& plan, std::uint32_t workers) {
@@ -213,6 +214,8 @@ RunResult settings_of(const Plan& plan, std::uint32_t workers) {
   r.clients = config.shard.connections_of(config.concurrency);
   r.shard = config.shard;
   r.websocket = plan.websocket();
+  r.http2 = config.http2;
+  r.streams = config.streams;
   return r;
 }
 
@@ -232,6 +235,10 @@ ConnectionContext make_context(const Plan& plan, const net::Address& address) {
   context.paced = config.rps > 0;
   context.hook_set = config.hooks.get();
   if (plan.websocket()) context.websocket = &plan.ws;
+  if (config.http2) {
+    context.h2 = &plan.h2;
+    context.streams = config.streams;
+  }
   return context;
 }
 

@@ -18,6 +18,7 @@
 #include "loadgen/config.h"
 #include "loadgen/plan.h"
 
+#include "loadgen/h2_stats.h"
 #include "loadgen/shard.h"
 #include "loadgen/ws_stats.h"
 #include "stats/histogram.h"
@@ -101,6 +102,9 @@ struct RunResult {
   std::shared_ptr<const stats::Timeline> timeline_sketch;
   bool websocket = false;  // a ws:// run: requests are messages; see `ws`
   WsCounts ws;
+  bool http2 = false;         // an --http2 run: see `streams` and `h2`
+  std::uint32_t streams = 1;  // --streams as configured (h2.server_settings may lower it)
+  H2Counts h2;
 
   double elapsed_seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
   double effective_rps() const;

@@ -78,6 +78,7 @@ void WorkerStats::merge(const WorkerStats& other) {
   tls_handshakes_ += other.tls_handshakes_;
   tls_resumed_ += other.tls_resumed_;
   ws_.merge(other.ws_);
+  h2_.merge(other.h2_);
   latency_sum_ns_ += other.latency_sum_ns_;
   if (other.last_record_ns_ > last_record_ns_) last_record_ns_ = other.last_record_ns_;
   if (other.rate_) {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "loadgen/h2_stats.h"
 #include "loadgen/rate_stats.h"
 #include "loadgen/ws_stats.h"
 #include "stats/histogram.h"
@@ -79,6 +80,9 @@ class WorkerStats {
     publish(start_ns, end_ns);
   }
   const WsCounts& ws() const { return ws_; }
+  // --http2 runs: the frames and SETTINGS the server sent (H2Client counts them).
+  H2Counts& h2() { return h2_; }
+  const H2Counts& h2() const { return h2_; }
 
   // Adds `other` (another worker's, after it joined).
   void merge(const WorkerStats& other);
@@ -146,6 +150,7 @@ class WorkerStats {
   Progress progress_;
   std::unique_ptr<RateStats> rate_;
   WsCounts ws_;
+  H2Counts h2_;
 };
 
 }  // namespace stampede::loadgen

@@ -14,6 +14,7 @@ namespace {
 
 // ALPN wire format: length-prefixed names.
 constexpr unsigned char kAlpnHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+constexpr unsigned char kAlpnH2[] = {2, 'h', '2'};
 
 // Options both sides share: partial writes (a short write keeps the rest for the next call, as
 // with a socket), a peer closing without close_notify reads as end of stream, and read-ahead
@@ -143,7 +144,9 @@ Expected<ContextPtr> make_client_context(const ClientOptions& options) {
   }
   if (auto r = set_client_identity(ctx.get(), options); !r) return r.error();
   // Returns 0 on success, unlike the rest of the API.
-  if (SSL_CTX_set_alpn_protos(ctx.get(), kAlpnHttp11, sizeof kAlpnHttp11) != 0) {
+  const int alpn = options.h2 ? SSL_CTX_set_alpn_protos(ctx.get(), kAlpnH2, sizeof kAlpnH2)
+                              : SSL_CTX_set_alpn_protos(ctx.get(), kAlpnHttp11, sizeof kAlpnHttp11);
+  if (alpn != 0) {
     return make_error("cannot set ALPN");
   }
   // Sessions are kept per connection by the caller (Stream::take_session), not in a cache.

@@ -35,11 +35,13 @@ struct ClientOptions {
   std::string key_file;         // its private key (PEM)
   std::string ca_file;          // trust these (PEM) instead of the system store; for tests
   std::string secure_protocol;  // see parse_secure_protocol
+  bool h2 = false;              // offer ALPN "h2" only (--http2), instead of "http/1.1"
 };
 
 // A client context: verification against the system store (or ca_file) unless insecure (the
-// host name is checked per connection, see Stream), ALPN "http/1.1", a client session cache so
-// reconnects can resume. Errors: unreadable or mismatched cert/key, bad protocol name.
+// host name is checked per connection, see Stream), ALPN "http/1.1" ("h2" with options.h2), a
+// client session cache so reconnects can resume. Errors: unreadable or mismatched cert/key, bad
+// protocol name.
 Expected<ContextPtr> make_client_context(const ClientOptions& options);
 
 // A certificate chain and its key, PEM text.

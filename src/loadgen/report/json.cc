@@ -139,6 +139,7 @@ Json to_json(const RunResult& r) {
   add_rate(r, j);
   j["timeline"] = timeline_json(r);
   if (r.websocket) j["websocket"] = ws_json(r.ws, r.connections_opened);
+  if (r.http2) j["http2"] = h2_json(r.h2, r.streams);
   return j;
 }
 

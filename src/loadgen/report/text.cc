@@ -155,6 +155,7 @@ void write_text_report(const RunResult& result, std::ostream& out) {
   write_rate(result, out);
   write_errors(result, out);
   if (result.websocket) write_ws_text(result.ws, result.connections_opened, out);
+  if (result.http2) write_h2_text(result.h2, result.streams, out);
   write_header_counts(result, out);
   out.flush();
 }

@@ -1,0 +1,649 @@
+#include "loadgen/h2_client.h"
+
+#include <errno.h>
+#include <strings.h>
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "core/clock.h"
+#include "h2/error_codes.h"
+#include "h2/session_options.h"
+#include "loadgen/connector.h"
+#include "net/poller.h"
+#include "tls/stream.h"
+
+namespace stampede::loadgen {
+
+struct H2Client::Slot {
+  bool used = false;
+  std::int32_t id = 0;  // 0: not submitted yet (its socket is connecting)
+  std::uint64_t index = 0;
+  std::int64_t intended_ns = 0;
+  std::int64_t begin_ns = 0;  // latency (uncorrected) and the timeout count from here
+  std::int64_t start_ns = 0;  // submitted to the session: time to first byte counts from here
+  std::int64_t first_byte_ns = 0;
+  bool waited = false;  // SendPermit::waited_for_connection
+  int status = 0;
+  bool ended = false;  // the server's END_STREAM arrived
+  bool reset_by_peer = false;
+  std::uint32_t reset_code = 0;
+  bool failed = false;  // decided by us (a timeout, headers too large): fail_name / fail_err
+  std::string_view fail_name;
+  int fail_err = 0;
+  std::size_t header_bytes = 0;
+  std::string body;
+  std::size_t body_sent = 0;
+};
+
+namespace {
+
+constexpr std::string_view kNotH2 = "not HTTP/2";
+constexpr std::string_view kGoawayUnprocessed = "GOAWAY unprocessed";
+constexpr std::string_view kHeadersTooLarge = "headers too large";
+constexpr std::string_view kNoH2Alpn = "no h2 in ALPN";
+constexpr std::uint8_t kSettingsType = 0x04;
+constexpr std::size_t kFrameTypeOffset = 3;
+constexpr std::size_t kMaxQueuedOut = 64 * 1024;  // bytes taken from nghttp2 before a write
+
+H2Client& client_of(void* user) {
+  return *static_cast<H2Client*>(user);
+}
+
+int frame_recv_cb(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  client_of(user).on_frame(*frame);
+  return 0;
+}
+
+int begin_headers_cb(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  client_of(user).on_begin_headers(frame->hd.stream_id);
+  return 0;
+}
+
+int header_cb(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
+              std::size_t name_length, const std::uint8_t* value, std::size_t value_length,
+              std::uint8_t, void* user) {
+  return client_of(user).on_header(frame->hd.stream_id,
+                                   {reinterpret_cast<const char*>(name), name_length},
+                                   {reinterpret_cast<const char*>(value), value_length});
+}
+
+int stream_close_cb(nghttp2_session*, std::int32_t stream_id, std::uint32_t code, void* user) {
+  client_of(user).on_stream_close(stream_id, code);
+  return 0;
+}
+
+ssize_t body_cb(nghttp2_session*, std::int32_t stream_id, std::uint8_t* buffer, std::size_t length,
+                std::uint32_t* flags, nghttp2_data_source*, void* user) {
+  return client_of(user).read_body(stream_id, buffer, length, flags);
+}
+
+nghttp2_session_callbacks* make_callbacks() {
+  nghttp2_session_callbacks* callbacks = nullptr;
+  if (nghttp2_session_callbacks_new(&callbacks) != 0) return nullptr;
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, frame_recv_cb);
+  nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, begin_headers_cb);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, header_cb);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, stream_close_cb);
+  return callbacks;
+}
+
+H2ServerSettings settings_of(const nghttp2_settings& frame) {
+  H2ServerSettings s;
+  for (std::size_t i = 0; i < frame.niv; ++i) {
+    const nghttp2_settings_entry& e = frame.iv[i];
+    if (e.settings_id == NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+      s.max_concurrent_streams = e.value;
+    if (e.settings_id == NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE) s.initial_window_size = e.value;
+    if (e.settings_id == NGHTTP2_SETTINGS_MAX_FRAME_SIZE) s.max_frame_size = e.value;
+  }
+  return s;
+}
+
+}  // namespace
+
+H2Client::H2Client(const ConnectionContext& context, Connection& connection,
+                   std::unique_ptr<net::Connector> connector)
+    : context_(context),
+      connection_(connection),
+      connector_(connector ? std::move(connector) : make_connector(context)),
+      callbacks_(make_callbacks()),
+      backoff_timer_([this] {
+        state_ = State::Idle;
+        fill(/*after_busy=*/true);
+      }),
+      deadline_timer_([this] { on_deadline(); }),
+      slots_(std::max<std::uint32_t>(context.streams, 1)) {
+  free_.reserve(slots_.size());
+  for (std::size_t i = slots_.size(); i > 0; --i)
+    free_.push_back(static_cast<std::uint32_t>(i - 1));
+}
+
+H2Client::~H2Client() {
+  context_.loop->cancel(backoff_timer_);
+  context_.loop->cancel(deadline_timer_);
+  if (session_) nghttp2_session_del(session_);
+  if (callbacks_) nghttp2_session_callbacks_del(callbacks_);
+}
+
+void H2Client::start() {
+  fill(/*after_busy=*/false);
+}
+
+void H2Client::stop_sending() {
+  has_pending_ = pending_due_ = false;
+  no_more_ = true;
+  if (in_flight_ == 0 && state_ != State::Finished) finish();
+}
+
+void H2Client::send_pending() {
+  if (!has_pending_ || state_ == State::Finished) return;
+  pending_due_ = true;
+  fill(/*after_busy=*/true);  // while connecting or backing off: taken when that is over
+}
+
+bool H2Client::has_room() const {
+  if (state_ == State::Idle) return true;
+  return state_ == State::Open && !goaway_ && in_flight_ < limit_;
+}
+
+// Takes permits while the connection has room: a released held permit first, then due ones; a
+// permit not yet due is held (the owner calls send_pending at its time).
+void H2Client::fill(bool after_busy) {
+  if (state_ == State::Finished) return;
+  if (has_pending_ && pending_due_ && has_room()) {
+    has_pending_ = pending_due_ = false;
+    take(pending_);
+  }
+  while (can_take()) {
+    const std::int64_t now = context_.loop->now_ns();
+    SendPermit permit = context_.owner->next_send(now);
+    if (!permit.send) {
+      no_more_ = true;
+      break;
+    }
+    if (permit.at_ns > now) {
+      pending_ = permit;
+      has_pending_ = true;
+      context_.owner->hold(connection_, permit.at_ns);
+      break;
+    }
+    permit.waited_for_connection = after_busy && permit.at_ns < now;
+    take(permit);
+  }
+  if (state_ == State::Open && !flush()) return;
+  if (no_more_ && in_flight_ == 0 && state_ != State::Finished) finish();
+}
+
+void H2Client::take(const SendPermit& permit) {
+  const std::uint32_t i = free_.back();
+  free_.pop_back();
+  Slot& slot = slots_[i];
+  std::string body = std::move(slot.body);  // its buffer is kept: no allocation per request
+  slot = Slot{};
+  slot.body = std::move(body);
+  slot.used = true;
+  slot.index = permit.index;
+  slot.intended_ns = permit.at_ns;
+  slot.waited = permit.waited_for_connection;
+  ++in_flight_;
+  if (state_ == State::Idle) {
+    open_socket();
+    return;
+  }
+  submit(slot);
+}
+
+void H2Client::open_socket() {
+  socket_begin_ns_ = mono_ns();
+  for (Slot& slot : slots_) {
+    if (!slot.used || slot.begin_ns != 0) continue;
+    slot.begin_ns = socket_begin_ns_;  // the request that opens the socket: its connect counts
+    if (RateStats* rate = context_.stats->rate()) {
+      rate->on_sent(slot.intended_ns, slot.begin_ns, slot.waited);
+    }
+  }
+  bool at_once = false;
+  const int err = connector_->open(*context_.loop, *this, socket_begin_ns_, at_once);
+  stream_ = connector_->stream();
+  if (err != 0) {
+    lose_connection({}, err);
+    return;
+  }
+  state_ = State::Connecting;
+  arm_deadline();
+  if (at_once) on_connected();
+}
+
+void H2Client::on_connected() {
+  context_.stats->add_connection(connector_->connected_ns() - socket_begin_ns_);
+  if (connector_->has_handshake()) {
+    state_ = State::Securing;
+    secure();
+    return;
+  }
+  start_session();
+}
+
+void H2Client::secure() {
+  switch (connector_->handshake()) {
+    case net::IoStatus::Done:
+      break;
+    case net::IoStatus::Error:
+      lose_connection({}, connector_->error());
+      return;
+    default:
+      return;  // the next readiness goes on
+  }
+  context_.stats->add_tls_handshake(connector_->resumed(), mono_ns() - connector_->connected_ns());
+  const auto* secure_stream = dynamic_cast<const tls::Stream*>(stream_);
+  if (!secure_stream || secure_stream->alpn() != "h2") {
+    lose_connection(kNoH2Alpn, 0);
+    return;
+  }
+  // The server's SETTINGS may have come with the handshake's last flight: read at once.
+  readable_ = true;
+  start_session();
+}
+
+void H2Client::start_session() {
+  state_ = State::Open;
+  h2::SessionLimits limits;
+  limits.max_header_list = kMaxHeaderBytes;
+  const h2::OptionPtr options = h2::make_options(limits);
+  if (!callbacks_ || !options ||
+      nghttp2_session_client_new2(&session_, callbacks_, this, options.get()) != 0 ||
+      h2::submit_settings(session_, limits) != 0) {
+    lose_connection({}, ENOMEM);
+    return;
+  }
+  for (Slot& slot : slots_) {
+    if (slot.used && slot.id == 0) submit(slot);
+  }
+  if (!flush()) return;
+  if (readable_) {
+    readable_ = false;
+    read_frames(EPOLLIN);
+  }
+}
+
+void H2Client::submit(Slot& slot) {
+  slot.start_ns = mono_ns();
+  if (slot.begin_ns == 0) {
+    slot.begin_ns = slot.start_ns;
+    if (RateStats* rate = context_.stats->rate()) {
+      rate->on_sent(slot.intended_ns, slot.begin_ns, slot.waited);
+    }
+    arm_deadline();
+  }
+  context_.h2->render(slot.index, rendered_);
+  slot.body.swap(rendered_.body);
+  nghttp2_data_provider provider{};
+  provider.read_callback = body_cb;
+  const std::int32_t id =
+      nghttp2_submit_request(session_, nullptr, rendered_.fields.data(), rendered_.fields.size(),
+                             context_.h2->has_body() ? &provider : nullptr, &slot);
+  if (id < 0) {
+    // Stream ids used up (2^30 requests on one connection), or out of memory: this socket takes
+    // no more streams; our GOAWAY ends the session once the others are done, then a new socket.
+    record_failure(slot, {}, EPROTO);
+    release(slot);
+    goaway_ = true;
+    goaway_last_id_ = std::numeric_limits<std::int32_t>::max();
+    nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, 0, NGHTTP2_NO_ERROR, nullptr, 0);
+    return;
+  }
+  slot.id = id;
+}
+
+void H2Client::on_events(std::uint32_t events) {
+  switch (state_) {
+    case State::Connecting:
+      if (events & EPOLLIN) readable_ = true;
+      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+        if (const int err = connector_->connect_result(); err != 0) {
+          lose_connection({}, err);
+          return;
+        }
+        on_connected();
+        if (state_ == State::Open) fill(/*after_busy=*/true);
+      }
+      break;
+    case State::Securing:
+      secure();
+      if (state_ == State::Open) fill(/*after_busy=*/true);
+      break;
+    case State::Open:
+      // TLS: a read that stopped for want of writability goes on when the socket drains.
+      if ((events & net::kReadEvents) || ((events & EPOLLOUT) && stream_->wants_write())) {
+        read_frames(events);
+      } else if (events & EPOLLOUT) {
+        pump();
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+bool H2Client::pump() {
+  if (!flush()) return false;
+  fill(/*after_busy=*/true);
+  return state_ == State::Open;
+}
+
+void H2Client::read_frames(std::uint32_t events) {
+  char* buffer = context_.read_buffer.data();
+  const std::size_t capacity = context_.read_buffer.size();
+  for (;;) {
+    std::size_t n = 0;
+    const net::IoStatus status = stream_->read(buffer, capacity, n);
+    if (status == net::IoStatus::WouldBlock) break;
+    if (status == net::IoStatus::Eof) {
+      // Bytes that did not even make a frame header: not a server of HTTP/2.
+      lose_connection(head_seen_ > 0 && !settings_seen_ ? kNotH2 : std::string_view(), ECONNRESET);
+      return;
+    }
+    if (status == net::IoStatus::Error) {
+      lose_connection({}, stream_->error());
+      return;
+    }
+    context_.stats->add_bytes(n, 0);
+    if (!feed(buffer, n)) return;
+    if (n < capacity && !(events & net::kHangupEvents)) break;
+  }
+  pump();
+}
+
+bool H2Client::feed(const char* data, std::size_t length) {
+  // The server's first frame must be its SETTINGS (RFC 9113 3.4): its type byte tells at once
+  // whether the server speaks HTTP/2 at all (an HTTP/1.1 answer starts "HTTP/1.1").
+  if (head_seen_ <= kFrameTypeOffset) {
+    const std::size_t at = kFrameTypeOffset - head_seen_;
+    head_seen_ += length;
+    if (at < length && static_cast<std::uint8_t>(data[at]) != kSettingsType) {
+      lose_connection(kNotH2, 0);
+      return false;
+    }
+  }
+  const ssize_t rv =
+      nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(data), length);
+  if (rv < 0) {
+    lose_connection({}, EPROTO);
+    return false;
+  }
+  return true;
+}
+
+// Writes what nghttp2 has queued (frames, ACKs, window updates); ends the connection when the
+// session is over (a GOAWAY's streams are done, or nghttp2 ended it for a protocol error).
+bool H2Client::flush() {
+  for (;;) {
+    if (out_pos_ == out_.size()) {
+      out_.clear();
+      out_pos_ = 0;
+      while (out_.size() < kMaxQueuedOut) {
+        const std::uint8_t* data = nullptr;
+        const ssize_t n = nghttp2_session_mem_send(session_, &data);
+        if (n < 0) {
+          lose_connection({}, EPROTO);
+          return false;
+        }
+        if (n == 0) break;
+        out_.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
+      }
+      if (out_.empty()) break;
+    }
+    std::size_t n = 0;
+    const net::IoStatus status = stream_->write(out_.data() + out_pos_, out_.size() - out_pos_, n);
+    if (status == net::IoStatus::WouldBlock) return true;
+    if (status != net::IoStatus::Done) {
+      lose_connection({}, stream_->error());
+      return false;
+    }
+    out_pos_ += n;
+    context_.stats->add_bytes(0, n);
+  }
+  if (!nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_)) {
+    lose_connection({}, EPROTO);  // nothing is left in flight after a clean GOAWAY
+    return false;
+  }
+  return true;
+}
+
+H2Client::Slot* H2Client::slot_of(std::int32_t stream_id) {
+  if (!session_) return nullptr;
+  auto* slot = static_cast<Slot*>(nghttp2_session_get_stream_user_data(session_, stream_id));
+  return slot && slot->used && slot->id == stream_id ? slot : nullptr;
+}
+
+void H2Client::on_frame(const nghttp2_frame& frame) {
+  H2Counts& counts = context_.stats->h2();
+  switch (frame.hd.type) {
+    case NGHTTP2_SETTINGS:
+      if ((frame.hd.flags & NGHTTP2_FLAG_ACK) || settings_seen_) break;
+      settings_seen_ = true;
+      {
+        const H2ServerSettings s = settings_of(frame.settings);
+        if (!counts.server_settings) counts.server_settings = s;
+        limit_ = std::max<std::uint32_t>(1, effective_streams({{}, {}, s}, context_.streams));
+      }
+      break;
+    case NGHTTP2_RST_STREAM:
+      ++counts.rst_stream[frame.rst_stream.error_code];
+      if (Slot* slot = slot_of(frame.hd.stream_id)) {
+        slot->reset_by_peer = true;
+        slot->reset_code = frame.rst_stream.error_code;
+      }
+      break;
+    case NGHTTP2_GOAWAY:
+      ++counts.goaway[frame.goaway.error_code];
+      goaway_ = true;
+      goaway_last_id_ = frame.goaway.last_stream_id;
+      break;
+    case NGHTTP2_HEADERS:
+    case NGHTTP2_DATA:
+      if (frame.hd.flags & NGHTTP2_FLAG_END_STREAM) {
+        if (Slot* slot = slot_of(frame.hd.stream_id)) slot->ended = true;
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void H2Client::on_begin_headers(std::int32_t stream_id) {
+  if (Slot* slot = slot_of(stream_id); slot && slot->first_byte_ns == 0) {
+    slot->first_byte_ns = context_.loop->now_ns();
+  }
+}
+
+int H2Client::on_header(std::int32_t stream_id, std::string_view name, std::string_view value) {
+  Slot* slot = slot_of(stream_id);
+  if (!slot) return 0;
+  slot->header_bytes += name.size() + value.size();
+  if (slot->header_bytes > kMaxHeaderBytes) {
+    if (!slot->failed) {
+      slot->failed = true;
+      slot->fail_name = kHeadersTooLarge;
+    }
+    return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+  }
+  if (name == ":status") {
+    int status = 0;
+    for (char c : value)
+      status = c >= '0' && c <= '9' && status < 1000 ? status * 10 + (c - '0') : 1000;
+    // A 1xx is interim: the final status comes in a later HEADERS frame.
+    if (status >= 200 && status < 1000) slot->status = status;
+    return 0;
+  }
+  for (std::size_t i = 0; i < context_.count_headers.size(); ++i) {
+    const std::string& counted = context_.count_headers[i];
+    if (counted.size() == name.size() &&
+        strncasecmp(counted.data(), name.data(), name.size()) == 0) {
+      context_.stats->count_header_value(i, value);
+    }
+  }
+  return 0;
+}
+
+void H2Client::on_stream_close(std::int32_t stream_id, std::uint32_t) {
+  if (Slot* slot = slot_of(stream_id)) {
+    complete(*slot);
+    arm_deadline();
+  }
+}
+
+long H2Client::read_body(std::int32_t stream_id, std::uint8_t* buffer, std::size_t length,
+                         std::uint32_t* flags) {
+  Slot* slot = slot_of(stream_id);
+  if (!slot) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+  const std::size_t n = std::min(length, slot->body.size() - slot->body_sent);
+  std::memcpy(buffer, slot->body.data() + slot->body_sent, n);
+  slot->body_sent += n;
+  if (slot->body_sent == slot->body.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+  return static_cast<long>(n);
+}
+
+// The one place a stream's outcome is decided (see the header for the failure names).
+void H2Client::complete(Slot& slot) {
+  if (slot.failed) {
+    record_failure(slot, slot.fail_name, slot.fail_err);
+  } else if (slot.ended && slot.status > 0) {
+    const std::int64_t end = mono_ns();
+    WorkerStats& stats = *context_.stats;
+    const std::int64_t from = context_.paced ? slot.intended_ns : slot.begin_ns;
+    stats.record_response(slot.status, from, end);
+    stats.record_first_byte(slot.first_byte_ns > 0 ? slot.first_byte_ns - slot.start_ns : 0);
+    if (RateStats* rate = stats.rate()) {
+      rate->on_completed(end - from, end - slot.begin_ns, end,
+                         RateStats::class_of_status(slot.status));
+    }
+    responded_ = true;
+    failures_ = 0;
+  } else if (goaway_ && slot.id > goaway_last_id_) {
+    record_failure(slot, kGoawayUnprocessed, 0);
+  } else if (slot.reset_by_peer) {
+    name_ = "RST_STREAM ";
+    name_ += h2::error_code_name(slot.reset_code);
+    record_failure(slot, name_, 0);
+  } else {
+    record_failure(slot, {}, EPROTO);
+  }
+  release(slot);
+}
+
+void H2Client::record_failure(Slot& slot, std::string_view name, int err) {
+  const std::int64_t end = mono_ns();
+  const std::int64_t begun = slot.begin_ns ? slot.begin_ns : end;
+  const std::int64_t from = context_.paced ? slot.intended_ns : begun;
+  if (name.empty()) {
+    context_.stats->record_failure(err, from, end);
+  } else {
+    context_.stats->record_custom_error(name, 0, from, end);
+  }
+  if (RateStats* rate = context_.stats->rate()) {
+    rate->on_completed(end - from, end - begun, end, stats::ErrorClass::Transport);
+  }
+}
+
+void H2Client::release(Slot& slot) {
+  slot.used = false;
+  free_.push_back(static_cast<std::uint32_t>(&slot - slots_.data()));
+  --in_flight_;
+}
+
+void H2Client::arm_deadline() {
+  if (context_.timeout_ns <= 0) return;
+  std::int64_t earliest = 0;
+  for (const Slot& slot : slots_) {
+    if (!slot.used || slot.failed || slot.begin_ns == 0) continue;
+    const std::int64_t due = slot.begin_ns + context_.timeout_ns;
+    if (earliest == 0 || due < earliest) earliest = due;
+  }
+  if (earliest == 0) {
+    context_.loop->cancel(deadline_timer_);
+  } else {
+    context_.loop->schedule(deadline_timer_, earliest);
+  }
+}
+
+// A stream past its timeout is reset (CANCEL) and counted ETIMEDOUT when nghttp2 closes it; a
+// connect past it ends the socket.
+void H2Client::on_deadline() {
+  if (state_ == State::Connecting || state_ == State::Securing) {
+    lose_connection({}, ETIMEDOUT);
+    return;
+  }
+  if (state_ != State::Open) return;
+  const std::int64_t now = context_.loop->now_ns();
+  for (Slot& slot : slots_) {
+    if (!slot.used || slot.failed || slot.begin_ns + context_.timeout_ns > now) continue;
+    slot.failed = true;
+    slot.fail_err = ETIMEDOUT;
+    nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, slot.id, NGHTTP2_CANCEL);
+  }
+  arm_deadline();
+  pump();
+}
+
+void H2Client::lose_connection(std::string_view name, int err) {
+  const bool responded = close_socket();
+  for (Slot& slot : slots_) {
+    if (!slot.used) continue;
+    if (slot.failed) {
+      record_failure(slot, slot.fail_name, slot.fail_err);
+    } else {
+      record_failure(slot, name, err);
+    }
+    release(slot);
+  }
+  after_close(responded);
+}
+
+bool H2Client::close_socket() {
+  context_.loop->cancel(deadline_timer_);
+  if (session_) {
+    nghttp2_session_del(session_);
+    session_ = nullptr;
+  }
+  const bool responded = responded_;
+  if (stream_) connector_->close(responded);
+  stream_ = nullptr;
+  out_.clear();
+  out_pos_ = 0;
+  limit_ = 1;
+  head_seen_ = 0;
+  settings_seen_ = goaway_ = responded_ = readable_ = false;
+  goaway_last_id_ = 0;
+  state_ = State::Idle;
+  return responded;
+}
+
+// The next socket: at once after one that carried a response, after a backoff otherwise (a
+// server that refuses, resets or does not speak HTTP/2 must not spin a core).
+void H2Client::after_close(bool responded) {
+  if (no_more_ && in_flight_ == 0) {
+    finish();
+    return;
+  }
+  if (responded) {
+    fill(/*after_busy=*/true);
+    return;
+  }
+  ++failures_;
+  state_ = State::Waiting;
+  context_.loop->schedule(backoff_timer_, context_.loop->now_ns() + net::backoff_ns(failures_));
+}
+
+void H2Client::finish() {
+  context_.loop->cancel(backoff_timer_);
+  close_socket();
+  has_pending_ = pending_due_ = false;
+  state_ = State::Finished;
+  context_.owner->on_finished();
+}
+
+}  // namespace stampede::loadgen

@@ -1,0 +1,39 @@
+// What an --http2 run measured beyond latencies: the RST_STREAM and GOAWAY frames the server
+// sent, by error code, and the SETTINGS it announced; how they are named in the reports. Plain
+// counts, merged after the workers join.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+namespace stampede::loadgen {
+
+// The server's SETTINGS as first received (its first connection's; a server announces the same
+// on every connection). A value the server did not send has its RFC 9113 default.
+struct H2ServerSettings {
+  std::optional<std::uint32_t> max_concurrent_streams;  // none sent: unlimited
+  std::uint32_t initial_window_size = 65535;
+  std::uint32_t max_frame_size = 16384;
+};
+
+struct H2Counts {
+  std::map<std::uint32_t, std::uint64_t> rst_stream;  // RST_STREAM frames received, by code
+  std::map<std::uint32_t, std::uint64_t> goaway;      // GOAWAY frames received, by code
+  std::optional<H2ServerSettings> server_settings;
+
+  void merge(const H2Counts& other);
+};
+
+// The streams each connection carried at most: `configured` (--streams), or the server's
+// SETTINGS_MAX_CONCURRENT_STREAMS when it is lower.
+std::uint32_t effective_streams(const H2Counts& counts, std::uint32_t configured);
+// The "HTTP/2" section of the text report.
+void write_h2_text(const H2Counts& counts, std::uint32_t streams, std::ostream& out);
+// The "http2" object of the JSON report (docs/output.md).
+nlohmann::ordered_json h2_json(const H2Counts& counts, std::uint32_t streams);
+
+}  // namespace stampede::loadgen
