@@ -34,6 +34,10 @@ LoopbackListener listen_ipv4(const char* address, int backlog, int flags) {
   return l;
 }
 
+std::uint16_t unused_loopback_port() {
+  return listen_loopback(1).port;  // the listener closes here, and its port is free again
+}
+
 net::Fd accept_within(int listener, std::chrono::milliseconds timeout) {
   if (!wait_readable(listener, timeout)) return net::Fd();
   return net::Fd(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));

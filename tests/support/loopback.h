@@ -26,6 +26,11 @@ LoopbackListener listen_loopback(int backlog = 16, int flags = 0);
 // namespace: tests/integration/netns).
 LoopbackListener listen_ipv4(const char* address, int backlog, int flags);
 
+// A port of 127.0.0.1 nothing listens on now: the kernel's pick for a socket bound to port 0,
+// released at once. For peers that take no port 0 (nginx, nghttpd); another process may take
+// it in between, which such a test then reports as its peer failing to start.
+std::uint16_t unused_loopback_port();
+
 // Waits up to `timeout` for a connection on `listener` and accepts it (a blocking, CLOEXEC
 // descriptor); invalid on timeout, on error, or once the listener is shut down.
 net::Fd accept_within(int listener, std::chrono::milliseconds timeout);

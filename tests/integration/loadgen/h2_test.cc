@@ -150,26 +150,13 @@ TEST(Http2, QueryIndexAndBodyGoWithEveryStream) {
 
 constexpr const char* kNghttpd = "/usr/sbin/nghttpd";
 
-// A port nothing listens on now (the kernel's pick, released at once): nghttpd takes no port 0.
-int h2_free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 // A peer no one here wrote: nghttpd (h2c with prior knowledge, its default 100 streams).
 TEST(Http2, AgainstNghttpd) {
   if (!std::filesystem::exists(kNghttpd))
     GTEST_SKIP() << "nghttpd is not installed (make test-deps)";
   const testing::TempDir dir;
   std::ofstream(dir.path() + "/index.html") << "hello";
-  const int port = h2_free_port();
+  const int port = stampede::testing::unused_loopback_port();
   testing::ChildProcess nghttpd({kNghttpd, "--no-tls", "-d", dir.path(), std::to_string(port)});
   ASSERT_TRUE(testing::eventually([&] {
     return testing::connect_loopback(static_cast<std::uint16_t>(port)).valid();
@@ -221,7 +208,7 @@ TEST(Http2, HttpsAgainstNghttpd) {
   ASSERT_TRUE(credentials.ok());
   std::ofstream(dir.path() + "/cert.pem") << credentials->cert_pem;
   std::ofstream(dir.path() + "/key.pem") << credentials->key_pem;
-  const int port = h2_free_port();
+  const int port = stampede::testing::unused_loopback_port();
   testing::ChildProcess nghttpd({kNghttpd, "-d", dir.path(), std::to_string(port),
                                  dir.path() + "/key.pem", dir.path() + "/cert.pem"});
   ASSERT_TRUE(testing::eventually([&] {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "loadgen/runner.h"
+#include "support/loopback.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "tls/self_signed.h"
@@ -25,19 +26,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr const char* kNginx = "/usr/sbin/nginx";
-
-// A port nothing listens on now (the kernel's pick, released at once).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 std::string nginx_config(const std::string& dir, int port) {
   return "daemon off;\nmaster_process off;\nworker_processes 1;\npid " + dir +
@@ -54,7 +42,7 @@ std::string nginx_config(const std::string& dir, int port) {
 // nginx in the foreground, one process. It writes its pid file once it listens.
 class Nginx {
  public:
-  Nginx() : dir_(temp_dir_.path()), port_(free_port()) {
+  Nginx() : dir_(temp_dir_.path()), port_(stampede::testing::unused_loopback_port()) {
     const auto credentials = tls::make_self_signed().value();
     std::ofstream(dir_ + "/cert.pem") << credentials.cert_pem;
     std::ofstream(dir_ + "/key.pem") << credentials.key_pem;
