@@ -84,6 +84,9 @@ void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
   app.add_option("--max-connections", raw.max_connections,
                  "Client connections open at once; more wait to be accepted; default no cap")
       ->type_name("N");
+  app.add_flag_function(
+      "--no-http2", [&s](std::int64_t) { s.http2 = false; },
+      "Answer HTTP/1.1 only: no HTTP/2 preface detection, no ALPN h2 over TLS; default both on");
   app.add_option("--max-streams", raw.max_streams,
                  "HTTP/2 streams open at once per connection (1 to 10000); default 128")
       ->type_name("N");

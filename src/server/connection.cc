@@ -38,6 +38,7 @@ Connection::Connection(Worker& worker)
 
 bool Connection::open(std::unique_ptr<net::Stream> stream) {
   stream_ = std::move(stream);
+  sniffed_ = !worker_.options().http2;  // --no-http2: every connection is HTTP/1.1 from byte 0
   const std::int64_t now = worker_.loop().now_ns();
   phase_start_ns_ = last_activity_ns_ = now;
   if (!worker_.loop().add(fd(), EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, this)) return false;

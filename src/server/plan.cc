@@ -121,18 +121,23 @@ Expected<Content> resolve_content(const ServerOptions& o) {
   return Content{"OK", "text/plain"};
 }
 
+// What the TLS context offers by ALPN: "h2" first when the server speaks HTTP/2.
+tls::ServerAlpn alpn_of(const ServerOptions& options) {
+  return options.http2 ? tls::ServerAlpn::H2AndHttp11 : tls::ServerAlpn::Http11;
+}
+
 // The server's TLS context: from tls_cert_file/tls_key_file, or a fresh self-signed
 // certificate; a null context when the options ask for no TLS. Errors name the bad file.
 Expected<tls::ContextPtr> make_tls_context(const ServerOptions& options) {
   if (options.tls_self_signed) {
     auto credentials = tls::make_self_signed();
     if (!credentials) return credentials.error();
-    return tls::make_server_context(*credentials);
+    return tls::make_server_context(*credentials, alpn_of(options));
   }
   if (options.tls_cert_file.empty()) return tls::ContextPtr();
   auto credentials = tls::read_credentials(options.tls_cert_file, options.tls_key_file);
   if (!credentials) return make_error("--tls-cert/--tls-key: " + credentials.error().message);
-  auto ctx = tls::make_server_context(*credentials);
+  auto ctx = tls::make_server_context(*credentials, alpn_of(options));
   if (!ctx) {
     return make_error("--tls-cert '" + options.tls_cert_file + "', --tls-key '" +
                       options.tls_key_file + "': " + ctx.error().message);

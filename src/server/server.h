@@ -52,6 +52,10 @@ struct ServerOptions {
   // maxconn); 0: no cap but the descriptor limit. Past it `over_limit` decides: by default no
   // connection is accepted (they wait in the listen queue) until one closes.
   std::uint32_t max_connections = 0;
+  // HTTP/2 on every connection: a plain one that starts with the client preface, a TLS one
+  // too (ALPN offers "h2" first); false (--no-http2): HTTP/1.1 only, ALPN "http/1.1" only, and
+  // a preface is an HTTP/1.1 request like any other (refused: 505).
+  bool http2 = true;
   // --max-streams: HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS per connection, 1..10000.
   std::uint32_t max_streams = 128;
   OverLimit over_limit = OverLimit::Queue;     // --over-limit: what happens past max_connections

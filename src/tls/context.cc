@@ -25,14 +25,28 @@ void common_setup(SSL_CTX* ctx) {
   SSL_CTX_set_read_ahead(ctx, 1);
 }
 
-int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
-                  unsigned int inlen, void*) {
+// The server's ALPN choices in its order of preference: "h2" first when it speaks HTTP/2.
+constexpr unsigned char kAlpnH2Http11[] = {2, 'h', '2', 8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+
+// Picks the first of `ours` that the client offers; none in common: no ALPN in the answer (the
+// client decides whether to go on).
+int select_first(const unsigned char* ours, unsigned int ours_size, const unsigned char** out,
+                 unsigned char* outlen, const unsigned char* in, unsigned int inlen) {
   unsigned char* selected = nullptr;
-  const int rc =
-      SSL_select_next_proto(&selected, outlen, kAlpnHttp11, sizeof kAlpnHttp11, in, inlen);
+  const int rc = SSL_select_next_proto(&selected, outlen, ours, ours_size, in, inlen);
   if (rc != OPENSSL_NPN_NEGOTIATED) return SSL_TLSEXT_ERR_NOACK;
   *out = selected;
   return SSL_TLSEXT_ERR_OK;
+}
+
+int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+                  unsigned int inlen, void*) {
+  return select_first(kAlpnHttp11, sizeof kAlpnHttp11, out, outlen, in, inlen);
+}
+
+int select_h2_then_http11(SSL*, const unsigned char** out, unsigned char* outlen,
+                          const unsigned char* in, unsigned int inlen, void*) {
+  return select_first(kAlpnH2Http11, sizeof kAlpnH2Http11, out, outlen, in, inlen);
 }
 
 // Certificates and keys are a few kilobytes; a larger file is refused rather than read whole.
@@ -162,14 +176,15 @@ Expected<Credentials> read_credentials(const std::string& cert_file, const std::
   return Credentials{std::move(cert).value(), std::move(key).value()};
 }
 
-Expected<ContextPtr> make_server_context(const Credentials& credentials) {
+Expected<ContextPtr> make_server_context(const Credentials& credentials, ServerAlpn alpn) {
   ContextPtr ctx(SSL_CTX_new(TLS_server_method()));
   if (!ctx) return make_error("cannot create a TLS context: " + last_error_text());
   common_setup(ctx.get());
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
   if (auto r = use_certificate_chain(ctx.get(), credentials.cert_pem); !r) return r.error();
   if (auto r = use_private_key(ctx.get(), credentials.key_pem); !r) return r.error();
-  SSL_CTX_set_alpn_select_cb(ctx.get(), select_http11, nullptr);
+  SSL_CTX_set_alpn_select_cb(
+      ctx.get(), alpn == ServerAlpn::H2AndHttp11 ? select_h2_then_http11 : select_http11, nullptr);
   // TLS 1.3 sends two tickets by default; a client resumes with one, and each costs the server.
   SSL_CTX_set_num_tickets(ctx.get(), 1);
   return ctx;

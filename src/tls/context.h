@@ -53,9 +53,15 @@ struct Credentials {
 // Reads a certificate chain file and a key file (PEM). Errors name the file.
 Expected<Credentials> read_credentials(const std::string& cert_file, const std::string& key_file);
 
+// The protocols a server context selects by ALPN, in its order of preference.
+enum class ServerAlpn { Http11, H2AndHttp11 };
+
 // A server context for `credentials`: TLS 1.2 and 1.3, ALPN "http/1.1" when the client offers
-// it, session tickets for resumption. Errors: unparsable PEM, key not matching the certificate.
-Expected<ContextPtr> make_server_context(const Credentials& credentials);
+// it (with H2AndHttp11, "h2" first when the client offers it: `stampede serve`, which detects
+// the HTTP/2 preface on every connection), session tickets for resumption. Errors: unparsable
+// PEM, key not matching the certificate.
+Expected<ContextPtr> make_server_context(const Credentials& credentials,
+                                         ServerAlpn alpn = ServerAlpn::Http11);
 
 // The first OpenSSL error of this thread as text, and the queue cleared.
 std::string last_error_text();

@@ -179,10 +179,36 @@ TEST(Http2, AgainstNghttpd) {
   EXPECT_EQ(r.h2.server_settings->max_concurrent_streams, 100u);
 }
 
-// https: ALPN "h2" is the only protocol offered; the test server's TLS selects http/1.1 only.
+// https: ALPN "h2" is offered, the test server's TLS selects it (h2 before http/1.1), and the
+// streams run over TLS with the same exact counts as over h2c.
+TEST(Http2, HttpsWithAlpnH2AgainstTheTestServer) {
+  server::ServerOptions options;
+  options.tls_self_signed = true;
+  auto s = start_server(options);
+  ASSERT_TRUE(s);
+  Config c = h2_config_for(*s);
+  c.url = "https://127.0.0.1:" + std::to_string(s->port()) + "/";
+  c.insecure = true;
+  c.max_requests = 300;
+  c.concurrency = 2;
+  c.streams = 4;
+  const RunResult r = must_run(c);
+  EXPECT_EQ(s->served(), 300u);
+  const auto totals = s->stop();
+  EXPECT_EQ(r.total_requests, 300u);
+  EXPECT_EQ(r.total_errors, 0u);
+  EXPECT_EQ(r.status_counts.at(200), 300u);
+  EXPECT_EQ(totals.requests, 300u);
+  EXPECT_EQ(r.tls_handshakes, 2u);
+  ASSERT_TRUE(r.h2.server_settings.has_value());
+  EXPECT_EQ(r.h2.server_settings->max_concurrent_streams, 128u);
+}
+
+// https: ALPN "h2" is the only protocol offered; serve --no-http2 selects http/1.1 only.
 TEST(Http2, HttpsWithoutH2InAlpnIsOneFailurePerConnection) {
   server::ServerOptions options;
   options.tls_self_signed = true;
+  options.http2 = false;  // serve --no-http2: ALPN http/1.1 only
   auto s = start_server(options);
   ASSERT_TRUE(s);
   Config c = h2_config_for(*s);

@@ -354,6 +354,17 @@ TEST_F(ServerH2, Http11StillServedAfterTheSniff) {
   EXPECT_EQ(requests(), 1u);
 }
 
+// serve --no-http2: the preface is an HTTP/1.1 request line like any other, refused 505.
+TEST_F(ServerH2, WithoutHttp2ThePrefaceIsAnHttp11RequestRefused505) {
+  ServerOptions options;
+  options.http2 = false;
+  make_worker(options);
+  open();
+  deliver(peer_.take_output());
+  EXPECT_EQ(stream_->take_written().rfind("HTTP/1.1 505 ", 0), 0u);
+  EXPECT_EQ(requests(), 0u);
+}
+
 TEST(ServerH2Plan, MaxStreamsOutsideItsRangeIsRefused) {
   for (std::uint32_t n : {0u, 10001u}) {
     ServerOptions o;

@@ -119,6 +119,27 @@ TEST(Credentials, UnreadableFilesAreNamed) {
   EXPECT_FALSE(make_client_context(o));  // --cert without --key
 }
 
+// ALPN: a server context that speaks HTTP/2 (serve's) picks "h2" when offered and "http/1.1"
+// otherwise; one that does not (the default) never picks "h2".
+TEST(Stream, AlpnPicksH2OnlyWhenTheServerSpeaksIt) {
+  const auto h2_server = make_server_context(credentials(), ServerAlpn::H2AndHttp11).value();
+  const auto http11_server = server_context();
+  ClientOptions h2_options = options(true);
+  h2_options.h2 = true;
+  const auto h2_client = client_context(h2_options);
+  const auto http11_client = client_context(options(true));
+  const auto negotiated = [](SSL_CTX* client, SSL_CTX* server) {
+    Connected c(client, server, "127.0.0.1");
+    EXPECT_EQ(c.client_status, IoStatus::Done);
+    EXPECT_EQ(c.client->alpn(), c.server->alpn());
+    return std::string(c.client->alpn());
+  };
+  EXPECT_EQ(negotiated(h2_client.get(), h2_server.get()), "h2");
+  EXPECT_EQ(negotiated(http11_client.get(), h2_server.get()), "http/1.1");
+  EXPECT_EQ(negotiated(h2_client.get(), http11_server.get()), "");
+  EXPECT_EQ(negotiated(http11_client.get(), http11_server.get()), "http/1.1");
+}
+
 TEST(Stream, InsecureClientTalksAndNegotiatesHttp11) {
   auto server_ctx = server_context();
   auto client_ctx = client_context(options(true));
