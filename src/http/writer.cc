@@ -1,5 +1,6 @@
 #include "http/writer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
@@ -29,13 +30,19 @@ bool is_authority_char(char c) {
 }
 
 // RFC 9112 3.2: origin-form "/p?q", absolute-form "scheme://authority[/p][?q]", asterisk-form
-// "*"; a CONNECT's authority-form "host:port" is any other target. Parsers refuse anything
+// "*"; a CONNECT's authority-form "host:port" (authority characters only). Parsers refuse anything
 // else. The absolute form is held to what llhttp (our servers' parser) takes, which is
 // narrower than RFC 3986: a scheme of letters only, a non-empty authority with at most one '@'
 // and no '#' (found by the request_builder fuzz target: "e2p://h", "http://h#").
 bool is_request_target_form(const RequestSpec& spec) {
   const std::string_view t = spec.target;
-  if (t.front() == '/' || t == "*" || spec.method == "CONNECT") return true;
+  if (t.front() == '/' || t == "*") return true;
+  if (spec.method == "CONNECT") {
+    // Authority-form "host:port": authority characters only ("K1>." and "\\/" found by the
+    // request_builder fuzz target).
+    return std::count(t.begin(), t.end(), '@') <= 1 &&
+           std::all_of(t.begin(), t.end(), [](char c) { return is_authority_char(c); });
+  }
   const std::size_t colon = t.find("://");
   if (colon == 0 || colon == std::string_view::npos) return false;
   for (std::size_t i = 0; i < colon; ++i) {

@@ -121,6 +121,19 @@ TEST(FormatRequest, ControlCharactersBadTargetsAndAConnectBodyAreRefused) {
     bad.target = target;
     EXPECT_FALSE(validate_request(bad).ok()) << target;
   }
+  // A CONNECT's authority-form: authority characters only (request_builder_fuzz).
+  for (const char* target : {"K1>.", "\\/", "h:80/x", "a@b@c:1", "h:8?0"}) {
+    RequestSpec bad = ok;
+    bad.method = "CONNECT";
+    bad.target = target;
+    EXPECT_FALSE(validate_request(bad).ok()) << target;
+  }
+  for (const char* target : {"h:443", "[::1]:8443", "u@h:1"}) {
+    RequestSpec fine = ok;
+    fine.method = "CONNECT";
+    fine.target = target;
+    EXPECT_TRUE(validate_request(fine).ok()) << target;
+  }
   for (const char* target : {"/", "*", "http://h/p?q", "HTTPS://u:p@h:8443?q", "ws://[::1]:80/"}) {
     RequestSpec fine = ok;
     fine.target = target;
