@@ -24,7 +24,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -35,6 +34,7 @@
 #include "balancer/proxy_session.h"
 #include "balancer/upstream_opener.h"
 #include "balancer/worker.h"
+#include "core/error_line.h"
 #include "fuzz_check.h"
 #include "http/request_parser.h"
 #include "http/response_parser.h"
@@ -129,22 +129,6 @@ bool one_clean_response(std::string_view reply, bool head) {
   return false;
 }
 
-// `bytes` with everything but printable ASCII escaped, for a failure's message.
-std::string escaped(std::string_view bytes) {
-  std::string out;
-  for (const char c : bytes) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f && c != '\\') {
-      out += c;
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
-    }
-  }
-  return out;
-}
-
 // The client's bytes parse as responses (stops quietly at a 101 or a cut).
 void check_client_output(std::string_view all) {
   http::ResponseParser parser({"content-length", "transfer-encoding"});
@@ -155,7 +139,7 @@ void check_client_output(std::string_view all) {
     FUZZ_CHECK(step.event != http::Event::Error,
                "the client got an unparseable response (%s at byte %zu of: %s)",
                std::string(parser.error().name).c_str(), all.size() - bytes.size(),
-               escaped(all).c_str());
+               stampede::printable(all).c_str());
     if (step.event == http::Event::HeadComplete) {
       FUZZ_CHECK(!(parser.captured(0) && parser.captured(1)), "a response with CL and TE");
       if (parser.status() == 101) return;
