@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "connection_harness.h"
 #include "http/writer.h"
 #include "loadgen/connection.h"
 #include "loadgen/request.h"
@@ -28,43 +29,8 @@ constexpr std::string_view kResponse = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n
 constexpr std::string_view kChunked =
     "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
 
-class ConnectionOverStream : public ::testing::Test, public ConnectionOwner {
+class ConnectionOverStream : public ConnectionHarness {
  protected:
-  ConnectionOverStream()
-      : loop_(std::move(net::EventLoop::create()).value()),
-        request_(RequestTemplate::build(spec(), "")),
-        buffer_(16 * 1024) {
-    context_.loop = loop_.get();
-    context_.owner = this;
-    context_.stats = &stats_;
-    context_.request = &request_;
-    context_.read_buffer = buffer_;
-    context_.keep_alive = true;
-  }
-
-  static http::RequestSpec spec() {
-    http::RequestSpec s;
-    s.host = "target";
-    return s;
-  }
-
-  SendPermit next_send(std::int64_t) override {
-    if (permits_ == 0) return {};
-    --permits_;
-    return SendPermit{true, 0, ++given_};
-  }
-  void hold(Connection&, std::int64_t) override { ADD_FAILURE() << "permits are due at once"; }
-  void on_finished() override { ++finished_; }
-  void stop_run() override {}
-
-  // A started connection that may send `permits` requests.
-  std::unique_ptr<Connection> start(std::uint64_t permits) {
-    permits_ = permits;
-    auto connection =
-        std::make_unique<Connection>(context_, std::make_unique<FakeConnector>(shared_));
-    connection->start();
-    return connection;
-  }
   TestStream& stream() { return *shared_.streams.back(); }
   std::string request_bytes(int times) const {
     std::string out;
@@ -72,16 +38,6 @@ class ConnectionOverStream : public ::testing::Test, public ConnectionOwner {
       out += request_.fixed();
     return out;
   }
-
-  std::unique_ptr<net::EventLoop> loop_;
-  RequestTemplate request_;
-  std::vector<char> buffer_;
-  WorkerStats stats_;
-  ConnectionContext context_;
-  FakeConnector::Shared shared_;
-  std::uint64_t permits_ = 0;
-  std::uint64_t given_ = 0;
-  int finished_ = 0;
 };
 
 TEST_F(ConnectionOverStream, ResponseSplitAtEveryByteIsCountedOnce) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "connection_harness.h"
 #include "h2/error_codes.h"
 #include "loadgen/connection.h"
 #include "loadgen/h2_request.h"
@@ -120,44 +121,13 @@ class ScriptedH2Server {
   nghttp2_session* session_ = nullptr;
 };
 
-class H2ClientOverStream : public ::testing::Test, public ConnectionOwner {
+class H2ClientOverStream : public ConnectionHarness {
  protected:
-  H2ClientOverStream()
-      : loop_(std::move(net::EventLoop::create()).value()),
-        request_(RequestTemplate::build(spec(), "")),
-        h2_(H2Request::build(spec(), "http", "")),
-        buffer_(16 * 1024) {
-    context_.loop = loop_.get();
-    context_.owner = this;
-    context_.stats = &stats_;
-    context_.request = &request_;
-    context_.read_buffer = buffer_;
-    context_.keep_alive = true;
-    context_.h2 = &h2_;
-  }
-
-  static http::RequestSpec spec() {
-    http::RequestSpec s;
-    s.host = "target";
-    return s;
-  }
-
-  SendPermit next_send(std::int64_t) override {
-    if (permits_ == 0) return {};
-    --permits_;
-    return SendPermit{true, 0, ++given_};
-  }
-  void hold(Connection&, std::int64_t) override { ADD_FAILURE() << "permits are due at once"; }
-  void on_finished() override { ++finished_; }
-  void stop_run() override {}
+  H2ClientOverStream() : h2_(H2Request::build(spec(), "http", "")) { context_.h2 = &h2_; }
 
   std::unique_ptr<Connection> start(std::uint64_t permits, std::uint32_t streams) {
-    permits_ = permits;
     context_.streams = streams;
-    auto connection =
-        std::make_unique<Connection>(context_, std::make_unique<FakeConnector>(shared_));
-    connection->start();
-    return connection;
+    return ConnectionHarness::start(permits);
   }
 
   // Carries bytes both ways until neither side has more, or the client finished. A server's
@@ -183,17 +153,8 @@ class H2ClientOverStream : public ::testing::Test, public ConnectionOwner {
     return it == stats_.custom_errors().end() ? 0 : it->second;
   }
 
-  std::unique_ptr<net::EventLoop> loop_;
-  RequestTemplate request_;
   H2Request h2_;
-  std::vector<char> buffer_;
-  WorkerStats stats_;
-  ConnectionContext context_;
-  FakeConnector::Shared shared_;
   std::vector<std::unique_ptr<ScriptedH2Server>> servers_;
-  std::uint64_t permits_ = 0;
-  std::uint64_t given_ = 0;
-  int finished_ = 0;
 };
 
 std::unique_ptr<ScriptedH2Server> answering(std::uint32_t max_streams) {

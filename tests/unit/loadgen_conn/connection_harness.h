@@ -1,0 +1,71 @@
+// ConnectionHarness: the fixture the generator's Connection tests over a TestStream share. The
+// test is the connection's owner: it hands out `permits` requests, all due at once (a hold is a
+// test failure), counts finished connections, and opens each socket as a TestStream of
+// `shared_` (FakeConnector). One thread, no socket.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "http/writer.h"
+#include "loadgen/connection.h"
+#include "loadgen/request.h"
+#include "loadgen/worker_stats.h"
+#include "net/event_loop.h"
+#include "support/fake_connector.h"
+
+namespace stampede::loadgen {
+
+class ConnectionHarness : public ::testing::Test, public ConnectionOwner {
+ protected:
+  ConnectionHarness()
+      : loop_(std::move(net::EventLoop::create()).value()),
+        request_(RequestTemplate::build(spec(), "")),
+        buffer_(16 * 1024) {
+    context_.loop = loop_.get();
+    context_.owner = this;
+    context_.stats = &stats_;
+    context_.request = &request_;
+    context_.read_buffer = buffer_;
+    context_.keep_alive = true;
+  }
+
+  static http::RequestSpec spec() {
+    http::RequestSpec s;
+    s.host = "target";
+    return s;
+  }
+
+  SendPermit next_send(std::int64_t) override {
+    if (permits_ == 0) return {};
+    --permits_;
+    return SendPermit{true, 0, ++given_};
+  }
+  void hold(Connection&, std::int64_t) override { ADD_FAILURE() << "permits are due at once"; }
+  void on_finished() override { ++finished_; }
+  void stop_run() override {}
+
+  // A started connection that may send `permits` requests.
+  std::unique_ptr<Connection> start(std::uint64_t permits) {
+    permits_ = permits;
+    auto connection =
+        std::make_unique<Connection>(context_, std::make_unique<testing::FakeConnector>(shared_));
+    connection->start();
+    return connection;
+  }
+
+  std::unique_ptr<net::EventLoop> loop_;
+  RequestTemplate request_;
+  std::vector<char> buffer_;
+  WorkerStats stats_;
+  ConnectionContext context_;
+  testing::FakeConnector::Shared shared_;
+  std::uint64_t permits_ = 0;
+  std::uint64_t given_ = 0;
+  int finished_ = 0;
+};
+
+}  // namespace stampede::loadgen
