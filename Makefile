@@ -69,13 +69,16 @@ build: deps $(BUILD)/build.ninja
 # Installs the Release build under PREFIX (default /usr/local; DESTDIR is honoured): the binaries,
 # libstampede.a with its headers, CMake and pkg-config files, man pages and shell completions
 # (cmake/install.cmake).
+# Builds what is installed, not the test suite.
 PREFIX ?= /usr/local
-install: build
+install: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target stampede_installable
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The Debian package of the same files under /usr, $(BUILD)/stampede_VERSION_ARCH.deb
 # (cmake/package.cmake): apt-get install ./$(BUILD)/stampede_*.deb, apt-get remove stampede.
-deb: build
+deb: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target stampede_installable
 	cd $(BUILD) && cpack -G DEB
 	@ls $(BUILD)/stampede_*.deb
 

@@ -73,3 +73,10 @@ install(FILES ${STAMPEDE_MANUAL_DIR}/bash/stampede
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${STAMPEDE_MANUAL_DIR}/zsh/_stampede
   DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+
+# What the rules above install, without the test suite: `make install` and `make deb` build this.
+add_custom_target(stampede_installable)
+add_dependencies(stampede_installable stampede stampede_bundle stampede_manuals)
+if(TARGET stampede-mpi)
+  add_dependencies(stampede_installable stampede-mpi)
+endif()

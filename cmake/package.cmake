@@ -21,8 +21,10 @@ set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-# Installed with DESTDIR and the prefix /usr, so that the .pc file (written at install time,
-# cmake/install.cmake) says /usr, not the staging directory.
+set(CPACK_INSTALL_PREFIX /usr)
+# Installed with DESTDIR and the prefix /usr (CPACK_INSTALL_PREFIX is the prefix with DESTDIR),
+# so that the .pc file (written at install time, cmake/install.cmake) says /usr, not the staging
+# directory.
 set(CPACK_SET_DESTDIR ON)
 set(CPACK_STRIP_FILES ON)
 include(CPack)
