@@ -5,8 +5,9 @@
 // The prose file's format: a line of capitals at the start of a line ("DESCRIPTION",
 // "EXIT STATUS") opens a section; lines of text make a paragraph, a blank line ends it; lines
 // indented by two spaces or more are printed as they are (commands, output). DESCRIPTION goes
-// after the synopsis, every other section after the options, in the file's order. Without a
-// DESCRIPTION, the App's title is the description. Pure: no I/O.
+// after the synopsis, every other section after the options, in the file's order; SEE ALSO is
+// written from the other pages' names (one in the file is left out). Without a DESCRIPTION, the
+// App's title is the description. Pure: no I/O.
 #pragma once
 
 #include <span>
