@@ -16,7 +16,10 @@ BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-de
 # python3-yaml, which reads deploy/kubernetes for tests/integration/kubernetes; h2load and nghttp
 # (nghttp2-client), HTTP/2 peers; iproute2's `ip netns` for the shards in network namespaces
 # (tests/integration/netns).
-TEST_DEPS := haproxy nginx python3-h11 python3-yaml nghttp2-client nghttp2-server iproute2
+# man-db: tests/integration/install runs `man -w` on the installed package's pages; zsh
+# checks the syntax of the zsh completion (tests/unit/cli).
+TEST_DEPS := haproxy nginx python3-h11 python3-yaml nghttp2-client nghttp2-server iproute2 \
+  man-db zsh
 # node and npm for the npm test peers (tests/peers: the WebSocket package ws). Debian's nodejs and
 # npm, unless a node with its own npm is installed already (Debian's npm conflicts with those).
 NODE_DEPS := nodejs npm
@@ -29,7 +32,7 @@ FUZZ_TARGETS := request_parser response_parser ws_frames utf8 url rcfile balance
   request_builder generator_response balancer_e2e
 SECONDS ?= 60
 
-.PHONY: all build compile-asan compile-tsan deps test-deps node-deps run demo test test-release test-asan test-tsan format bench clean \
+.PHONY: all build install deb compile-asan compile-tsan deps test-deps node-deps run demo test test-release test-asan test-tsan format bench clean \
   fuzz fuzz-coverage
 
 all: build
@@ -62,6 +65,22 @@ $(BUILD)/build.ninja: | deps
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Installs the Release build under PREFIX (default /usr/local; DESTDIR is honoured): the binaries,
+# libstampede.a with its headers, CMake and pkg-config files, man pages and shell completions
+# (cmake/install.cmake).
+# Builds what is installed, not the test suite.
+PREFIX ?= /usr/local
+install: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target stampede_installable
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Debian package of the same files under /usr, $(BUILD)/stampede_VERSION_ARCH.deb
+# (cmake/package.cmake): apt-get install ./$(BUILD)/stampede_*.deb, apt-get remove stampede.
+deb: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target stampede_installable
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/stampede_*.deb
 
 $(ASAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=ON

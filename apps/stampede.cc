@@ -1,26 +1,18 @@
 // stampede: one binary, one subcommand per job. Each command line lives in src/cli, above the
 // engine it drives.
-#include <string_view>
-
-#include "cli/balance.h"
 #include "cli/command_line.h"
-#include "cli/generator.h"
-#include "cli/lab.h"
-#include "cli/merge.h"
 #include "cli/mpi_handoff.h"
-#include "cli/serve.h"
+#include "cli/subcommands.h"
 
 namespace {
 
 int dispatch(int argc, char** argv) {
-  std::string_view sub = argc > 1 ? argv[1] : "";
-  if (sub == "serve") return stampede::server::cli_main(argc - 1, argv + 1);
-  if (sub == "balance") return stampede::balancer::cli_main(argc - 1, argv + 1);
-  if (sub == "lab") return stampede::lab::cli_main(argc - 1, argv + 1);
-  if (sub == "merge") return stampede::loadgen::merge_main(argc - 1, argv + 1);
+  // The subcommands are one table (cli/subcommands.h), which the manual pages are written from.
+  const stampede::Subcommand& sub = stampede::find_subcommand(argc > 1 ? argv[1] : "");
+  if (!sub.name.empty()) return sub.main(argc - 1, argv + 1);
   // A rank of mpirun: the generator that links MPI takes over (cli/mpi_handoff.h).
   if (stampede::loadgen::launched_by_mpirun()) return stampede::loadgen::exec_stampede_mpi(argv);
-  return stampede::loadgen::cli_main(argc, argv);
+  return sub.main(argc, argv);
 }
 
 }  // namespace

@@ -5,6 +5,10 @@
 #   lib/pkgconfig/stampede.pc     pkg-config --cflags --libs stampede
 #   bin/stampede                  the command line
 #   bin/stampede-mpi              the generator under mpirun (when MPI was found)
+#   share/man/man1/stampede*.1    a man page per subcommand (written by the build: apps/)
+#   share/bash-completion/completions/stampede, share/zsh/vendor-completions/_stampede
+# `make install [PREFIX=/usr/local]` runs it; `make deb` packages the same files
+# (cmake/package.cmake).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -62,4 +66,17 @@ install(CODE "
 install(TARGETS stampede RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET stampede-mpi)
   install(TARGETS stampede-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+install(DIRECTORY ${STAMPEDE_MANUAL_DIR}/man1/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+  FILES_MATCHING PATTERN "*.1")
+install(FILES ${STAMPEDE_MANUAL_DIR}/bash/stampede
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES ${STAMPEDE_MANUAL_DIR}/zsh/_stampede
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+
+# What the rules above install, without the test suite: `make install` and `make deb` build this.
+add_custom_target(stampede_installable)
+add_dependencies(stampede_installable stampede stampede_bundle stampede_manuals)
+if(TARGET stampede-mpi)
+  add_dependencies(stampede_installable stampede-mpi)
 endif()

@@ -2,11 +2,17 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <string_view>
+
+#include "cli/command_doc.h"
 
 namespace stampede {
 
 Expected<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char* const* argv,
                                                DescribeParseError describe) {
+  if (argc == 2 && std::string_view(argv[1]) == kDescribeArgument) {
+    throw CommandLineDescribed(document_command_line(app));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

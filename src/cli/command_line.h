@@ -27,7 +27,9 @@ using DescribeParseError = std::string (*)(const CLI::ParseError& error);
 
 // Parses `argc` arguments at `argv` (argv[0] is the program) with `app`. Returns the help text
 // when the user asked for help (--help, -h), nullopt when the command goes on, or an Error whose
-// message is `describe(error)` (by default CLI11's own message) for a parse error.
+// message is `describe(error)` (by default CLI11's own message) for a parse error. Given only
+// kDescribeArgument, throws CommandLineDescribed (cli/command_doc.h): how the manual pages and
+// completions are written from `app` itself.
 Expected<std::optional<std::string>> parse_cli(CLI::App& app, int argc, const char* const* argv,
                                                DescribeParseError describe = nullptr);
 // The same for the arguments as strings (args[0] is the program).

@@ -67,6 +67,18 @@ TEST_F(Installed, OnlyPublicHeadersAndTheLibrary) {
                                       "include/stampede/stampede.h"}));
 }
 
+// The man pages the build wrote (one per subcommand) and the completions, where man,
+// bash-completion and zsh look for them under the prefix.
+TEST_F(Installed, ManPagesAndCompletions) {
+  namespace fs = std::filesystem;
+  for (const char* page :
+       {"stampede", "stampede-serve", "stampede-balance", "stampede-lab", "stampede-merge"}) {
+    EXPECT_TRUE(fs::exists(prefix_ + "/share/man/man1/" + page + ".1")) << page;
+  }
+  EXPECT_TRUE(fs::exists(prefix_ + "/share/bash-completion/completions/stampede"));
+  EXPECT_TRUE(fs::exists(prefix_ + "/share/zsh/vendor-completions/_stampede"));
+}
+
 TEST_F(Installed, PkgConfigNamesTheLibrary) {
   const std::string pc_dir = prefix_ + "/lib/pkgconfig";
   const RunResult r = run_command(

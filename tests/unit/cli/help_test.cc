@@ -10,52 +10,14 @@
 #include <vector>
 
 #include "balancer/config.h"
+#include "cli/subcommands.h"
+#include "help_entries.h"
 #include "support/process.h"
 
 namespace stampede {
 namespace {
 
 using ::testing::HasSubstr;
-
-// One entry of CLI11's help: the names column ("-c,--cores N") and the description.
-struct HelpEntry {
-  std::string names;
-  std::string description;
-};
-
-std::string trim(const std::string& text) {
-  const std::size_t first = text.find_first_not_of(' ');
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(' ') - first + 1);
-}
-
-// The entries of the "Options:" and "Positionals:" sections. An entry starts two columns in; its
-// description follows two or more spaces, or is on the next line(s), indented further, when the
-// names fill the column.
-std::vector<HelpEntry> help_entries(const std::string& help) {
-  std::vector<HelpEntry> entries;
-  std::istringstream in(help);
-  bool in_section = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    if (line[0] != ' ') {
-      in_section = line == "Options:" || line == "Positionals:";
-      continue;
-    }
-    if (!in_section) continue;
-    if (line.size() > 2 && line[2] != ' ') {
-      const std::size_t gap = line.find("  ", 2);
-      HelpEntry entry;
-      entry.names = trim(line.substr(2, gap == std::string::npos ? std::string::npos : gap - 2));
-      if (gap != std::string::npos) entry.description = trim(line.substr(gap));
-      entries.push_back(entry);
-    } else if (!entries.empty()) {
-      std::string& description = entries.back().description;
-      description += (description.empty() ? "" : " ") + trim(line);
-    }
-  }
-  return entries;
-}
 
 // `stampede ARGS... --help` on stdout.
 std::string help_of(std::vector<std::string> args) {
@@ -88,8 +50,15 @@ TEST_P(Help, EveryOptionSaysWhatItDoesAndItsDefault) {
   expect_every_entry_described(help_of(args));
 }
 
-INSTANTIATE_TEST_SUITE_P(Subcommands, Help,
-                         ::testing::Values("generator", "serve", "balance", "lab", "merge"),
+// Every subcommand of the binary's table (cli/subcommands.h), the generator as "generator".
+std::vector<const char*> subcommand_names() {
+  std::vector<const char*> names;
+  for (const Subcommand& sub : subcommands())
+    names.push_back(sub.name.empty() ? "generator" : sub.name.data());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Subcommands, Help, ::testing::ValuesIn(subcommand_names()),
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(HelpEntries, ParsesCli11sColumns) {
