@@ -334,12 +334,13 @@ bool H2Session::flush() {
   }
 }
 
-// After an activation: close when the session is over (GOAWAY written, the client gone with
-// nothing left to answer, or nghttp2 done both ways).
+// After an activation: close when the session is over (GOAWAY written, nghttp2 done both ways,
+// or the client's EOF: HTTP/2 half-closes streams, not connections, so a client that ended its
+// side is gone, and the streams it left unanswered are cancelled, not the backends' failures).
 void H2Session::finish_up() {
   if (!out_.empty()) return;
   const bool over = !nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_);
-  if (closing_ || over || (eof_ && streams_.empty())) close();
+  if (closing_ || over || eof_) close();
 }
 
 void H2Session::close() {

@@ -20,6 +20,7 @@
 #include "lb_support.h"
 #include "support/accept_loop.h"
 #include "support/loopback.h"
+#include "support/proc_stats.h"
 #include "support/process.h"
 
 namespace stampede::balancer::testing {
@@ -45,7 +46,9 @@ nghttp2_nv nv_of(std::string_view name, std::string_view value) {
 // An nghttp2 client session over a blocking loopback socket; every wait is bounded.
 class Peer {
  public:
-  explicit Peer(std::uint16_t port) : fd_(stampede::testing::connect_loopback(port)) {
+  // `window`: SETTINGS_INITIAL_WINDOW_SIZE announced (0: the balancer may send no DATA).
+  explicit Peer(std::uint16_t port, std::uint32_t window = 65535)
+      : fd_(stampede::testing::connect_loopback(port)) {
     nghttp2_session_callbacks* cb = nullptr;
     nghttp2_session_callbacks_new(&cb);
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
@@ -53,7 +56,8 @@ class Peer {
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
     nghttp2_session_client_new(&session_, cb, this);
     nghttp2_session_callbacks_del(cb);
-    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, nullptr, 0);
+    const nghttp2_settings_entry entry{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, window};
+    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, &entry, 1);
   }
   ~Peer() { nghttp2_session_del(session_); }
 
@@ -320,6 +324,47 @@ TEST(H2Front, HpackBombEndsTheSessionWithEnhanceYourCalm) {
   ASSERT_TRUE(peer.pump([&] { return peer.goaway_code >= 0; }));
   EXPECT_EQ(peer.goaway_code, static_cast<int>(kEnhanceYourCalm));
   EXPECT_EQ(echo.request_count(), 0u);
+  EXPECT_EQ(fresh_get_status(lb->port()), 200);
+}
+
+TEST(H2Front, AClientThatNeverOpensItsWindowHoldsBoundedMemory) {
+  // A backend that answers every connection's request with 20 MB, written as fast as taken.
+  stampede::testing::AcceptLoop big(
+      [](int fd) {
+        char head[4096];
+        if (::recv(fd, head, sizeof head, 0) <= 0) return;
+        std::string out = "HTTP/1.1 200 OK\r\nContent-Length: 20000000\r\n\r\n";
+        if (!stampede::testing::send_all(fd, out)) return;
+        const std::string block(64 * 1024, 'x');
+        for (std::size_t sent = 0; sent < 20000000; sent += block.size()) {
+          if (!stampede::testing::send_all(fd, block)) return;
+        }
+      },
+      stampede::testing::AcceptLoop::Threads::PerConnection);
+  auto lb = start_balancer(base_config({spec("a", big.port())}));
+  ASSERT_TRUE(lb);
+  const long before = stampede::testing::memory(getpid()).rss_kib;
+  {
+    Peer peer(lb->port(), 0);
+    std::vector<std::int32_t> ids;
+    for (int i = 0; i < 8; ++i)
+      ids.push_back(peer.request("GET", "/big"));  // 160 MB if nothing held back
+    ASSERT_TRUE(peer.pump([&] {
+      for (std::int32_t id : ids) {
+        if (peer.answers[id].status == 0) return false;
+      }
+      return true;
+    }));
+    // The backends are answering: for half a second the balancer's memory must not follow.
+    const bool grew = eventually(
+        [&] { return stampede::testing::memory(getpid()).rss_kib - before > 40 * 1024; }, 500ms);
+    EXPECT_FALSE(grew) << "rss grew by " << stampede::testing::memory(getpid()).rss_kib - before
+                       << " KiB";
+    for (std::int32_t id : ids)
+      EXPECT_TRUE(peer.answers[id].body.empty());
+  }
+  // The client left: its streams' attempts are cancelled, nothing stays in flight.
+  EXPECT_TRUE(eventually([&] { return backend_stats(*lb, "a")["in_flight"] == 0; }, 2000ms));
   EXPECT_EQ(fresh_get_status(lb->port()), 200);
 }
 
