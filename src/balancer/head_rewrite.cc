@@ -3,14 +3,6 @@
 namespace stampede::balancer {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 // Fields a Connection list may not remove: dropping them would change the message framing
 // or its target (a classic request-smuggling lever).
 bool is_protected(std::string_view name) {
@@ -31,8 +23,17 @@ void append_field(Buffer& out, std::string_view name, std::string_view value) {
   out.append("\r\n", 2);
 }
 
-// Splits raw head lines: returns the next line (without CRLF) and advances `rest`.
-std::string_view next_line(std::string_view& rest) {
+}  // namespace
+
+std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+std::string_view next_head_line(std::string_view& rest) {
   std::size_t eol = rest.find("\r\n");
   if (eol == std::string_view::npos) {
     std::string_view line = rest;
@@ -44,8 +45,7 @@ std::string_view next_line(std::string_view& rest) {
   return line;
 }
 
-// The status code of "HTTP/1.1 200 OK", or -1.
-int status_of(std::string_view line) {
+int status_code_of(std::string_view line) {
   if (line.size() < 12 || line.substr(0, 5) != "HTTP/") return -1;
   int code = 0;
   for (std::size_t i = 9; i < 12; ++i) {
@@ -55,12 +55,10 @@ int status_of(std::string_view line) {
   return code;
 }
 
-}  // namespace
-
 void ConnectionTokens::add_list(std::string_view value) {
   while (!value.empty() && count_ < kMax) {
     std::size_t comma = value.find(',');
-    std::string_view token = trim(value.substr(0, comma));
+    std::string_view token = trim_ows(value.substr(0, comma));
     if (!token.empty()) tokens_[count_++] = token;
     if (comma == std::string_view::npos) break;
     value.remove_prefix(comma + 1);
@@ -130,18 +128,18 @@ void append_request_head(Buffer& out, const RequestHeadInput& in) {
 
 bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadOptions& opt) {
   std::string_view rest = raw;
-  std::string_view status_line = next_line(rest);
+  std::string_view status_line = next_head_line(rest);
   // Interim responses (100, 103, ...) end at their own empty line; the final one follows.
-  while (status_of(status_line) >= 100 && status_of(status_line) < 200 &&
-         status_of(status_line) != 101) {
-    while (!rest.empty() && !next_line(rest).empty()) {
+  while (status_code_of(status_line) >= 100 && status_code_of(status_line) < 200 &&
+         status_code_of(status_line) != 101) {
+    while (!rest.empty() && !next_head_line(rest).empty()) {
     }
-    status_line = next_line(rest);
+    status_line = next_head_line(rest);
   }
-  if (status_of(status_line) < 0) return false;
+  if (status_code_of(status_line) < 0) return false;
   ConnectionTokens tokens;
   for (std::string_view scan = rest; !scan.empty();) {
-    std::string_view line = next_line(scan);
+    std::string_view line = next_head_line(scan);
     std::size_t colon = line.find(':');
     if (colon != std::string_view::npos && http::iequals(line.substr(0, colon), "connection")) {
       tokens.add_list(line.substr(colon + 1));
@@ -156,7 +154,7 @@ bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadO
   out.append(status_line.substr(8));
   out.append("\r\n", 2);
   while (!rest.empty()) {
-    std::string_view line = next_line(rest);
+    std::string_view line = next_head_line(rest);
     if (line.empty()) break;
     std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) {

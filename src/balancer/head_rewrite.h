@@ -24,6 +24,13 @@ class ConnectionTokens {
   std::size_t count_ = 0;
 };
 
+// Raw-head helpers (heads as the response parser validated them), shared with h2_heads.cc:
+// the next line without its CRLF (advancing `rest`), the status code of "HTTP/1.1 200 OK" (-1
+// when not in that shape), a value without optional white space around it.
+std::string_view next_head_line(std::string_view& rest);
+int status_code_of(std::string_view status_line);
+std::string_view trim_ows(std::string_view s);
+
 // Hop-by-hop by definition: Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade
 // (Upgrade is kept, with "Connection: upgrade", only on the exchange that opens a tunnel).
 bool is_hop_by_hop(std::string_view name);

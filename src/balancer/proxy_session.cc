@@ -8,9 +8,11 @@
 #include <limits>
 
 #include "balancer/admin.h"
+#include "balancer/h2_session.h"
 #include "balancer/head_rewrite.h"
 #include "balancer/session_limits.h"
 #include "balancer/worker.h"
+#include "h2/preface.h"
 #include "http/writer.h"
 #include "net/socket.h"
 
@@ -35,12 +37,6 @@ std::string peer_ip(int fd) {
     inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr, text, sizeof text);
   }
   return text;
-}
-
-// Idempotent request methods (RFC 9110 9.2.2): sending one twice has the effect of once.
-bool is_idempotent(std::string_view method) {
-  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
-         method == "OPTIONS" || method == "TRACE";
 }
 
 std::string_view error_text(int status) {
@@ -69,7 +65,8 @@ ProxySession::ProxySession(Worker& worker, std::unique_ptr<net::Stream> client, 
       client_(std::move(client)),
       client_ip_(peer_ip(client_->fd())),
       admin_only_(admin_only),
-      request_(proxy_limits()) {
+      request_(proxy_limits()),
+      sniffed_(admin_only) {
   tried_.reserve(worker_.backends().size());
 }
 
@@ -86,6 +83,10 @@ Expected<void> ProxySession::start() {
 
 void ProxySession::on_events(std::uint32_t events) {
   if (phase_ == Phase::Closed) return;
+  if (phase_ == Phase::H2) {
+    h2_->on_events(events);
+    return;
+  }
   if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) client_closed_ = true;
   if (phase_ == Phase::Tunnel) {
     // EPOLLOUT also resumes a read that waited for the stream to send (TLS WANT_WRITE).
@@ -133,7 +134,9 @@ void ProxySession::drive_client() {
 }
 
 bool ProxySession::want_client_input() const {
-  if (close_after_flush_ || client_eof_ || phase_ == Phase::Closed) return false;
+  if (close_after_flush_ || client_eof_ || phase_ == Phase::Closed || phase_ == Phase::H2) {
+    return false;
+  }
   if (phase_ == Phase::Head) return true;
   if (req_.done) return false;  // the next (pipelined) request waits for this response
   return req_.local || upstream_out_.size() - attempt_.sent < kMaxPendingBytes;
@@ -171,7 +174,8 @@ void ProxySession::read_client() {
 
 void ProxySession::process_client_input() {
   // After a last request (Connection: close, an error) the bytes that follow are not parsed.
-  if (close_after_flush_ || phase_ == Phase::Closed) return;
+  if (close_after_flush_ || phase_ == Phase::Closed || phase_ == Phase::H2) return;
+  if (!sniffed_ && !sniff()) return;
   if (phase_ == Phase::Head && !feed_head()) return;
   if (phase_ == Phase::Forward && !req_.done) feed_body();
 }
@@ -354,8 +358,31 @@ void ProxySession::finish_exchange() {
   drive_client();
 }
 
+// Compares the connection's first bytes with the HTTP/2 client preface; at a match the
+// connection becomes an H2Session with every byte read so far.
+bool ProxySession::sniff() {
+  switch (h2::match_preface(client_in_.view())) {
+    case h2::PrefaceMatch::Mismatch:
+      sniffed_ = true;
+      return true;
+    case h2::PrefaceMatch::Partial:
+      if (client_eof_) sniffed_ = true;  // cut short: HTTP/1.1's parser says what is wrong
+      return sniffed_;
+    case h2::PrefaceMatch::Complete:
+      break;
+  }
+  sniffed_ = true;
+  phase_ = Phase::H2;
+  h2_ = std::make_unique<H2Session>(worker_, *this, *client_, client_ip_);
+  const std::string input(client_in_.view());
+  client_in_.clear();
+  h2_->start(H2Start{input, client_readable_, client_closed_, client_eof_});
+  return false;
+}
+
 void ProxySession::close() {
   if (phase_ == Phase::Closed) return;
+  if (h2_) h2_->shutdown();
   cancel_attempt();
   release_upstream(false);
   worker_.loop().remove(client_->fd());
@@ -382,6 +409,10 @@ void ProxySession::touch() {
 }
 
 void ProxySession::on_tick(std::int64_t now_ns) {
+  if (phase_ == Phase::H2) {
+    h2_->on_tick(now_ns);
+    return;
+  }
   if (phase_ == Phase::Closed || now_ns < deadline_ns_) return;
   if (phase_ == Phase::Tunnel) {
     close();  // idle both ways for the client timeout

@@ -25,6 +25,10 @@
 //
 // A request with Upgrade (websocket) keeps its Upgrade header; if the backend answers 101 the
 // session becomes a tunnel that copies bytes both ways until either side closes.
+//
+// HTTP/2: a connection whose first bytes are the client preface (h2/preface.h; h2c with prior
+// knowledge) is handed to an H2Session (h2_session.h), which balances each of its streams; the
+// ProxySession then only forwards the client's events and the sweep's ticks to it.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +46,7 @@
 namespace stampede::balancer {
 
 class Backend;
+class H2Session;
 class Worker;
 
 class ProxySession final : public net::IoHandler, public UpstreamOwner {
@@ -59,12 +64,15 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   // Called by the worker's sweep: acts on an expired deadline (idle, header, connect, backend).
   void on_tick(std::int64_t now_ns);
 
+  // Closes the client connection (H2Session's way out).
+  void close_connection() { close(); }
+
   std::size_t slot() const { return slot_; }
   void set_slot(std::size_t slot) { slot_ = slot; }
   bool closed() const { return phase_ == Phase::Closed; }
 
  private:
-  enum class Phase : std::uint8_t { Head, Forward, Tunnel, Closed };
+  enum class Phase : std::uint8_t { Head, Forward, Tunnel, H2, Closed };
   // Local: the balancer's own resources ran out (503, the backend is not blamed).
   enum class Cause : std::uint8_t { Connect, NotSent, NoResponse, Timeout, BadResponse, Local };
 
@@ -84,6 +92,9 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   void finish_exchange();
   void close();
   void touch();
+  // The connection's first bytes against the HTTP/2 preface: false while they say nothing yet
+  // or once the connection went to HTTP/2.
+  bool sniff();
 
   // Backend side (proxy_upstream.cc).
   void dispatch();
@@ -157,6 +168,7 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   bool client_eof_ = false;
   bool close_after_flush_ = false;
   bool head_started_ = false;
+  bool sniffed_ = false;  // the first bytes were not the HTTP/2 preface
   bool driving_ = false;  // drive_client() is on the stack: a nested call asks for a rerun
   bool redrive_ = false;
   std::int64_t deadline_ns_ = 0;
@@ -171,6 +183,8 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   http::ResponseParser response_;
   Buffer upstream_in_;
   Buffer upstream_out_;
+
+  std::unique_ptr<H2Session> h2_;  // after the HTTP/2 preface
 };
 
 }  // namespace stampede::balancer

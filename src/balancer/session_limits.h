@@ -1,9 +1,10 @@
-// Sizes and small helpers shared by the two halves of ProxySession.
+// Sizes and small helpers shared by the two halves of ProxySession and by H2Stream.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace stampede::balancer {
 
@@ -16,6 +17,12 @@ inline constexpr std::size_t kMaxPendingBytes = 256 * 1024;
 inline constexpr std::size_t kRetainBytes = 64 * 1024;
 // A backend response head larger than this is a bad response (502).
 inline constexpr std::size_t kMaxResponseHeadBytes = 64 * 1024;
+
+// Idempotent request methods (RFC 9110 9.2.2): sending one twice has the effect of once.
+inline bool is_idempotent(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
+         method == "OPTIONS" || method == "TRACE";
+}
 
 template <class Rep, class Period>
 constexpr std::int64_t ns(std::chrono::duration<Rep, Period> d) {

@@ -25,7 +25,7 @@ OptionPtr make_options(const SessionLimits& limits) {
 int submit_settings(nghttp2_session* session, const SessionLimits& limits) {
   const std::array<nghttp2_settings_entry, 4> entries = {{
       {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limits.max_streams},
-      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<std::uint32_t>(kMaxWindow)},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<std::uint32_t>(limits.stream_window)},
       {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, limits.max_header_list},
       {NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, limits.header_table},
   }};

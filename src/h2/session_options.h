@@ -23,6 +23,10 @@ struct SessionLimits {
   std::uint32_t max_streams = kDefaultMaxStreams;  // SETTINGS_MAX_CONCURRENT_STREAMS
   std::uint32_t max_header_list = 16 * 1024;       // SETTINGS_MAX_HEADER_LIST_SIZE, enforced
   std::uint32_t header_table = 4096;               // the HPACK table we keep for the peer
+  // SETTINGS_INITIAL_WINDOW_SIZE: what the peer may send on one stream before we consume it.
+  // The balancer, which forwards request bodies and consumes them as its backend takes them,
+  // announces less so that a stream's buffered body stays bounded.
+  std::int32_t stream_window = kMaxWindow;
 };
 
 struct OptionDeleter {

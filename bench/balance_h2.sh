@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The balancer with HTTP/2 clients (issue 17): h2load -c CONNS -m STREAMS through `stampede
+# balance` (h2c on its listener, one worker) and through HAProxy (one thread, `bind ... proto h2`,
+# roundrobin, http-reuse always, X-Forwarded-For and x-backend like ours), each in front of the
+# same three `stampede serve --cores 1` HTTP/1.1 backends. The balancer is pinned to core 0,
+# h2load and the backends to core 1; each round runs both, alternating which goes first, so drift
+# of the host cancels. CPU per request is the balancer's user+system time from /proc/PID/stat
+# (delta over the run) over h2load's succeeded requests. Prints the medians and the median of
+# the per-round stampede / HAProxy ratios.
+#   bench/balance_h2.sh [ROUNDS=3] [REQUESTS=100000] [CONNS=10] [STREAMS=10]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/lib/common.sh
+ROUNDS=${1:-3}
+REQUESTS=${2:-100000}
+CONNS=${3:-10}
+STREAMS=${4:-10}
+for tool in h2load haproxy taskset; do
+  command -v "$tool" > /dev/null || { echo "balance_h2.sh: $tool is missing" >&2; exit 1; }
+done
+
+backends=()
+for id in a b c; do
+  p=$(free_port)
+  taskset -c 1 "$STAMPEDE" serve --cores 1 --quiet --id "$id" --port "$p" > /dev/null &
+  BENCH_PIDS+=($!)
+  wait_port "$p"
+  backends+=("$p")
+done
+
+sport=$(free_port)
+taskset -c 0 "$STAMPEDE" balance --listen "127.0.0.1:$sport" --cores 1 --strategy rr \
+  --backend "a=127.0.0.1:${backends[0]}" --backend "b=127.0.0.1:${backends[1]}" \
+  --backend "c=127.0.0.1:${backends[2]}" > "$BENCH_TMP/stampede.log" 2>&1 &
+spid=$!
+BENCH_PIDS+=($spid)
+wait_port "$sport"
+
+hport=$(free_port)
+cat > "$BENCH_TMP/haproxy.cfg" <<CONF
+global
+  nbthread 1
+  maxconn 4096
+defaults
+  mode http
+  option http-keep-alive
+  option forwardfor
+  timeout connect 5s
+  timeout client 30s
+  timeout server 30s
+  http-reuse always
+frontend fe
+  bind 127.0.0.1:$hport proto h2
+  default_backend be
+backend be
+  balance roundrobin
+  http-response set-header x-backend %s
+  server a 127.0.0.1:${backends[0]}
+  server b 127.0.0.1:${backends[1]}
+  server c 127.0.0.1:${backends[2]}
+CONF
+taskset -c 0 haproxy -db -f "$BENCH_TMP/haproxy.cfg" > "$BENCH_TMP/haproxy.log" 2>&1 &
+hpid=$!
+BENCH_PIDS+=($hpid)
+wait_port "$hport"
+
+ratios="$BENCH_TMP/ratios"
+: > "$ratios"
+
+# run NAME PORT PID: h2load through the balancer at PORT; records "RPS US" in $BENCH_TMP/last.
+run() {
+  local name=$1 port=$2 pid=$3 log="$BENCH_TMP/log" before after reqs rps us
+  before=$(cpu_seconds "$pid")
+  taskset -c 1 h2load -t1 -c "$CONNS" -m "$STREAMS" -n "$REQUESTS" "http://127.0.0.1:$port/" > "$log" 2>&1 || true
+  after=$(cpu_seconds "$pid")
+  reqs=$(awk '/^requests:/ { print $8 }' "$log")      # "requests: N total, N started, N done, N succeeded, ..."
+  rps=$(awk '/^finished in/ { print $4 }' "$log")
+  us=$(awk -v t="$(awk -v a="$after" -v b="$before" 'BEGIN { print a - b }')" -v n="${reqs:-0}" \
+    'BEGIN { if (n > 0) printf "%.3f", t * 1e6 / n; else print "nan" }')
+  echo "$name c=$CONNS m=$STREAMS ${rps:-0} $us" >> "$out"
+  echo "${rps:-0} $us" > "$BENCH_TMP/last"
+  printf '  %-24s %10.0f req/s  %7s µs balancer CPU/req  (%s succeeded)\n' "$name" "${rps:-0}" "$us" "${reqs:-0}"
+}
+
+echo "load: $(uptime)"
+for round in $(seq 1 "$ROUNDS"); do
+  echo "round $round"
+  if (( round % 2 )); then
+    run haproxy "$hport" "$hpid"; h=$(cat "$BENCH_TMP/last")
+    run stampede "$sport" "$spid"; s=$(cat "$BENCH_TMP/last")
+  else
+    run stampede "$sport" "$spid"; s=$(cat "$BENCH_TMP/last")
+    run haproxy "$hport" "$hpid"; h=$(cat "$BENCH_TMP/last")
+  fi
+  awk -v s="$s" -v h="$h" 'BEGIN { split(s, a, " "); split(h, b, " "); if (b[1] > 0 && b[2] > 0) printf "%.4f %.4f\n", a[1] / b[1], a[2] / b[2] }' >> "$ratios"
+done
+
+echo
+echo "median over rounds (requests/s, balancer CPU µs per request):"
+print_medians "$out"
+printf '  stampede / HAProxy, median of per-round ratios: requests/s %.3f, CPU per request %.3f\n' \
+  "$(awk '{ print $1 }' "$ratios" | median)" "$(awk '{ print $2 }' "$ratios" | median)"
+echo "load: $(uptime)"

@@ -1,0 +1,359 @@
+#include "balancer/h2_session.h"
+
+#include <sys/epoll.h>
+
+#include <algorithm>
+
+#include "balancer/h2_stream.h"
+#include "balancer/proxy_session.h"
+#include "balancer/session_limits.h"
+#include "balancer/worker.h"
+#include "h2/session_options.h"
+
+namespace stampede::balancer {
+namespace {
+
+// The HTTP/1.1 front's head limit (http::ParserLimits::max_header_bytes), for the decoded list.
+constexpr std::uint32_t kMaxHeaderList = 16 * 1024;
+constexpr std::uint32_t kMaxStreams = 128;
+
+}  // namespace
+
+struct H2Session::Callbacks {
+  static H2Session& self(void* user) { return *static_cast<H2Session*>(user); }
+
+  static int begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+    H2Session& s = self(user);
+    const std::int32_t id = frame->hd.stream_id;
+    s.streams_[id] = std::make_unique<H2Stream>(s, s.worker_, id);
+    return 0;
+  }
+
+  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
+                       std::size_t namelen, const std::uint8_t* value, std::size_t valuelen,
+                       std::uint8_t, void* user) {
+    H2Session& s = self(user);
+    H2Stream* x = s.find(frame->hd.stream_id);
+    if (x == nullptr || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;  // trailers: dropped
+    // RFC 9113 6.5.2's size of a header list: name, value and 32 bytes each.
+    if (!x->count_header(namelen + valuelen + 32, kMaxHeaderList)) {
+      s.end_session(NGHTTP2_ENHANCE_YOUR_CALM);  // an HPACK bomb: small on the wire
+      return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    }
+    x->fields().add({reinterpret_cast<const char*>(name), namelen},
+                    {reinterpret_cast<const char*>(value), valuelen});
+    return 0;
+  }
+
+  static int on_data(nghttp2_session*, std::uint8_t, std::int32_t id, const std::uint8_t* data,
+                     std::size_t length, void* user) {
+    H2Session& s = self(user);
+    if (H2Stream* x = s.find(id)) {
+      x->on_body(data, length);
+      s.want_service(*x);
+    } else {
+      s.consume(id, length);
+    }
+    return 0;
+  }
+
+  static int on_frame(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
+    H2Session& s = self(user);
+    const std::int64_t now = s.worker_.loop().now_ns();
+    const bool ack = (frame->hd.flags & NGHTTP2_FLAG_ACK) != 0;
+    const bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+    bool ok = true;
+    switch (frame->hd.type) {
+      case NGHTTP2_SETTINGS:
+        if (!ack) ok = s.flood_.note(h2::Costly::Settings, now);
+        break;
+      case NGHTTP2_PING:
+        if (!ack) ok = s.flood_.note(h2::Costly::Ping, now);
+        break;
+      case NGHTTP2_RST_STREAM:
+        ok = s.flood_.note(h2::Costly::Reset, now);
+        break;
+      case NGHTTP2_DATA:
+        if (frame->hd.length == 0 && !end) ok = s.flood_.note(h2::Costly::Empty, now);
+        // The connection window is given back at once (streams bound what they hold), and
+        // padding is nobody's body.
+        nghttp2_session_consume_connection(session, frame->hd.length);
+        if (frame->data.padlen > 0) s.consume(frame->hd.stream_id, frame->data.padlen);
+        break;
+      case NGHTTP2_HEADERS:
+        if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+          s.got_headers_ = true;
+          if (H2Stream* x = s.find(frame->hd.stream_id)) {
+            x->on_request_head(end);
+            s.want_service(*x);
+          }
+          return 0;
+        }
+        break;
+      default:
+        break;
+    }
+    if (!ok) {
+      s.end_session(NGHTTP2_ENHANCE_YOUR_CALM);
+      return 0;
+    }
+    if (end && (frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS)) {
+      if (H2Stream* x = s.find(frame->hd.stream_id)) {
+        x->on_request_end();
+        s.want_service(*x);
+      }
+    }
+    return 0;
+  }
+
+  static int on_close(nghttp2_session*, std::int32_t id, std::uint32_t, void* user) {
+    self(user).stream_closed(id);
+    return 0;
+  }
+
+  static nghttp2_session_callbacks* make() {
+    nghttp2_session_callbacks* cb = nullptr;
+    if (nghttp2_session_callbacks_new(&cb) != 0) return nullptr;
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+    return cb;
+  }
+};
+
+H2Session::H2Session(Worker& worker, ProxySession& owner, net::Stream& client,
+                     std::string_view client_ip)
+    : worker_(worker), owner_(owner), client_(client), client_ip_(client_ip) {}
+
+H2Session::~H2Session() {
+  streams_.clear();
+  dead_.clear();
+  if (session_ != nullptr) nghttp2_session_del(session_);
+}
+
+void H2Session::start(const H2Start& start) {
+  readable_ = start.readable;
+  peer_closed_ = start.peer_closed;
+  eof_ = start.eof;
+  start_ns_ = last_activity_ns_ = worker_.loop().now_ns();
+  h2::SessionLimits limits{kMaxStreams, kMaxHeaderList};
+  limits.stream_window = kStreamWindow;
+  nghttp2_session_callbacks* cb = Callbacks::make();
+  const h2::OptionPtr option = h2::make_options(limits);
+  if (option != nullptr) nghttp2_option_set_no_auto_window_update(option.get(), 1);
+  const bool made = cb != nullptr && option != nullptr &&
+                    nghttp2_session_server_new2(&session_, cb, this, option.get()) == 0;
+  if (cb != nullptr) nghttp2_session_callbacks_del(cb);
+  if (!made || h2::submit_settings(session_, limits) != 0) {
+    close();
+    return;
+  }
+  const ssize_t used = nghttp2_session_mem_recv(
+      session_, reinterpret_cast<const std::uint8_t*>(start.input.data()), start.input.size());
+  if (used < 0) closing_ = true;
+  serve_ready();
+  advance();
+}
+
+void H2Session::on_events(std::uint32_t events) {
+  if (closed_) return;
+  enter();
+  if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) peer_closed_ = true;
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) readable_ = true;
+  if ((events & EPOLLOUT) && read_wants_out_) {
+    read_wants_out_ = false;
+    readable_ = true;
+  }
+  if ((events & (EPOLLHUP | EPOLLERR)) && !(events & EPOLLIN)) {
+    // A reset: nobody is left to answer (the read below reports it when data came with it).
+    readable_ = true;
+  }
+  advance();
+}
+
+void H2Session::on_tick(std::int64_t now_ns) {
+  if (closed_) return;
+  enter();
+  for (auto& [id, stream] : streams_)
+    stream->on_tick(now_ns);
+  const BalancerConfig& c = worker_.config();
+  if (!got_headers_ && now_ns >= start_ns_ + ns(c.header_timeout)) {
+    closing_ = true;
+    end_session(NGHTTP2_NO_ERROR);
+  } else if (streams_.empty() && now_ns >= last_activity_ns_ + ns(c.client_timeout)) {
+    if (closing_) {
+      close();  // said GOAWAY once; the client did not read it
+      return;
+    }
+    closing_ = true;
+    last_activity_ns_ = now_ns;
+    end_session(NGHTTP2_NO_ERROR);
+  }
+  serve_ready();
+  advance();
+}
+
+void H2Session::shutdown() {
+  if (closed_) return;
+  closed_ = true;
+  for (auto& [id, stream] : streams_) {
+    stream->on_closed();
+    dead_.push_back(std::move(stream));
+  }
+  streams_.clear();
+}
+
+void H2Session::consume(std::int32_t id, std::size_t bytes) {
+  if (bytes > 0 && session_ != nullptr) nghttp2_session_consume_stream(session_, id, bytes);
+}
+
+void H2Session::want_service(H2Stream& stream) {
+  if (std::find(ready_.begin(), ready_.end(), stream.id()) == ready_.end()) {
+    ready_.push_back(stream.id());
+  }
+}
+
+void H2Session::upstream_entry(H2Stream& stream, std::uint32_t events) {
+  if (closed_) return;
+  enter();
+  stream.handle_upstream_events(events);
+  serve_ready();
+  advance();
+}
+
+// Frees the streams closed since the last entry: none of their code is on the stack now.
+void H2Session::enter() {
+  dead_.clear();
+}
+
+H2Stream* H2Session::find(std::int32_t id) {
+  auto it = streams_.find(id);
+  return it == streams_.end() ? nullptr : it->second.get();
+}
+
+void H2Session::stream_closed(std::int32_t id) {
+  auto it = streams_.find(id);
+  if (it == streams_.end()) return;
+  it->second->on_closed();
+  dead_.push_back(std::move(it->second));
+  streams_.erase(it);
+  last_activity_ns_ = worker_.loop().now_ns();
+}
+
+// Services the streams that got input (dispatching, forwarding bodies) and those whose client
+// took buffered bytes. A stream may answer at once (a local reply), which only queues frames.
+void H2Session::serve_ready() {
+  while (!closed_ && (!ready_.empty() || !pump_.empty())) {
+    std::vector<std::int32_t> ready;
+    ready.swap(ready_);
+    for (std::int32_t id : ready) {
+      if (H2Stream* x = find(id)) x->service();
+    }
+    std::vector<std::int32_t> pump;
+    pump.swap(pump_);
+    for (std::int32_t id : pump) {
+      if (H2Stream* x = find(id)) x->pump();
+    }
+  }
+}
+
+// Writes, reads and services until nothing more can be done now; then closes when over.
+void H2Session::advance() {
+  if (in_advance_) return;
+  in_advance_ = true;
+  while (!closed_) {
+    if (!flush()) break;
+    if (!ready_.empty() || !pump_.empty()) {
+      serve_ready();
+      continue;
+    }
+    if (output_full() || closing_ || eof_ || !readable_) break;
+    if (!read_once()) break;
+    serve_ready();
+  }
+  in_advance_ = false;
+  if (!closed_) finish_up();
+}
+
+bool H2Session::read_once() {
+  char* p = in_.tail(kReadChunk);
+  const std::size_t room = in_.tail_room();
+  std::size_t n = 0;
+  const net::IoStatus status = client_.read(p, room, n);
+  if (status == net::IoStatus::Done) {
+    if (n < room && !peer_closed_) readable_ = false;
+    last_activity_ns_ = worker_.loop().now_ns();
+    const ssize_t used =
+        nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(p), n);
+    // A fatal error (nghttp2 queued its GOAWAY when it could): write what is queued, then close.
+    if (used < 0) closing_ = true;
+    return true;
+  }
+  readable_ = false;
+  if (status == net::IoStatus::WouldBlock) {
+    read_wants_out_ = client_.wants_write();
+    return true;
+  }
+  if (status == net::IoStatus::Eof) {
+    eof_ = true;
+    return true;
+  }
+  close();
+  return false;
+}
+
+// Takes frames from nghttp2 while little output waits, and writes them, until nghttp2 has
+// nothing more or the socket is full. False when the connection was closed.
+bool H2Session::flush() {
+  for (;;) {
+    while (!output_full()) {
+      const std::uint8_t* frames = nullptr;
+      const ssize_t n = nghttp2_session_mem_send(session_, &frames);
+      if (n < 0) {
+        close();
+        return false;
+      }
+      if (n == 0) break;
+      out_.append(reinterpret_cast<const char*>(frames), static_cast<std::size_t>(n));
+    }
+    if (out_.empty()) return true;
+    std::size_t n = 0;
+    const net::IoStatus status = client_.write(out_.data(), out_.size(), n);
+    if (status == net::IoStatus::WouldBlock) return true;
+    if (status != net::IoStatus::Done) {
+      close();
+      return false;
+    }
+    const bool partial = n < out_.size();
+    out_.consume(n);
+    last_activity_ns_ = worker_.loop().now_ns();
+    if (partial) return true;  // the socket is full: EPOLLOUT says when to go on
+  }
+}
+
+// After an activation: close when the session is over (GOAWAY written, nghttp2 done both ways,
+// or the client's EOF: HTTP/2 half-closes streams, not connections, so a client that ended its
+// side is gone, and the streams it left unanswered are cancelled, not the backends' failures).
+void H2Session::finish_up() {
+  if (!out_.empty()) return;
+  const bool over = !nghttp2_session_want_read(session_) && !nghttp2_session_want_write(session_);
+  if (closing_ || over || eof_) close();
+}
+
+void H2Session::close() {
+  if (closed_) return;
+  shutdown();
+  owner_.close_connection();
+}
+
+// Ends the session with GOAWAY `error_code` (after what is queued); the connection closes once
+// it is written.
+void H2Session::end_session(std::uint32_t error_code) {
+  nghttp2_session_terminate_session(session_, error_code);
+  closing_ = true;
+}
+
+}  // namespace stampede::balancer

@@ -1,0 +1,372 @@
+// The balancer's HTTP/2 front (h2c with prior knowledge), against peers no one here wrote
+// (h2load, curl) and an nghttp2 client session in the test over a socket for what they cannot
+// send: per-stream balancing (h2load's 300 streams on one connection split 100/100/100), the
+// request translated to HTTP/1.1 (Host from :authority, chunked without content-length), a
+// failing backend answering one stream 502 while the connection lives, and GOAWAY
+// ENHANCE_YOUR_CALM for a PING flood, a rapid reset (CVE-2023-44487) and an HPACK bomb, after
+// which the balancer still answers.
+#include <gtest/gtest.h>
+#include <nghttp2/nghttp2.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lb_support.h"
+#include "support/accept_loop.h"
+#include "support/loopback.h"
+#include "support/proc_stats.h"
+#include "support/process.h"
+
+namespace stampede::balancer::testing {
+namespace h2front {
+
+constexpr const char* kH2load = "/usr/bin/h2load";
+constexpr const char* kCurl = "/usr/bin/curl";
+constexpr std::uint32_t kEnhanceYourCalm = 11;
+
+struct Answer {
+  int status = 0;
+  std::map<std::string, std::string> headers;
+  std::string body;
+  bool done = false;
+};
+
+nghttp2_nv nv_of(std::string_view name, std::string_view value) {
+  return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+          reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
+          value.size(), NGHTTP2_NV_FLAG_NONE};
+}
+
+// An nghttp2 client session over a blocking loopback socket; every wait is bounded.
+class Peer {
+ public:
+  // `window`: SETTINGS_INITIAL_WINDOW_SIZE announced (0: the balancer may send no DATA).
+  explicit Peer(std::uint16_t port, std::uint32_t window = 65535)
+      : fd_(stampede::testing::connect_loopback(port)) {
+    nghttp2_session_callbacks* cb = nullptr;
+    nghttp2_session_callbacks_new(&cb);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
+    nghttp2_session_client_new(&session_, cb, this);
+    nghttp2_session_callbacks_del(cb);
+    const nghttp2_settings_entry entry{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, window};
+    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, &entry, 1);
+  }
+  ~Peer() { nghttp2_session_del(session_); }
+
+  nghttp2_session* session() { return session_; }
+  std::int32_t request(std::string_view method, std::string_view path,
+                       std::vector<nghttp2_nv> extra = {}, std::string body = {}) {
+    std::vector<nghttp2_nv> nv = {nv_of(":method", method), nv_of(":scheme", "http"),
+                                  nv_of(":authority", "front.test"), nv_of(":path", path)};
+    nv.insert(nv.end(), extra.begin(), extra.end());
+    body_ = std::move(body);
+    nghttp2_data_provider provider{};
+    provider.source.ptr = this;
+    provider.read_callback = read_body;
+    return nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
+                                  method == "POST" ? &provider : nullptr, nullptr);
+  }
+  // What the session has queued, preface first.
+  std::string take() {
+    std::string out;
+    for (;;) {
+      const std::uint8_t* bytes = nullptr;
+      const ssize_t n = nghttp2_session_mem_send(session_, &bytes);
+      if (n <= 0) break;
+      out.append(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(n));
+    }
+    return out;
+  }
+  bool flush() { return send_raw(take()); }
+  bool send_raw(const std::string& bytes) {
+    std::size_t at = 0;
+    while (at < bytes.size()) {
+      const ssize_t n = ::send(fd_.get(), bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      at += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+  // Reads and answers (SETTINGS ACKs, WINDOW_UPDATEs) until `done` or EOF or 5 s.
+  bool pump(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (!done()) {
+      if (!flush()) return done();
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{fd_.get(), POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
+      char buf[16384];
+      const ssize_t n = ::recv(fd_.get(), buf, sizeof buf, 0);
+      if (n <= 0) {
+        eof = true;
+        return done();
+      }
+      nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(buf),
+                               static_cast<std::size_t>(n));
+    }
+    return true;
+  }
+  bool answered(std::int32_t id) { return answers[id].done; }
+
+  std::map<std::int32_t, Answer> answers;
+  int goaway_code = -1;
+  bool eof = false;
+
+ private:
+  static Peer& self(void* user) { return *static_cast<Peer*>(user); }
+  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
+                       std::size_t namelen, const std::uint8_t* value, std::size_t valuelen,
+                       std::uint8_t, void* user) {
+    const std::string n(reinterpret_cast<const char*>(name), namelen);
+    const std::string v(reinterpret_cast<const char*>(value), valuelen);
+    Answer& a = self(user).answers[frame->hd.stream_id];
+    if (n == ":status") a.status = std::stoi(v);
+    a.headers[n] = v;
+    return 0;
+  }
+  static int on_data(nghttp2_session*, std::uint8_t, std::int32_t id, const std::uint8_t* data,
+                     std::size_t length, void* user) {
+    self(user).answers[id].body.append(reinterpret_cast<const char*>(data), length);
+    return 0;
+  }
+  static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+    Peer& p = self(user);
+    if (frame->hd.type == NGHTTP2_GOAWAY)
+      p.goaway_code = static_cast<int>(frame->goaway.error_code);
+    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
+        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+      p.answers[frame->hd.stream_id].done = true;
+    }
+    return 0;
+  }
+  static ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
+                           std::uint32_t* flags, nghttp2_data_source* source, void*) {
+    Peer& p = *static_cast<Peer*>(source->ptr);
+    const std::size_t n = std::min(length, p.body_.size());
+    std::memcpy(buffer, p.body_.data(), n);
+    p.body_.erase(0, n);
+    if (p.body_.empty()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return static_cast<ssize_t>(n);
+  }
+
+  net::Fd fd_;
+  nghttp2_session* session_ = nullptr;
+  std::string body_;
+};
+
+// A chunked body's data (RFC 9112 7.1; no extensions, no trailers).
+std::string dechunk(std::string_view body) {
+  std::string data;
+  for (int parts = 0; parts < 100000 && !body.empty(); ++parts) {
+    const std::size_t eol = body.find("\r\n");
+    if (eol == std::string_view::npos) return "(bad framing)";
+    const std::size_t size = std::stoul(std::string(body.substr(0, eol)), nullptr, 16);
+    if (size == 0) break;
+    data.append(body.substr(eol + 2, size));
+    body.remove_prefix(std::min(body.size(), eol + 2 + size + 2));
+  }
+  return data;
+}
+
+// A GET over a fresh h2c connection: the balancer still answers.
+int fresh_get_status(std::uint16_t port) {
+  Peer peer(port);
+  const std::int32_t id = peer.request("GET", "/after");
+  peer.pump([&] { return peer.answered(id); });
+  return peer.answers[id].status;
+}
+
+TEST(H2Front, H2loadStreamsOnOneConnectionAreBalancedEachAndCountsAddUp) {
+  if (access(kH2load, X_OK) != 0) GTEST_SKIP() << kH2load << " missing (nghttp2-client)";
+  ServeProcess a("a"), b("b"), c("c");
+  ASSERT_NE(a.port(), 0);
+  ASSERT_NE(b.port(), 0);
+  ASSERT_NE(c.port(), 0);
+  auto lb =
+      start_balancer(base_config({spec("a", a.port()), spec("b", b.port()), spec("c", c.port())}));
+  ASSERT_TRUE(lb);
+  const std::string url = "http://127.0.0.1:" + std::to_string(lb->port()) + "/";
+  const auto run = stampede::testing::run_command(
+      {kH2load, "-c", "1", "-m", "10", "-n", "300", url}, std::chrono::seconds(20));
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("300 succeeded, 0 failed, 0 errored"), std::string::npos) << run.out;
+  // One connection, 300 streams: requests, not connections, are balanced.
+  EXPECT_EQ(a.served(), 100u);
+  EXPECT_EQ(b.served(), 100u);
+  EXPECT_EQ(c.served(), 100u);
+  for (const char* name : {"a", "b", "c"}) {
+    const nlohmann::json s = backend_stats(*lb, name);
+    EXPECT_EQ(s["sent"], 100) << name;
+    EXPECT_EQ(s["responses"], 100) << name;
+    EXPECT_EQ(s["in_flight"], 0) << name;
+  }
+}
+
+TEST(H2Front, CurlPriorKnowledgePostReachesTheBackendAsHttp11) {
+  if (access(kCurl, X_OK) != 0) GTEST_SKIP() << kCurl << " missing";
+  EchoBackend echo("e");
+  ASSERT_TRUE(echo.start());
+  auto lb = start_balancer(base_config({spec("e", echo.port())}));
+  ASSERT_TRUE(lb);
+  const std::string url = "http://127.0.0.1:" + std::to_string(lb->port()) + "/echo?q=1";
+  const auto run =
+      stampede::testing::run_command({kCurl, "-sS", "-i", "--http2-prior-knowledge", "--max-time",
+                                      "5", "-d", "hello", "-H", "cookie: a=1", url},
+                                     std::chrono::seconds(10));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out.rfind("HTTP/2 200", 0), 0u) << run.out;
+  EXPECT_NE(run.out.find("x-backend: e\r\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\r\n\r\nhello"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("connection:"), std::string::npos) << run.out;
+  ASSERT_EQ(echo.request_count(), 1u);
+  const std::string sent = echo.requests()[0];
+  EXPECT_EQ(sent.rfind("POST /echo?q=1 HTTP/1.1\r\n", 0), 0u) << sent;
+  EXPECT_NE(sent.find("Host: 127.0.0.1:" + std::to_string(lb->port()) + "\r\n"), std::string::npos)
+      << sent;
+  EXPECT_NE(sent.find("content-length: 5\r\n"), std::string::npos) << sent;
+  EXPECT_NE(sent.find("X-Forwarded-Proto: http\r\n"), std::string::npos) << sent;
+}
+
+TEST(H2Front, BodyWithoutContentLengthGoesChunkedAndCookiesAreJoined) {
+  EchoBackend echo("e");
+  ASSERT_TRUE(echo.start());
+  auto lb = start_balancer(base_config({spec("e", echo.port())}));
+  ASSERT_TRUE(lb);
+  Peer peer(lb->port());
+  const std::int32_t id = peer.request(
+      "POST", "/up", {nv_of("cookie", "a=1"), nv_of("cookie", "b=2")}, std::string(40000, 'z'));
+  ASSERT_TRUE(peer.pump([&] { return peer.answered(id); }));
+  EXPECT_EQ(peer.answers[id].status, 200);
+  EXPECT_EQ(peer.answers[id].headers["x-backend"], "e");
+  ASSERT_EQ(echo.request_count(), 1u);
+  const std::string sent = echo.requests()[0];
+  // The echo backend answers the body as it came, chunk framing included.
+  EXPECT_EQ(dechunk(peer.answers[id].body), std::string(40000, 'z'));
+  EXPECT_NE(sent.find("Host: front.test\r\n"), std::string::npos) << sent.substr(0, 400);
+  EXPECT_NE(sent.find("cookie: a=1; b=2\r\n"), std::string::npos) << sent.substr(0, 400);
+  EXPECT_NE(sent.find("Transfer-Encoding: chunked\r\n"), std::string::npos) << sent.substr(0, 400);
+  EXPECT_EQ(sent.substr(sent.size() - 5), "0\r\n\r\n");
+}
+
+TEST(H2Front, AFailingBackendAnswersItsStream502AndTheConnectionLives) {
+  // A backend that closes every connection at once, unanswered; no retries.
+  stampede::testing::AcceptLoop closer([](int) {});
+  BalancerConfig config = base_config({spec("x", closer.port())});
+  config.retries = 0;
+  auto lb = start_balancer(config);
+  ASSERT_TRUE(lb);
+  Peer peer(lb->port());
+  const std::int32_t failed = peer.request("GET", "/");
+  ASSERT_TRUE(peer.pump([&] { return peer.answered(failed); }));
+  EXPECT_EQ(peer.answers[failed].status, 502);
+  EXPECT_EQ(peer.answers[failed].headers["x-backend"], "x");
+  const std::int32_t stats = peer.request("GET", "/lb-stats");
+  ASSERT_TRUE(peer.pump([&] { return peer.answered(stats); }));
+  EXPECT_EQ(peer.answers[stats].status, 200);
+  EXPECT_EQ(peer.goaway_code, -1);
+  EXPECT_FALSE(peer.eof);
+  EXPECT_EQ(nlohmann::json::parse(peer.answers[stats].body)["replies"]["502"], 1);
+}
+
+TEST(H2Front, PingFloodGetsGoawayEnhanceYourCalm) {
+  EchoBackend echo("e");
+  ASSERT_TRUE(echo.start());
+  auto lb = start_balancer(base_config({spec("e", echo.port())}));
+  ASSERT_TRUE(lb);
+  Peer peer(lb->port());
+  for (int i = 0; i < 600; ++i)
+    nghttp2_submit_ping(peer.session(), NGHTTP2_FLAG_NONE, nullptr);
+  ASSERT_TRUE(peer.pump([&] { return peer.goaway_code >= 0; }));
+  EXPECT_EQ(peer.goaway_code, static_cast<int>(kEnhanceYourCalm));
+  EXPECT_EQ(fresh_get_status(lb->port()), 200);
+}
+
+TEST(H2Front, RapidResetIsCutOffBeforeItReachesBackends) {
+  EchoBackend echo("e");
+  ASSERT_TRUE(echo.start());
+  auto lb = start_balancer(base_config({spec("e", echo.port())}));
+  ASSERT_TRUE(lb);
+  Peer peer(lb->port());
+  std::string burst;  // HEADERS then RST_STREAM, 600 times, in one write
+  for (int i = 0; i < 600; ++i) {
+    const std::int32_t id = peer.request("GET", "/reset-me");
+    burst += peer.take();
+    nghttp2_submit_rst_stream(peer.session(), NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+    burst += peer.take();
+  }
+  ASSERT_TRUE(peer.send_raw(burst));
+  ASSERT_TRUE(peer.pump([&] { return peer.goaway_code >= 0; }));
+  EXPECT_EQ(peer.goaway_code, static_cast<int>(kEnhanceYourCalm));
+  // Streams opened and reset in one read are never dispatched; one split across reads may be.
+  EXPECT_LE(echo.request_count(), 4u);
+  EXPECT_EQ(fresh_get_status(lb->port()), 200);
+  EXPECT_TRUE(eventually([&] { return backend_stats(*lb, "e")["in_flight"] == 0; }, 2000ms));
+}
+
+TEST(H2Front, HpackBombEndsTheSessionWithEnhanceYourCalm) {
+  EchoBackend echo("e");
+  ASSERT_TRUE(echo.start());
+  auto lb = start_balancer(base_config({spec("e", echo.port())}));
+  ASSERT_TRUE(lb);
+  Peer peer(lb->port());
+  const std::string big(20000, 'h');
+  peer.request("GET", "/", {nv_of("x-big", big)});
+  ASSERT_TRUE(peer.pump([&] { return peer.goaway_code >= 0; }));
+  EXPECT_EQ(peer.goaway_code, static_cast<int>(kEnhanceYourCalm));
+  EXPECT_EQ(echo.request_count(), 0u);
+  EXPECT_EQ(fresh_get_status(lb->port()), 200);
+}
+
+TEST(H2Front, AClientThatNeverOpensItsWindowHoldsBoundedMemory) {
+  // A backend that answers every connection's request with 20 MB, written as fast as taken.
+  stampede::testing::AcceptLoop big(
+      [](int fd) {
+        char head[4096];
+        if (::recv(fd, head, sizeof head, 0) <= 0) return;
+        std::string out = "HTTP/1.1 200 OK\r\nContent-Length: 20000000\r\n\r\n";
+        if (!stampede::testing::send_all(fd, out)) return;
+        const std::string block(64 * 1024, 'x');
+        for (std::size_t sent = 0; sent < 20000000; sent += block.size()) {
+          if (!stampede::testing::send_all(fd, block)) return;
+        }
+      },
+      stampede::testing::AcceptLoop::Threads::PerConnection);
+  auto lb = start_balancer(base_config({spec("a", big.port())}));
+  ASSERT_TRUE(lb);
+  const long before = stampede::testing::memory(getpid()).rss_kib;
+  {
+    Peer peer(lb->port(), 0);
+    std::vector<std::int32_t> ids;
+    for (int i = 0; i < 8; ++i)
+      ids.push_back(peer.request("GET", "/big"));  // 160 MB if nothing held back
+    ASSERT_TRUE(peer.pump([&] {
+      for (std::int32_t id : ids) {
+        if (peer.answers[id].status == 0) return false;
+      }
+      return true;
+    }));
+    // The backends are answering: for half a second the balancer's memory must not follow.
+    const bool grew = eventually(
+        [&] { return stampede::testing::memory(getpid()).rss_kib - before > 40 * 1024; }, 500ms);
+    EXPECT_FALSE(grew) << "rss grew by " << stampede::testing::memory(getpid()).rss_kib - before
+                       << " KiB";
+    for (std::int32_t id : ids)
+      EXPECT_TRUE(peer.answers[id].body.empty());
+  }
+  // The client left: its streams' attempts are cancelled, nothing stays in flight.
+  EXPECT_TRUE(eventually([&] { return backend_stats(*lb, "a")["in_flight"] == 0; }, 2000ms));
+  EXPECT_EQ(fresh_get_status(lb->port()), 200);
+}
+
+}  // namespace h2front
+}  // namespace stampede::balancer::testing
