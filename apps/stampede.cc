@@ -4,6 +4,7 @@
 
 #include "cli/balance.h"
 #include "cli/command_line.h"
+#include "cli/compare.h"
 #include "cli/generator.h"
 #include "cli/lab.h"
 #include "cli/merge.h"
@@ -18,6 +19,7 @@ int dispatch(int argc, char** argv) {
   if (sub == "balance") return stampede::balancer::cli_main(argc - 1, argv + 1);
   if (sub == "lab") return stampede::lab::cli_main(argc - 1, argv + 1);
   if (sub == "merge") return stampede::loadgen::merge_main(argc - 1, argv + 1);
+  if (sub == "compare") return stampede::loadgen::compare_main(argc - 1, argv + 1);
   // A rank of mpirun: the generator that links MPI takes over (cli/mpi_handoff.h).
   if (stampede::loadgen::launched_by_mpirun()) return stampede::loadgen::exec_stampede_mpi(argv);
   return stampede::loadgen::cli_main(argc, argv);

@@ -89,7 +89,8 @@ TEST_P(Help, EveryOptionSaysWhatItDoesAndItsDefault) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Subcommands, Help,
-                         ::testing::Values("generator", "serve", "balance", "lab", "merge"),
+                         ::testing::Values("generator", "serve", "balance", "lab", "merge",
+                                           "compare"),
                          [](const auto& info) { return std::string(info.param); });
 
 TEST(HelpEntries, ParsesCli11sColumns) {
