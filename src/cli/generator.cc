@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/command_line.h"
@@ -15,9 +16,13 @@
 #include "cli/find_max.h"
 #include "cli/signal_watcher.h"
 #include "cli/sweep.h"
+#include "core/units.h"
+#include "loadgen/compare.h"
+#include "loadgen/merge.h"
 #include "loadgen/options.h"
 #include "loadgen/plan.h"
 #include "loadgen/rcfile.h"
+#include "loadgen/report/compare.h"
 #include "loadgen/report/html.h"
 #include "loadgen/report/json.h"
 #include "loadgen/report/text.h"
@@ -39,7 +44,7 @@ struct Args {
   ThresholdTexts thresholds;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::optional<std::string> cert, key, secure_protocol, proxy, io;
-  std::optional<std::string> shard, start_at, save;
+  std::optional<std::string> shard, start_at, save, repeat;
   std::optional<std::string> sweep;  // --sweep-connections: cli/sweep.h
   bool insecure = false;
   std::vector<std::string> headers, cookies, count_headers;
@@ -124,6 +129,10 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--save", a.save,
                  "Also write the whole result, mergeable by stampede merge, to this file (- for "
                  "stdout, then the report goes to stderr); default none")
+      ->multi_option_policy(last);
+  app.add_option("--repeat", a.repeat,
+                 "Run the same test this many times, one after another (1 to 100); the report "
+                 "shows each run and all together, stampede compare reads them; default 1")
       ->multi_option_policy(last);
   app.add_flag("--quiet", a.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
@@ -260,8 +269,8 @@ Expected<void> attach_scripts(Plan& plan, const CliSettings& settings) {
   return attach_hooks(plan, std::move(hooks).value());
 }
 
-// --shard, --start-at (the run's) and --save (the command line's); prepare() checks the shard
-// against the rest.
+// --shard, --start-at (the run's), --save and --repeat (the command line's); prepare() checks
+// the shard against the rest.
 Expected<void> apply_distribution(const Args& args, Options& options) {
   if (args.shard) {
     auto shard = parse_shard(*args.shard);
@@ -277,41 +286,70 @@ Expected<void> apply_distribution(const Args& args, Options& options) {
     if (args.save->empty()) return make_error("--save: expected a file name or -");
     options.cli.save = *args.save;
   }
+  if (args.repeat) {
+    auto n = parse_count(*args.repeat);
+    if (!n || *n < 1 || *n > kMaxRuns) {
+      return make_error(fmt::format("--repeat: expected a number of runs from 1 to {}, got '{}'",
+                                    kMaxRuns, *args.repeat));
+    }
+    options.cli.repeat = static_cast<std::uint32_t>(*n);
+  }
   return {};
 }
 
-int run_and_report(const Plan& plan, const CliSettings& settings) {
+// --repeat N: the plan run N times, one after another, with "Run K of N" on the progress
+// stream; a stop (Ctrl-C) ends the run in progress and the ones after it.
+Expected<std::vector<RunResult>> run_repeated(const Plan& plan, const CliSettings& settings) {
   StopSignal stop;
-  Expected<RunResult> result = make_error("not run");
-  {
-    SignalWatcher watcher(stop);
-    RunHooks hooks;
-    hooks.progress = settings.quiet ? nullptr : &std::cerr;
-    hooks.stop = &stop;
-    result = run(plan, hooks);
+  SignalWatcher watcher(stop);
+  RunHooks hooks;
+  hooks.progress = settings.quiet ? nullptr : &std::cerr;
+  hooks.stop = &stop;
+  std::vector<RunResult> runs;
+  for (std::uint32_t i = 0; i < settings.repeat && (i == 0 || !stop.stop_requested()); ++i) {
+    if (hooks.progress && settings.repeat > 1) {
+      fmt::print(*hooks.progress, "Run {} of {}\n", i + 1, settings.repeat);
+    }
+    auto result = run(plan, hooks);
+    if (!result) return result.error();
+    runs.push_back(std::move(result).value());
   }
-  if (!result) {
-    print_error_line(result.error().message);
+  return runs;
+}
+
+int run_and_report(const Plan& plan, const CliSettings& settings) {
+  auto runs = run_repeated(plan, settings);
+  if (!runs) {
+    print_error_line(runs.error().message);
     return 1;
   }
+  const bool repeated = runs->size() > 1;
+  const RunResult result = repeated ? combine_runs(*runs) : std::move(runs->front());
   const Config& config = plan.config;
-  if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(*result).dump());
+  if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(result).dump());
   // --save -: stdout carries the result alone (kubectl logs | stampede merge -).
   std::ostream& out = settings.save == "-" ? std::cerr : std::cout;
   if (settings.json) {
-    write_json_report(*result, out);
+    if (repeated) {
+      write_repeat_json(result, *runs, out);
+    } else {
+      write_json_report(result, out);
+    }
+  } else if (repeated) {
+    write_repeat_text(result, *runs, out);
   } else {
-    write_text_report(*result, out);
+    write_text_report(result, out);
   }
   if (!settings.save.empty()) {
-    if (auto saved = save_result(*result, config, {settings.request_script, settings.body_script},
-                                 settings.save);
-        !saved) {
+    const ScriptNames scripts{settings.request_script, settings.body_script};
+    auto saved = repeated ? save_results(*runs, config, scripts, settings.save)
+                          : save_result(result, config, scripts, settings.save);
+    if (!saved) {
       print_error_line(saved.error().message);
       return 1;
     }
   }
-  return finish_outputs(settings, *result);
+  return finish_outputs(settings, result);
 }
 
 int run_sweep_command(Plan& plan, const std::vector<std::uint32_t>& steps,
@@ -346,6 +384,11 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (!find_max) return find_max.error();
   if (*find_max && args.sweep) {
     return make_error("--find-max and --sweep-connections are two searches: give one");
+  }
+  if (options->cli.repeat > 1 && (*find_max || args.sweep)) {
+    return make_error(
+        "--repeat runs one test again: it cannot go with --find-max or "
+        "--sweep-connections");
   }
   auto plan = prepare(std::move(options->config));
   if (!plan) return plan.error();

@@ -45,6 +45,9 @@ Expected<CliRequest> parse_for_rank(int argc, char** argv, const mpi::World& wor
         "--save: under mpirun rank 0 merges the shards' results itself; use "
         "--shard K/N --save without mpirun to keep them");
   }
+  if (request->settings.repeat > 1) {
+    return make_error("--repeat: not under mpirun (run mpirun N times, or --repeat without it)");
+  }
   config.shard =
       Shard{static_cast<std::uint32_t>(world.rank() + 1), static_cast<std::uint32_t>(world.size())};
   if (auto r = check_shard(config.shard, config.concurrency, config.max_requests); !r) {

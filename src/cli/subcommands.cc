@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/balance.h"
+#include "cli/compare.h"
 #include "cli/generator.h"
 #include "cli/lab.h"
 #include "cli/merge.h"
@@ -15,7 +16,7 @@ namespace {
 constexpr std::array kSubcommands = {
     Subcommand{"", &loadgen::cli_main},         Subcommand{"serve", &server::cli_main},
     Subcommand{"balance", &balancer::cli_main}, Subcommand{"lab", &lab::cli_main},
-    Subcommand{"merge", &loadgen::merge_main},
+    Subcommand{"merge", &loadgen::merge_main},  Subcommand{"compare", &loadgen::compare_main},
 };
 
 }  // namespace

@@ -52,6 +52,45 @@ ShardSummary summary_of(const SavedResult& s, const std::string& origin) {
 
 }  // namespace
 
+void add_outcome(RunResult& t, const RunResult& r) {
+  t.total_requests += r.total_requests;
+  t.total_errors += r.total_errors;
+  t.latency.merge(r.latency);
+  t.connect.merge(r.connect);
+  t.tls_handshake.merge(r.tls_handshake);
+  t.first_byte.merge(r.first_byte);
+  add_counts(t.error_codes, r.error_codes);
+  add_counts(t.local_errors, r.local_errors);
+  add_counts(t.status_counts, r.status_counts);
+  for (const auto& [name, values] : r.header_counts)
+    add_counts(t.header_counts[name], values);
+  t.bytes_read += r.bytes_read;
+  t.bytes_written += r.bytes_written;
+  t.connections_opened += r.connections_opened;
+  t.tls_handshakes += r.tls_handshakes;
+  t.tls_resumed += r.tls_resumed;
+  t.interrupted = t.interrupted || r.interrupted;
+  if (r.rate) fold_rate(t.rate, *r.rate);
+  t.ws.merge(r.ws);
+}
+
+RunResult combine_runs(const std::vector<RunResult>& runs) {
+  RunResult t;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunResult& r = runs[i];
+    if (i == 0) {
+      t = r;
+      t.timeline.clear();
+      t.timeline_sketch.reset();
+      continue;
+    }
+    add_outcome(t, r);
+    t.elapsed_ns += r.elapsed_ns;
+    if (t.rate && r.rate) t.rate->send_window_ns += r.rate->send_window_ns;
+  }
+  return t;
+}
+
 Expected<void> ResultMerger::check_same_run(const SavedResult& saved, const std::string& origin) {
   if (shards_.empty()) {
     identity_ = saved.run;
@@ -102,25 +141,7 @@ void ResultMerger::fold(const RunResult& r) {
   t.cores += r.cores;
   t.max_requests += r.max_requests;
   t.clients += r.clients;
-  t.total_requests += r.total_requests;
-  t.total_errors += r.total_errors;
-  t.latency.merge(r.latency);
-  t.connect.merge(r.connect);
-  t.tls_handshake.merge(r.tls_handshake);
-  t.first_byte.merge(r.first_byte);
-  add_counts(t.error_codes, r.error_codes);
-  add_counts(t.local_errors, r.local_errors);
-  add_counts(t.status_counts, r.status_counts);
-  for (const auto& [name, values] : r.header_counts)
-    add_counts(t.header_counts[name], values);
-  t.bytes_read += r.bytes_read;
-  t.bytes_written += r.bytes_written;
-  t.connections_opened += r.connections_opened;
-  t.tls_handshakes += r.tls_handshakes;
-  t.tls_resumed += r.tls_resumed;
-  t.interrupted = t.interrupted || r.interrupted;
-  if (r.rate) fold_rate(t.rate, *r.rate);
-  t.ws.merge(r.ws);
+  add_outcome(t, r);
 }
 
 Expected<MergedResult> ResultMerger::finish() {

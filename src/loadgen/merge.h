@@ -47,6 +47,16 @@ struct MergedResult {
   std::vector<std::string> findings;
 };
 
+// Adds what `from` measured (counts, histograms, the rate's) to `into`; settings, times and
+// timelines are left as they are.
+void add_outcome(RunResult& into, const RunResult& from);
+
+// The runs of one plan made one after another (--repeat N) as one result: counts add,
+// histograms merge losslessly, the elapsed time and the --rps send window are the sum of the
+// runs' (the gaps between runs are not part of it), settings and start are the first run's; no
+// timeline (each run keeps its own). `runs` is not empty.
+RunResult combine_runs(const std::vector<RunResult>& runs);
+
 class ResultMerger {
  public:
   // force: merge results of different runs, duplicate or missing shards anyway (and say so).

@@ -86,6 +86,7 @@ struct CliSettings {
   std::string html;            // --html: also write the HTML report to this file
   Thresholds thresholds;       // --max-p99, --max-error-rate, --min-rps (exit status 3)
   std::string save;            // --save FILE or "-": also write the mergeable result
+  std::uint32_t repeat = 1;    // --repeat N: run the plan N times, one after another
 };
 
 struct Options {

@@ -343,15 +343,23 @@ std::string to_result_line(const RunResult& r, const Config& config, const std::
 
 Expected<void> save_result(const RunResult& result, const Config& config,
                            const ScriptNames& scripts, const std::string& path) {
-  const std::string line =
-      to_result_line(result, config, host_name(), process_cpu_seconds(), scripts);
+  return save_results({result}, config, scripts, path);
+}
+
+Expected<void> save_results(const std::vector<RunResult>& results, const Config& config,
+                            const ScriptNames& scripts, const std::string& path) {
+  std::string lines;
+  for (const RunResult& result : results) {
+    lines += to_result_line(result, config, host_name(), process_cpu_seconds(), scripts);
+    lines += '\n';
+  }
   if (path == "-") {
-    std::cout << line << '\n';
+    std::cout << lines;
     std::cout.flush();
     return std::cout ? Expected<void>{} : make_error("cannot write the result to stdout");
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << line << '\n';
+  if (out) out << lines;
   if (out) out.close();
   if (!out) return make_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   return {};

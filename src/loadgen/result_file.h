@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -67,6 +68,10 @@ double process_cpu_seconds();
 // process's CPU time. Fails with "cannot write PATH: REASON".
 Expected<void> save_result(const RunResult& result, const Config& config,
                            const ScriptNames& scripts, const std::string& path);
+// The same for the runs of --repeat N, one line each in run order (what `stampede compare` reads
+// as the runs of one side; `stampede merge` takes them for shards and refuses them).
+Expected<void> save_results(const std::vector<RunResult>& results, const Config& config,
+                            const ScriptNames& scripts, const std::string& path);
 
 // Reads one result line. Fails with a short reason (truncated, corrupt, a later version).
 Expected<SavedResult> parse_result_line(std::string_view line);

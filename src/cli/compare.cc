@@ -1,0 +1,127 @@
+#include "cli/compare.h"
+
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/command_line.h"
+#include "core/units.h"
+#include "loadgen/compare.h"
+#include "loadgen/report/compare.h"
+#include "loadgen/report/compare_input.h"
+
+namespace stampede::loadgen {
+namespace {
+
+struct CompareArgs {
+  std::vector<std::string> inputs;
+  std::optional<std::string> fail_on, min_change;
+  bool json = false;
+  bool help = false;
+  std::string help_text;
+};
+
+// What the command line means, parsed once.
+struct CompareRequest {
+  std::string baseline, current;
+  std::vector<FailLimit> limits;
+  CompareParams params;
+  bool json = false;
+};
+
+void define(CLI::App& app, CompareArgs& a) {
+  auto last = CLI::MultiOptionPolicy::TakeLast;
+  app.add_option("files", a.inputs,
+                 "BASELINE and CURRENT: results written by --json or --save, one or many runs "
+                 "each (--repeat N); required, no default")
+      ->required()
+      ->expected(2);
+  app.add_option("--fail-on", a.fail_on,
+                 "Exit 3 when a significant change crosses a limit: METRIC:+N% or METRIC:-N%, "
+                 "comma-separated (rps, errors in percentage points, p50, p90, p99, max; e.g. "
+                 "p99:+10%,rps:-5%); default none")
+      ->multi_option_policy(last);
+  app.add_option("--min-change", a.min_change,
+                 "Changes smaller than this, in % (percentage points for errors), are never "
+                 "called significant; default 2")
+      ->multi_option_policy(last);
+  app.add_flag("--json", a.json, "Print the comparison as JSON instead of the table");
+}
+
+Expected<CompareRequest> to_request(const CompareArgs& a) {
+  CompareRequest r;
+  r.baseline = a.inputs.at(0);
+  r.current = a.inputs.at(1);
+  r.json = a.json;
+  if (a.fail_on) {
+    auto limits = parse_fail_on(*a.fail_on);
+    if (!limits) return limits.error();
+    r.limits = std::move(limits).value();
+  }
+  if (a.min_change) {
+    auto n = parse_number(*a.min_change);
+    if (!n || *n > 1000) {
+      return make_error("--min-change: expected a percentage from 0 to 1000, got '" +
+                        *a.min_change + "'");
+    }
+    r.params.min_change = *n;
+  }
+  return r;
+}
+
+}  // namespace
+
+int compare_main(int argc, char** argv) {
+  CLI::App app("stampede compare: the change between two sets of runs, beyond their noise",
+               "stampede compare");
+  CompareArgs args;
+  define(app, args);
+  auto parsed = parse_cli_into(args, app, argc, argv);
+  if (!parsed) {
+    print_error_line(parsed.error().message);
+    return 2;
+  }
+  if (*parsed) {
+    std::fputs(args.help_text.c_str(), stdout);
+    return 0;
+  }
+  if (auto empty = refuse_empty_values(app); !empty) {
+    print_error_line(empty.error().message);
+    return 2;
+  }
+  auto request = to_request(args);
+  if (!request) {
+    print_error_line(request.error().message);
+    return 2;
+  }
+  auto baseline = read_side(request->baseline);
+  if (!baseline) {
+    print_error_line(baseline.error().message);
+    return 2;
+  }
+  auto current = read_side(request->current);
+  if (!current) {
+    print_error_line(current.error().message);
+    return 2;
+  }
+  const Comparison c = compare(*baseline, *current, request->params);
+  if (request->json) {
+    std::cout << compare_json(c, request->params)
+                     .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+              << '\n';
+  } else {
+    write_compare_text(c, request->params, request->baseline, request->current, std::cout);
+  }
+  std::cout.flush();
+  for (const std::string& line : c.differences)
+    print_error_line("warning: not the same test: " + line);
+  const std::vector<std::string> crossed = crossed_limits(c, request->limits);
+  for (const std::string& line : crossed)
+    print_error_line("regression: " + line);
+  return crossed.empty() ? 0 : 3;
+}
+
+}  // namespace stampede::loadgen
