@@ -248,7 +248,7 @@ void fill_rate(RunResult& result, const WorkerStats& total, const Config& config
   const RateStats* rate = total.rate();
   if (rate == nullptr) return;
   if (const stats::Timeline* timeline = rate->timeline()) {
-    result.timeline = timeline->rows();
+    result.timeline = timeline->rows(result.elapsed_ns);
     result.timeline_sketch = std::make_shared<const stats::Timeline>(*timeline);
   }
   if (!rate->paced()) return;

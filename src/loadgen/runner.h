@@ -95,7 +95,8 @@ struct RunResult {
   std::uint64_t tls_resumed = 0;     // ...of which resumed an earlier session
   bool interrupted = false;          // stopped early by a StopSignal
   std::optional<RateResult> rate;    // with --rps only
-  // Config::timeline (or --rps): per-second rows from the start, latency as in `latency`.
+  // Config::timeline (or --rps): rows from the start to the end (stats::Timeline::rows), latency
+  // as in `latency`.
   std::vector<stats::TimelineRow> timeline;
   // The same timeline with its rows' latency sketches (what a saved result keeps, so that merged
   // rows have exact percentiles); null without a timeline.
