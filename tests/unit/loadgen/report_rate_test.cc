@@ -88,6 +88,18 @@ TEST(RateReport, SaysWhoseFaultTheLateRequestsWere) {
                                 "connection: all 10 connections were still waiting for "
                                 "responses when they were due"));
   EXPECT_THAT(server, Not(HasSubstr("generator itself")));
+  // With --cores 2 a request waited for its own worker's connections, not for all -c: the
+  // sentence says so (it used to say "all 10 connections").
+  RunResult two = paced_sample(200, 800'000'000, 200);
+  two.cores = 2;
+  EXPECT_THAT(r_late_cause(two),
+              HasSubstr("200 of the late requests waited for a free connection: every connection "
+                        "of their worker was still waiting for a response when they were due (-c "
+                        "10 is split over 2 workers, 5 each, and a worker sends only on its own), "
+                        "so the server answered too slowly for -c 10"));
+  EXPECT_THAT(r_late_cause(two), Not(HasSubstr("all 10 connections")));
+  two.cores = 3;
+  EXPECT_THAT(r_late_cause(two), HasSubstr("-c 10 is split over 3 workers, 3 or 4 each"));
   // The generator's own lag excludes them: 800 requests at 50 us.
   EXPECT_THAT(server, HasSubstr("  generator's own:   p50 0.050 ms, p99 0.050 ms, max 0.050 ms"));
   // None waited: the generator fell behind, and its own lag shows it.
