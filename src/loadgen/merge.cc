@@ -184,7 +184,7 @@ Expected<MergedResult> ResultMerger::finish() {
     }
   }
   if (timeline) {
-    r.timeline = merged.rows();
+    r.timeline = merged.rows(r.elapsed_ns);
     r.timeline_sketch = std::make_shared<const stats::Timeline>(std::move(merged));
   }
   out.start_spread_ns = last_start - first;

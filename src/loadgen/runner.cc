@@ -248,7 +248,7 @@ void fill_rate(RunResult& result, const WorkerStats& total, const Config& config
   const RateStats* rate = total.rate();
   if (rate == nullptr) return;
   if (const stats::Timeline* timeline = rate->timeline()) {
-    result.timeline = timeline->rows();
+    result.timeline = timeline->rows(result.elapsed_ns);
     result.timeline_sketch = std::make_shared<const stats::Timeline>(*timeline);
   }
   if (!rate->paced()) return;
@@ -331,11 +331,25 @@ std::string RunResult::late_cause() const {
   const std::uint64_t own = rate->late - waiting;
   std::string s;
   if (waiting > 0) {
+    // A request waits for its own worker's connections only: with several workers, the others
+    // may have had some free (the run measures no moment when all -c were busy at once).
+    std::string busy = fmt::format(
+        "all {} connections were still waiting for responses when they were due", clients);
+    if (cores > 1) {
+      const std::uint32_t fewest = clients / cores;
+      const std::uint32_t most = fewest + (clients % cores == 0 ? 0 : 1);
+      const std::string each =
+          most == fewest ? fmt::format("{}", most) : fmt::format("{} or {}", fewest, most);
+      busy = fmt::format(
+          "every connection of their worker was still waiting for a response when they were "
+          "due (-c {} is split over {} workers, {} each, and a worker sends only on its own)",
+          clients, cores, each);
+    }
     s = fmt::format(
-        "{} of the late requests waited for a free connection: all {} connections were still "
-        "waiting for responses when they were due, so the server answered too slowly for -c {} "
-        "to carry the rate (more connections tell a slow server from a small pool)",
-        waiting, clients, clients);
+        "{} of the late requests waited for a free connection: {}, so the server answered too "
+        "slowly for -c {} to carry the rate (more connections tell a slow server from a small "
+        "pool)",
+        waiting, busy, clients);
   }
   if (own > 0) {
     if (!s.empty()) s += "; ";

@@ -40,9 +40,10 @@ struct RateResult {
   stats::Histogram uncorrected;
   stats::Histogram lag;    // ns, how far behind its intended time each request began
   std::uint64_t late = 0;  // requests that began more than 1 ms behind the schedule
-  // Of those, the ones that waited for a free connection: every one of -c was still waiting for
-  // a response at their time (the server was slow for the pool); the others were late because
-  // the generator was (its loop woke late, or its CPU was the limit).
+  // Of those, the ones that waited for a free connection: every connection of their worker (its
+  // share of -c) was still waiting for a response at their time (the server was slow for the
+  // pool); the others were late because the generator was (its loop woke late, or its CPU was
+  // the limit).
   std::uint64_t late_waiting = 0;
   // ns, the lag of the requests that had a connection free at their time: the generator's own.
   stats::Histogram generator_lag;
@@ -95,7 +96,8 @@ struct RunResult {
   std::uint64_t tls_resumed = 0;     // ...of which resumed an earlier session
   bool interrupted = false;          // stopped early by a StopSignal
   std::optional<RateResult> rate;    // with --rps only
-  // Config::timeline (or --rps): per-second rows from the start, latency as in `latency`.
+  // Config::timeline (or --rps): rows from the start to the end (stats::Timeline::rows), latency
+  // as in `latency`.
   std::vector<stats::TimelineRow> timeline;
   // The same timeline with its rows' latency sketches (what a saved result keeps, so that merged
   // rows have exact percentiles); null without a timeline.

@@ -227,12 +227,17 @@ void write_timeline(const std::vector<TimePoint>& t, std::ostream& out) {
   rate.series = {time_series(t, "completed", "#2563eb", &TimePoint::completed_rps),
                  time_series(t, "sent", "#64748b", &TimePoint::sent_rps)};
   rate.series.back().dashed = true;
-  write_figure("Throughput", "Responses completed and requests sent per second.", rate, out);
+  write_figure("Throughput",
+               "Responses completed and requests sent per second: each step's count over the time "
+               "it covers (the last step ends with the run).",
+               rate, out);
 
   ChartSpec latency = time_chart("Latency over time", "latency (ms)", "ms");
   latency.series = {time_series(t, "p50", "#2563eb", &TimePoint::p50_ms),
                     time_series(t, "p99", "#ea580c", &TimePoint::p99_ms)};
-  write_figure("Latency", "Median and 99th percentile of the responses completed each second.",
+  write_figure("Latency",
+               "Median and 99th percentile of the requests that ended in each step, failures "
+               "included (timed to the failure), as in the summary's percentiles.",
                latency, out);
 
   ChartSpec errors = time_chart("Errors over time", "errors per second", "errors/s");
@@ -240,7 +245,8 @@ void write_timeline(const std::vector<TimePoint>& t, std::ostream& out) {
   errors.series = {time_series(t, "HTTP 4xx", "#d97706", &TimePoint::errors_4xx),
                    time_series(t, "HTTP 5xx", "#dc2626", &TimePoint::errors_5xx),
                    time_series(t, "transport", "#7c3aed", &TimePoint::errors_transport)};
-  write_figure("Errors", "Stacked by class: HTTP 4xx, HTTP 5xx, transport failures.", errors, out);
+  write_figure("Errors", "Per second, stacked by class: HTTP 4xx, HTTP 5xx, transport failures.",
+               errors, out);
   out << "</section>\n";
 }
 

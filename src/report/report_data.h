@@ -26,8 +26,10 @@ struct PercentileSeries {
 };
 
 // One time step of a run (a stats::TimelineRow converted to rates). t_s is the step's start in
-// seconds since the run started; the *_rps and errors_* fields are per second (count / width).
-// A non-finite value (e.g. NaN for p50_ms in a second with no response) is a gap in its line.
+// seconds since the run started; the *_rps and errors_* fields are per second (count / the time
+// the step covers, so that a run's partial last step is not drawn as a drop). p50_ms and p99_ms
+// are over every request that ended in the step, failures included, the summary's population.
+// A non-finite value (e.g. NaN for p50_ms in a step where nothing ended) is a gap in its line.
 struct TimePoint {
   double t_s = 0;
   double sent_rps = 0;

@@ -28,17 +28,15 @@ report::PercentileSeries series(std::string name, const stats::Histogram& latenc
 std::vector<report::TimePoint> timeline(const RunResult& r) {
   std::vector<report::TimePoint> points;
   for (const stats::TimelineRow& row : r.timeline) {
-    const double width = row.width_s > 0 ? row.width_s : 1;
-    const bool has_latency = row.completed > row.errors_transport;
     report::TimePoint p;
     p.t_s = row.t_start_s;
-    p.sent_rps = static_cast<double>(row.sent) / width;
-    p.completed_rps = static_cast<double>(row.completed) / width;
-    p.errors_4xx = static_cast<double>(row.errors_4xx) / width;
-    p.errors_5xx = static_cast<double>(row.errors_5xx) / width;
-    p.errors_transport = static_cast<double>(row.errors_transport) / width;
-    p.p50_ms = has_latency ? ns_to_ms(row.p50_ns) : kNaN;
-    p.p99_ms = has_latency ? ns_to_ms(row.p99_ns) : kNaN;
+    p.sent_rps = row.per_second(row.sent);
+    p.completed_rps = row.per_second(row.completed);
+    p.errors_4xx = row.per_second(row.errors_4xx);
+    p.errors_5xx = row.per_second(row.errors_5xx);
+    p.errors_transport = row.per_second(row.errors_transport);
+    p.p50_ms = row.has_latency ? ns_to_ms(row.p50_ns) : kNaN;
+    p.p99_ms = row.has_latency ? ns_to_ms(row.p99_ns) : kNaN;
     points.push_back(p);
   }
   return points;

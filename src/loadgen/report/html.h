@@ -10,9 +10,9 @@
 
 namespace stampede::loadgen {
 
-// The report's data. Latencies in ms; a timeline row without a response has NaN percentiles
-// (a gap in the chart); rates are per second of the row's width. `findings` are shown as is
-// (e.g. crossed thresholds).
+// The report's data. Latencies in ms; a timeline row where no request ended has NaN percentiles
+// (a gap in the chart); rates are per second of the time the row covers (TimelineRow::covered_s).
+// `findings` are shown as is (e.g. crossed thresholds).
 report::ReportData to_report_data(const RunResult& result,
                                   const std::vector<std::string>& findings = {});
 

@@ -29,17 +29,19 @@ Json optional_ms(std::int64_t ns, bool present) {
 Json timeline_json(const RunResult& r) {
   Json rows = Json::array();
   for (const stats::TimelineRow& row : r.timeline) {
-    const bool has_latency = row.completed > row.errors_transport;
     Json j;
     j["second"] = row.t_start_s;
     j["widthSeconds"] = row.width_s;
+    j["coveredSeconds"] = row.covered_s;
+    j["sentPerSecond"] = std::round(row.per_second(row.sent) * 1000) / 1000;
+    j["completedPerSecond"] = std::round(row.per_second(row.completed) * 1000) / 1000;
     j["sent"] = row.sent;
     j["completed"] = row.completed;
     j["errors4xx"] = row.errors_4xx;
     j["errors5xx"] = row.errors_5xx;
     j["errorsTransport"] = row.errors_transport;
-    j["p50Ms"] = optional_ms(row.p50_ns, has_latency);
-    j["p99Ms"] = optional_ms(row.p99_ns, has_latency);
+    j["p50Ms"] = optional_ms(row.p50_ns, row.has_latency);
+    j["p99Ms"] = optional_ms(row.p99_ns, row.has_latency);
     rows.push_back(std::move(j));
   }
   return rows;

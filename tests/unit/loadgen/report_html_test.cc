@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/units.h"
 #include "report/axis.h"
+#include "stats/timeline.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
 
@@ -36,9 +38,10 @@ RunResult paced_run() {
     rate.uncorrected.record(500'000);
     rate.lag.record(10'000);
   }
-  r.timeline.push_back({0, 1, 50, 48, 0, 2, 0, 3'000'000, 9'000'000});
-  r.timeline.push_back({1, 1, 50, 49, 0, 0, 1, 4'000'000, 8'000'000});
-  r.timeline.push_back({2, 2, 0, 2, 0, 0, 2, 0, 0});  // a 2 s row: transport failures only
+  r.timeline.push_back({0, 1, 50, 48, 0, 2, 0, 3'000'000, 9'000'000, 1, true});
+  r.timeline.push_back({1, 1, 50, 49, 0, 0, 1, 4'000'000, 8'000'000, 1, true});
+  // The last row, 2 s wide: the run ended 0.5 s into it, and nothing ended in it.
+  r.timeline.push_back({2, 2, 1, 0, 0, 0, 0, 0, 0, 0.5, false});
   return r;
 }
 
@@ -77,9 +80,38 @@ TEST(HtmlReport, TimelineAsRatesWithGaps) {
   EXPECT_EQ(d.timeline[0].p50_ms, 3);
   EXPECT_EQ(d.timeline[1].p99_ms, 8);
   EXPECT_EQ(d.timeline[2].t_s, 2);
-  EXPECT_EQ(d.timeline[2].completed_rps, 1);  // 2 over a 2 s row
+  EXPECT_EQ(d.timeline[2].sent_rps, 2);  // 1 over the 0.5 s the row covers, not its 2 s
+  EXPECT_EQ(d.timeline[2].completed_rps, 0);
   EXPECT_TRUE(std::isnan(d.timeline[2].p50_ms));
   EXPECT_TRUE(std::isnan(d.timeline[2].p99_ms));
+}
+
+// A timeline as a run records it, through the report: a steady rate stays steady to the run's
+// end (a partial last second used to be drawn at half the rate), and a run where every request
+// timed out has latency over time, like its summary (it used to have none).
+TEST(HtmlReport, TimelineOfARecordedRunAgreesWithTheSummary) {
+  constexpr std::int64_t kMs = 1'000'000;
+  stats::Timeline t(0);
+  RunResult r = paced_run();
+  r.latency = stats::Histogram();
+  for (std::int64_t at = 0; at < 2500 * kMs; at += kMs) {
+    t.on_sent(at);
+    t.on_completed(at + 100 * kMs, 100 * kMs, stats::ErrorClass::Transport);
+    r.latency.record(100 * kMs);
+  }
+  r.elapsed_ns = 2600 * kMs;
+  r.timeline = t.rows(r.elapsed_ns);
+  const report::ReportData d = to_report_data(r);
+  ASSERT_EQ(d.timeline.size(), 26u);  // 100 ms rows: a run under 10 s
+  for (std::size_t i = 0; i < d.timeline.size(); ++i) {
+    const report::TimePoint& p = d.timeline[i];
+    EXPECT_NEAR(p.sent_rps, i < 25 ? 1000 : 0, 1e-6) << i;
+    EXPECT_NEAR(p.completed_rps, i == 0 ? 0 : 1000, 1e-6) << i;
+    EXPECT_NEAR(p.errors_transport, p.completed_rps, 1e-6) << i;
+    if (i == 0) continue;
+    EXPECT_NEAR(p.p50_ms, ns_to_ms(r.latency.percentile(50)), 100 * 0.016) << i;
+    EXPECT_NEAR(p.p99_ms, ns_to_ms(r.latency.percentile(99)), 100 * 0.016) << i;
+  }
 }
 
 TEST(HtmlReport, ClosedLoopHasOneSeriesAndFindingsPassThrough) {

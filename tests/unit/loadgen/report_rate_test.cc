@@ -42,8 +42,9 @@ RunResult paced_sample(std::uint64_t late, std::int64_t max_lag_ns, std::uint64_
     if (on_time || i > 1000 - late + waiting)
       rate.generator_lag.record(on_time ? 50'000 : max_lag_ns);
   }
-  r.timeline.push_back({0, 1, 250, 250, 0, 2, 0, 1'000'000, 2'000'000});
-  r.timeline.push_back({1, 1, 0, 3, 0, 0, 3, 0, 0});
+  r.timeline.push_back({0, 1, 250, 250, 0, 2, 0, 1'000'000, 2'000'000, 1, true});
+  // The last row: the run ended a quarter of the way into it, and nothing ended in it.
+  r.timeline.push_back({1, 1, 5, 0, 0, 0, 0, 0, 0, 0.25, false});
   return r;
 }
 
@@ -87,6 +88,18 @@ TEST(RateReport, SaysWhoseFaultTheLateRequestsWere) {
                                 "connection: all 10 connections were still waiting for "
                                 "responses when they were due"));
   EXPECT_THAT(server, Not(HasSubstr("generator itself")));
+  // With --cores 2 a request waited for its own worker's connections, not for all -c: the
+  // sentence says so (it used to say "all 10 connections").
+  RunResult two = paced_sample(200, 800'000'000, 200);
+  two.cores = 2;
+  EXPECT_THAT(r_late_cause(two),
+              HasSubstr("200 of the late requests waited for a free connection: every connection "
+                        "of their worker was still waiting for a response when they were due (-c "
+                        "10 is split over 2 workers, 5 each, and a worker sends only on its own), "
+                        "so the server answered too slowly for -c 10"));
+  EXPECT_THAT(r_late_cause(two), Not(HasSubstr("all 10 connections")));
+  two.cores = 3;
+  EXPECT_THAT(r_late_cause(two), HasSubstr("-c 10 is split over 3 workers, 3 or 4 each"));
   // The generator's own lag excludes them: 800 requests at 50 us.
   EXPECT_THAT(server, HasSubstr("  generator's own:   p50 0.050 ms, p99 0.050 ms, max 0.050 ms"));
   // None waited: the generator fell behind, and its own lag shows it.
@@ -163,9 +176,18 @@ TEST(RateReport, JsonTimelineRows) {
   EXPECT_EQ(first["errorsTransport"], 0);
   EXPECT_DOUBLE_EQ(first["p50Ms"].get<double>(), 1);
   EXPECT_DOUBLE_EQ(first["p99Ms"].get<double>(), 2);
-  // Only transport failures in the second row: no latency, null rather than 0.
-  EXPECT_TRUE(j["timeline"][1]["p50Ms"].is_null());
-  EXPECT_TRUE(j["timeline"][1]["p99Ms"].is_null());
+  EXPECT_EQ(first["coveredSeconds"], 1);
+  EXPECT_EQ(first["sentPerSecond"], 250);
+  EXPECT_EQ(first["completedPerSecond"], 250);
+  // Nothing ended in the second row: no latency, null rather than 0.
+  const auto& last = j["timeline"][1];
+  EXPECT_TRUE(last["p50Ms"].is_null());
+  EXPECT_TRUE(last["p99Ms"].is_null());
+  // Its rates are over the quarter second it covers, not its whole second.
+  EXPECT_EQ(last["widthSeconds"], 1);
+  EXPECT_EQ(last["coveredSeconds"], 0.25);
+  EXPECT_EQ(last["sentPerSecond"], 20);
+  EXPECT_EQ(last["completedPerSecond"], 0);
 }
 
 TEST(RateReport, JsonClosedLoopHasNulls) {
