@@ -1,6 +1,7 @@
 #include "lb_support.h"
 #include "support/loopback.h"
 #include "support/temp_dir.h"
+#include "support/test_io.h"
 
 #include <gtest/gtest.h>
 #include <cstdint>
@@ -363,7 +364,7 @@ BalancerConfig base_config(std::vector<BackendSpec> backends, Strategy strategy)
 }
 
 std::unique_ptr<Balancer> start_balancer(const BalancerConfig& config) {
-  auto plan = prepare(config);
+  auto plan = prepare(stampede::testing::with_test_io(config));
   if (!plan) {
     ADD_FAILURE() << plan.error().message;
     return nullptr;
