@@ -98,7 +98,7 @@ std::optional<Response> Client::read_response(bool head_request) {
       return out;
     }
     char chunk[65536];
-    ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
+    ssize_t n = stampede::testing::recv_some(fd_.get(), chunk, sizeof chunk);
     if (n > 0) {
       buf.append(chunk, static_cast<std::size_t>(n));
       continue;
@@ -129,7 +129,7 @@ std::optional<std::string> Client::read_until(std::string_view marker) {
       return out;
     }
     char chunk[65536];
-    ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
+    ssize_t n = stampede::testing::recv_some(fd_.get(), chunk, sizeof chunk);
     if (n <= 0) return std::nullopt;
     pending_.append(chunk, static_cast<std::size_t>(n));
   }
@@ -140,7 +140,7 @@ bool Client::closed_by_peer() {
   if (!fd_) return true;
   char chunk[4096];
   for (;;) {
-    ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
+    ssize_t n = stampede::testing::recv_some(fd_.get(), chunk, sizeof chunk);
     if (n == 0) return true;
     if (n < 0) return errno == ECONNRESET;
   }
@@ -230,7 +230,7 @@ void EchoBackend::serve(int fd) {
   char chunk[65536];
   bool open = true;
   while (open) {
-    ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    ssize_t n = stampede::testing::recv_some(fd, chunk, sizeof chunk);
     if (n <= 0) break;
     buf.append(chunk, static_cast<std::size_t>(n));
     bool again = false;
