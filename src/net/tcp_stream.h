@@ -28,8 +28,9 @@ class TcpStream final : public Stream {
   // receive would take a failed connect's error from the socket before connect_result() can);
   // `loop` outlives the stream.
   void attach(EventLoop& loop);
-  // Whether reads come from a channel.
+  // Whether reads come from a channel, and the channel (tests look at what it holds).
   bool attached() const { return channel_ != nullptr; }
+  const UringChannel* channel() const { return channel_; }
 
   int fd() const override { return fd_.get(); }
   IoStatus read(char* buffer, std::size_t capacity, std::size_t& n) override {

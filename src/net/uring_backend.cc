@@ -20,10 +20,12 @@ constexpr unsigned kSubmissionEntries = 256;
 constexpr unsigned kCompletionEntries = 4096;
 // user_data of the POLL_REMOVE requests (skipped on success; -ENOENT for a poll already ended).
 constexpr std::uint64_t kCancelTag = ~std::uint64_t{0};
-// user_data of a channel's receive: this bit and the channel's slot (poll generations stay below
-// 2^30, so a poll's user_data never has it).
+// user_data of a channel's receive: this bit and the channel's slot; of a starved channel's
+// poll: both bits and the slot (poll generations stay below 2^29, so a registration's user_data
+// has neither).
 constexpr std::uint64_t kChannelTag = std::uint64_t{1} << 62;
-constexpr std::uint32_t kGenerationLimit = 1u << 30;
+constexpr std::uint64_t kChannelPollBit = std::uint64_t{1} << 61;
+constexpr std::uint32_t kGenerationLimit = 1u << 29;
 // The provided buffers of one loop: 4 MiB, room for a 16 KiB read on 256 connections at once.
 constexpr unsigned kProvidedBuffers = 256;
 constexpr unsigned kProvidedBufferBytes = 16 * 1024;
@@ -192,16 +194,30 @@ void UringPoller::close_channel(UringChannel* channel) {
     entries_[fd].channel = nullptr;
   }
   channel->detach();
-  if (!channel->armed_) {
-    std::erase(starved_, channel);
-    free_slots_.push_back(channel->slot_);
-    channels_[channel->slot_].reset();
+  if (!channel->armed_ && !channel->poll_armed_) {
+    free_channel(*channel);
     return;
   }
-  // Freed at the receive's final completion, which the cancel brings (or, when the cancel
-  // answers -EALREADY, the completion the receive was about to post).
+  // Freed at the final completion of its receive and its poll, which the cancels bring (or, when
+  // a cancel answers -EALREADY, the completion the receive was about to post).
+  if (channel->armed_) cancel_receive(*channel);
+  if (channel->poll_armed_) {
+    io_uring_sqe* sqe = next_sqe();
+    io_uring_prep_poll_remove(sqe, kChannelTag | kChannelPollBit | channel->slot_);
+    io_uring_sqe_set_data64(sqe, kCancelTag);
+    io_uring_sqe_set_flags(sqe, IOSQE_CQE_SKIP_SUCCESS);
+  }
+}
+
+void UringPoller::free_channel(UringChannel& channel) {
+  if (channel.resting_) std::erase(resting_, &channel);
+  free_slots_.push_back(channel.slot_);
+  channels_[channel.slot_].reset();
+}
+
+void UringPoller::cancel_receive(const UringChannel& channel) {
   io_uring_sqe* sqe = next_sqe();
-  io_uring_prep_cancel64(sqe, kChannelTag | channel->slot_, 0);
+  io_uring_prep_cancel64(sqe, kChannelTag | channel.slot_, 0);
   io_uring_sqe_set_data64(sqe, kCancelTag);
   io_uring_sqe_set_flags(sqe, IOSQE_CQE_SKIP_SUCCESS);
 }
@@ -214,13 +230,60 @@ void UringPoller::arm_receive(UringChannel& channel) {
   io_uring_sqe_set_data64(sqe, kChannelTag | channel.slot_);
   channel.armed_ = true;
   channel.starved_ = false;
+  channel.wants_poll_ = false;
 }
 
-void UringPoller::rearm_starved() {
-  if (starved_.empty() || !buffers_->take_returned()) return;
-  for (UringChannel* channel : starved_)
-    arm_receive(*channel);
-  starved_.clear();
+// One-shot: wakes the owner of a starved channel, which reads the socket itself.
+void UringPoller::arm_channel_poll(UringChannel& channel) {
+  io_uring_sqe* sqe = next_sqe();
+  io_uring_prep_poll_add(sqe, channel.fd_, EPOLLIN | EPOLLRDHUP);
+  io_uring_sqe_set_data64(sqe, kChannelTag | kChannelPollBit | channel.slot_);
+  channel.poll_armed_ = true;
+  channel.wants_poll_ = false;
+}
+
+void UringPoller::rest(UringChannel& channel) {
+  if (channel.resting_) return;
+  channel.resting_ = true;
+  resting_.push_back(&channel);
+}
+
+// Before each wait: a capped channel read below kResumeBelow, or a starved one while the ring
+// has a free buffer, gets its receive again; a starved one whose owner drained the socket gets a
+// poll. A capped channel that finds the ring empty turns starved, and its owner is woken to read
+// the socket.
+void UringPoller::tend_resting() {
+  for (std::size_t i = 0; i < resting_.size();) {
+    UringChannel& channel = *resting_[i];
+    bool keep = !channel.ended();
+    if (keep && !channel.armed_) {
+      if (channel.capped_ && channel.queued_buffers() < UringChannel::kResumeBelow) {
+        channel.capped_ = false;
+      }
+      if (!channel.capped_ && buffers_->available()) {
+        arm_receive(channel);
+        keep = false;
+      } else if (!channel.capped_ && !channel.starved_) {
+        channel.starved_ = true;
+        post_input(channel, EPOLLIN);
+      } else if (channel.starved_ && channel.wants_poll_ && !channel.poll_armed_) {
+        arm_channel_poll(channel);
+      }
+    }
+    if (keep) {
+      ++i;
+    } else {
+      channel.resting_ = false;
+      resting_[i] = resting_.back();
+      resting_.pop_back();
+    }
+  }
+}
+
+void UringPoller::post_input(UringChannel& channel, std::uint32_t events) {
+  Entry& entry = entries_[channel.fd_];
+  if (entry.channel != &channel || entry.generation == 0 || !(entry.events & EPOLLIN)) return;
+  queue(channel.fd_, entry, events);
 }
 
 void UringPoller::queue(int fd, Entry& entry, std::uint32_t events) {
@@ -235,27 +298,41 @@ void UringPoller::receive(const io_uring_cqe& cqe) {
   const auto slot = static_cast<std::uint32_t>(cqe.user_data & 0xffff'ffffu);
   if (slot >= channels_.size() || !channels_[slot]) return;
   UringChannel& channel = *channels_[slot];
-  const bool rearm = channel.on_completion(cqe.res, cqe.flags);
-  if (channel.detached_) {
-    if (!channel.armed_) {
-      free_slots_.push_back(slot);
-      channels_[slot].reset();
-    }
+  if (cqe.user_data & kChannelPollBit) {
+    channel_polled(channel, cqe.res);
     return;
   }
-  if (channel.starved_) starved_.push_back(&channel);
+  const bool rearm = channel.on_completion(cqe.res, cqe.flags);
+  if (channel.detached_) {
+    if (!channel.armed_ && !channel.poll_armed_) free_channel(channel);
+    return;
+  }
+  if (channel.armed_ && !channel.capped_ && channel.queued_buffers() >= UringChannel::kBufferCap) {
+    channel.capped_ = true;  // its owner is not keeping up: leave the ring to the others
+    cancel_receive(channel);
+  }
+  if (channel.capped_ || channel.starved_) rest(channel);
   if (rearm) arm_receive(channel);
-  Entry& entry = entries_[channel.fd_];
-  if (entry.channel != &channel || entry.generation == 0 || !(entry.events & EPOLLIN)) return;
   if (cqe.res > 0) {
-    queue(channel.fd_, entry, EPOLLIN);
+    post_input(channel, EPOLLIN);
   } else if (channel.ended()) {
-    queue(channel.fd_, entry, EPOLLIN | EPOLLRDHUP);
+    post_input(channel, EPOLLIN | EPOLLRDHUP);
+  } else if (channel.starved_) {
+    post_input(channel, EPOLLIN);  // the socket holds what found no buffer: its owner reads it
   }
 }
 
+void UringPoller::channel_polled(UringChannel& channel, int res) {
+  channel.poll_armed_ = false;
+  if (channel.detached_) {
+    if (!channel.armed_) free_channel(channel);
+    return;
+  }
+  if (res != -ECANCELED) post_input(channel, EPOLLIN);
+}
+
 void UringPoller::wait(std::int64_t timeout_ns) {
-  if (buffers_) rearm_starved();
+  if (!resting_.empty()) tend_resting();
   io_uring_cqe* cqe = nullptr;
   if (timeout_ns == 0) {
     io_uring_submit_and_get_events(&ring_);

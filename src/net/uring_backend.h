@@ -13,6 +13,8 @@
 // into the loop's provided buffers brings the bytes; each completion posts EPOLLIN to the
 // descriptor's handler, which reads them from the channel. Without buffer rings or multishot
 // receive (kernels before 6.0) open_channel() returns null and every stream reads by readiness.
+// A channel whose owner stops reading is held to a cap of the shared buffers, and a channel that
+// finds the buffers exhausted reads by readiness until one is free (uring_channel.h says how).
 //
 // Completions are folded per descriptor before dispatch (one on_events call with the union of
 // the masks, like one epoll_event). A completion names its registration by (fd, generation) in
@@ -75,8 +77,14 @@ class UringPoller final : public Poller {
   void collect(const io_uring_cqe& cqe);
   void receive(const io_uring_cqe& cqe);
   void arm_receive(UringChannel& channel);
+  void arm_channel_poll(UringChannel& channel);
+  void cancel_receive(const UringChannel& channel);
+  void channel_polled(UringChannel& channel, int res);
+  void rest(UringChannel& channel);
+  void tend_resting();
+  void post_input(UringChannel& channel, std::uint32_t events);
+  void free_channel(UringChannel& channel);
   void queue(int fd, Entry& entry, std::uint32_t events);
-  void rearm_starved();
 
   io_uring ring_{};
   bool ring_ready_ = false;
@@ -86,7 +94,7 @@ class UringPoller final : public Poller {
   std::unique_ptr<ProvidedBuffers> buffers_;             // null: no channels
   std::vector<std::unique_ptr<UringChannel>> channels_;  // by slot; null when free
   std::vector<std::uint32_t> free_slots_;
-  std::vector<UringChannel*> starved_;  // receives ended by -ENOBUFS
+  std::vector<UringChannel*> resting_;  // channels without a receive: capped or starved
   std::string receive_error_;
 };
 

@@ -50,7 +50,7 @@ void ProvidedBuffers::give_back(unsigned id) {
   io_uring_buf_ring_add(ring_, memory_ + std::size_t{id} * size_, size_,
                         static_cast<unsigned short>(id), io_uring_buf_ring_mask(count_), 0);
   io_uring_buf_ring_advance(ring_, 1);
-  returned_ = true;
+  --in_use_;
 }
 
 UringChannel::~UringChannel() {
@@ -82,6 +82,13 @@ IoStatus UringChannel::read(char* buffer, std::size_t capacity, std::size_t& n) 
   if (head_ == chunks_.size()) {
     chunks_.clear();  // keeps its capacity: no allocation in a steady state
     head_ = 0;
+    // Starved: what the receive would have brought is still in the socket, after every byte
+    // queued here and before anything a receive armed later brings.
+    if (n < capacity && starved_ && !armed_ && !ended()) {
+      std::size_t got = 0;
+      (void)read_socket(buffer + n, capacity - n, got);
+      n += got;
+    }
   }
   if (n > 0) return IoStatus::Done;
   if (error_ != 0) {
@@ -95,23 +102,44 @@ IoStatus UringChannel::read(char* buffer, std::size_t capacity, std::size_t& n) 
   return IoStatus::WouldBlock;
 }
 
+IoStatus UringChannel::read_socket(char* buffer, std::size_t capacity, std::size_t& n) {
+  const IoStatus status = read_some(fd_, buffer, capacity, n);
+  switch (status) {
+    case IoStatus::Done:
+      wants_poll_ = n < capacity;  // a short read: the owner now waits for EPOLLIN
+      break;
+    case IoStatus::WouldBlock:
+      wants_poll_ = true;
+      break;
+    case IoStatus::Eof:
+      eof_ = true;
+      break;
+    case IoStatus::Error:
+      error_ = errno;
+      break;
+  }
+  return status;
+}
+
 bool UringChannel::on_completion(int res, std::uint32_t flags) {
   if (!(flags & IORING_CQE_F_MORE)) armed_ = false;
-  if (res > 0 && (flags & IORING_CQE_F_BUFFER)) {
+  if (flags & IORING_CQE_F_BUFFER) {
     const auto id = static_cast<std::uint16_t>(flags >> IORING_CQE_BUFFER_SHIFT);
-    if (detached_) {
-      buffers_->give_back(id);
-    } else {
+    buffers_->taken();
+    if (res > 0 && !detached_) {
       chunks_.push_back(Chunk{id, 0, static_cast<std::uint32_t>(res)});
+    } else {
+      buffers_->give_back(id);
     }
-  } else if (res == 0) {
+  }
+  if (res == 0) {
     eof_ = true;
   } else if (res == -ENOBUFS) {
     starved_ = !armed_;
   } else if (res < 0 && res != -ECANCELED) {
     error_ = -res;
   }
-  return !armed_ && !starved_ && !ended() && !detached_;
+  return !armed_ && !starved_ && !capped_ && !ended() && !detached_;
 }
 
 void UringChannel::detach() {

@@ -10,15 +10,17 @@
 #include <utility>
 
 #include "loadgen/runner.h"
+#include "support/test_io.h"
 #include "support/test_server.h"
 
 namespace stampede::testing {
 
 // Runs `config` (with `hooks`) and records a test failure, with the error's message, when run()
 // refuses to start; then returns an empty RunResult so the caller's own checks fail too.
+// STAMPEDE_TEST_IO may force the generator's backend (test_io.h).
 inline loadgen::RunResult must_run(const loadgen::Config& config,
                                    const loadgen::RunHooks& hooks = {}) {
-  auto r = loadgen::run(config, hooks);
+  auto r = loadgen::run(with_test_io(config), hooks);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
   return r.ok() ? std::move(r).value() : loadgen::RunResult{};
 }

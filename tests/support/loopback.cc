@@ -1,6 +1,7 @@
 #include "support/loopback.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -59,10 +60,18 @@ net::Fd connect_loopback(std::uint16_t port) {
 bool send_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
+}
+
+ssize_t recv_some(int fd, char* buffer, std::size_t capacity) {
+  for (;;) {
+    const ssize_t n = ::recv(fd, buffer, capacity, 0);
+    if (n >= 0 || errno != EINTR) return n;
+  }
 }
 
 bool wait_readable(int fd, std::chrono::milliseconds timeout) {

@@ -5,7 +5,10 @@
 // descriptors.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -41,6 +44,12 @@ net::Fd connect_loopback(std::uint16_t port);
 // Sends all of `bytes` (MSG_NOSIGNAL: a closed peer is a false, not a SIGPIPE); false when the
 // peer is gone or a send timeout set on `fd` expires.
 bool send_all(int fd, std::string_view bytes);
+
+// One recv of at most `capacity` bytes into `buffer`, as ::recv, but tried again when
+// interrupted: in a process that runs io_uring loops (STAMPEDE_TEST_IO=uring), a blocking call on
+// a socket with a timeout (SO_RCVTIMEO) fails now and then with EINTR although no signal came.
+// send_all retries the same way.
+ssize_t recv_some(int fd, char* buffer, std::size_t capacity);
 
 // Waits up to `timeout` for `fd` to be readable, at EOF or in error; false on timeout.
 bool wait_readable(int fd, std::chrono::milliseconds timeout);

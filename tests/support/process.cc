@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/test_io.h"
+
 namespace stampede::testing {
 namespace {
 
@@ -30,6 +32,7 @@ std::string read_file(const std::string& path) {
 
 ChildProcess::ChildProcess(std::vector<std::string> argv)
     : out_path_(dir_.file("stdout")), err_path_(dir_.file("stderr")) {
+  argv = with_forced_io(std::move(argv));
   std::vector<char*> args;
   for (auto& a : argv)
     args.push_back(a.data());

@@ -9,14 +9,16 @@
 
 #include "server/plan.h"
 #include "server/server.h"
+#include "support/test_io.h"
 
 namespace stampede::testing {
 
 // Starts the test server on 127.0.0.1, port 0 (one worker unless `options` says otherwise);
 // null, with a test failure recorded (the error's message), when it cannot start. The caller
-// stops it (or lets the unique_ptr do so).
+// stops it (or lets the unique_ptr do so). STAMPEDE_TEST_IO may force its backend (test_io.h).
 inline std::unique_ptr<server::Server> start_server(server::ServerOptions options = {}) {
   options.port = 0;
+  options.io = test_io(options.io);
   if (options.cores == 0) options.cores = 1;
   auto plan = server::prepare(std::move(options));
   EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);

@@ -1,6 +1,7 @@
 #include "lb_support.h"
 #include "support/loopback.h"
 #include "support/temp_dir.h"
+#include "support/test_io.h"
 
 #include <gtest/gtest.h>
 #include <cstdint>
@@ -97,7 +98,7 @@ std::optional<Response> Client::read_response(bool head_request) {
       return out;
     }
     char chunk[65536];
-    ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
+    ssize_t n = stampede::testing::recv_some(fd_.get(), chunk, sizeof chunk);
     if (n > 0) {
       buf.append(chunk, static_cast<std::size_t>(n));
       continue;
@@ -128,7 +129,7 @@ std::optional<std::string> Client::read_until(std::string_view marker) {
       return out;
     }
     char chunk[65536];
-    ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
+    ssize_t n = stampede::testing::recv_some(fd_.get(), chunk, sizeof chunk);
     if (n <= 0) return std::nullopt;
     pending_.append(chunk, static_cast<std::size_t>(n));
   }
@@ -139,7 +140,7 @@ bool Client::closed_by_peer() {
   if (!fd_) return true;
   char chunk[4096];
   for (;;) {
-    ssize_t n = ::recv(fd_.get(), chunk, sizeof chunk, 0);
+    ssize_t n = stampede::testing::recv_some(fd_.get(), chunk, sizeof chunk);
     if (n == 0) return true;
     if (n < 0) return errno == ECONNRESET;
   }
@@ -229,7 +230,7 @@ void EchoBackend::serve(int fd) {
   char chunk[65536];
   bool open = true;
   while (open) {
-    ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    ssize_t n = stampede::testing::recv_some(fd, chunk, sizeof chunk);
     if (n <= 0) break;
     buf.append(chunk, static_cast<std::size_t>(n));
     bool again = false;
@@ -363,7 +364,7 @@ BalancerConfig base_config(std::vector<BackendSpec> backends, Strategy strategy)
 }
 
 std::unique_ptr<Balancer> start_balancer(const BalancerConfig& config) {
-  auto plan = prepare(config);
+  auto plan = prepare(stampede::testing::with_test_io(config));
   if (!plan) {
     ADD_FAILURE() << plan.error().message;
     return nullptr;

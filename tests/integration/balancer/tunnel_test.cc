@@ -36,7 +36,7 @@ class UpgradeEchoBackend {
     std::string buf;
     char chunk[65536];
     while (buf.find("\r\n\r\n") == std::string::npos) {
-      ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+      ssize_t n = stampede::testing::recv_some(fd, chunk, sizeof chunk);
       if (n <= 0) break;
       buf.append(chunk, static_cast<std::size_t>(n));
     }
@@ -48,7 +48,7 @@ class UpgradeEchoBackend {
         rest;
     send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
     for (;;) {
-      ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+      ssize_t n = stampede::testing::recv_some(fd, chunk, sizeof chunk);
       if (n <= 0) break;
       send(fd, chunk, static_cast<std::size_t>(n), MSG_NOSIGNAL);
     }

@@ -65,7 +65,7 @@ class RawClient {
       pollfd p{fd_.get(), POLLIN, 0};
       if (poll(&p, 1, 50) <= 0) continue;
       char chunk[65536];
-      ssize_t n = recv(fd_.get(), chunk, sizeof chunk, 0);
+      ssize_t n = stampede::testing::recv_some(fd_.get(), chunk, sizeof chunk);
       if (n <= 0) return out;
       out.append(chunk, static_cast<std::size_t>(n));
     }
@@ -108,7 +108,7 @@ class SinkBackend {
       pollfd q{fd.get(), POLLIN, 0};
       if (poll(&q, 1, 50) <= 0) continue;
       char chunk[65536];
-      ssize_t n = recv(fd.get(), chunk, sizeof chunk, 0);
+      ssize_t n = stampede::testing::recv_some(fd.get(), chunk, sizeof chunk);
       if (n <= 0) {
         closed_ = true;
         return;
