@@ -35,7 +35,7 @@ namespace {
 struct Args {
   std::optional<std::string> url, n, c, t, d, cores, pipeline, streams, method, content_type, index,
       script;
-  std::optional<std::string> rps, ramp, html;
+  std::optional<std::string> rps, ramp, html, log;
   ThresholdTexts thresholds;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::optional<std::string> cert, key, secure_protocol, proxy, io;
@@ -112,6 +112,11 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--html", a.html,
                  "Also write a self-contained HTML report to this file; default none")
       ->multi_option_policy(last);
+  app.add_option("--log", a.log,
+                 "Also write one line per request to this file: CSV (.csv) or NDJSON (.ndjson, "
+                 ".jsonl); - for NDJSON on stdout, then the report goes to stderr "
+                 "(docs/output.md); default none")
+      ->multi_option_policy(last);
   add_threshold_options(app, a.thresholds);
   app.add_option("--shard", a.shard,
                  "Run only shard K of N of this run (K/N: requests K, K+N, ...; -n, -c and --rps "
@@ -182,6 +187,7 @@ RawOptions to_raw(const Args& a) {
   r.rps = raw(a.rps, "--rps");
   r.ramp = raw(a.ramp, "--ramp");
   r.html = raw(a.html, "--html");
+  r.log = raw(a.log, "--log");
   r.max_p99 = raw(a.thresholds.max_p99, "--max-p99");
   r.max_error_rate = raw(a.thresholds.max_error_rate, "--max-error-rate");
   r.min_rps = raw(a.thresholds.min_rps, "--min-rps");
@@ -280,6 +286,18 @@ Expected<void> apply_distribution(const Args& args, Options& options) {
   return {};
 }
 
+// Before prepare() creates the --log file: what it cannot go with on the command line.
+Expected<void> check_log_use(const Args& args, bool searches) {
+  if (!args.log) return {};
+  if (searches || args.sweep) {
+    return make_error("--log records one run: not with --sweep-connections or --find-max");
+  }
+  if (*args.log == "-" && args.save && *args.save == "-") {
+    return make_error("--log - and --save - both write to stdout: give one of them a file name");
+  }
+  return {};
+}
+
 int run_and_report(const Plan& plan, const CliSettings& settings) {
   StopSignal stop;
   Expected<RunResult> result = make_error("not run");
@@ -296,8 +314,10 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
   }
   const Config& config = plan.config;
   if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(*result).dump());
-  // --save -: stdout carries the result alone (kubectl logs | stampede merge -).
-  std::ostream& out = settings.save == "-" ? std::cerr : std::cout;
+  // --save - and --log -: stdout carries the result (kubectl logs | stampede merge -) or the
+  // log alone.
+  const bool stdout_taken = settings.save == "-" || config.log_file == "-";
+  std::ostream& out = stdout_taken ? std::cerr : std::cout;
   if (settings.json) {
     write_json_report(*result, out);
   } else {
@@ -311,7 +331,12 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
       return 1;
     }
   }
-  return finish_outputs(settings, *result);
+  const int status = finish_outputs(settings, *result);
+  if (!result->log_error.empty()) {
+    print_error_line(result->log_error);
+    return 1;
+  }
+  return status;
 }
 
 int run_sweep_command(Plan& plan, const std::vector<std::uint32_t>& steps,
@@ -347,6 +372,7 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (*find_max && args.sweep) {
     return make_error("--find-max and --sweep-connections are two searches: give one");
   }
+  if (auto r = check_log_use(args, find_max->has_value()); !r) return r.error();
   auto plan = prepare(std::move(options->config));
   if (!plan) return plan.error();
   if (*find_max) {

@@ -95,6 +95,9 @@ struct RunResult {
   std::uint64_t tls_resumed = 0;     // ...of which resumed an earlier session
   bool interrupted = false;          // stopped early by a StopSignal
   std::optional<RateResult> rate;    // with --rps only
+  // --log: one line on why the per-request log is incomplete (a write failed); empty when every
+  // line was written, or without --log.
+  std::string log_error;
   // Config::timeline (or --rps): per-second rows from the start, latency as in `latency`.
   std::vector<stats::TimelineRow> timeline;
   // The same timeline with its rows' latency sketches (what a saved result keeps, so that merged
