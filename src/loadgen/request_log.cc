@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -37,39 +36,81 @@ int write_whole(int fd, std::string_view text) {
   return 0;
 }
 
-void append_number(std::string& out, std::int64_t v) {
-  char digits[24];
-  const auto r = std::to_chars(digits, digits + sizeof digits, v);
-  out.append(digits, r.ptr);
+// "00" to "99": two digits per division.
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+int digit_count(std::uint64_t v) {
+  int n = 1;
+  for (;;) {
+    if (v < 10) return n;
+    if (v < 100) return n + 1;
+    if (v < 1000) return n + 2;
+    if (v < 10000) return n + 3;
+    v /= 10000;
+    n += 4;
+  }
 }
 
-// A JSON string's characters (RFC 8259: quote, backslash and controls escaped). Error names are
-// tokens; only a hook's code can hold anything else.
-void append_json_text(std::string& out, std::string_view text) {
+// Writes v in decimal at p; returns the end. The log's hot path: no std::string, no call.
+inline char* put_number(char* p, std::uint64_t v) {
+  char* const end = p + digit_count(v);
+  char* q = end;
+  while (v >= 100) {
+    const std::size_t i = static_cast<std::size_t>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = kDigitPairs[i];
+    q[1] = kDigitPairs[i + 1];
+  }
+  if (v >= 10) {
+    q[-2] = kDigitPairs[v * 2];
+    q[-1] = kDigitPairs[v * 2 + 1];
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return end;
+}
+
+inline char* put_signed(char* p, std::int64_t v) {
+  if (v >= 0) return put_number(p, static_cast<std::uint64_t>(v));
+  *p++ = '-';
+  return put_number(p, 0 - static_cast<std::uint64_t>(v));
+}
+
+inline char* put_text(char* p, std::string_view text) {
+  std::memcpy(p, text.data(), text.size());
+  return p + text.size();
+}
+
+// A JSON string's characters (RFC 8259: quote, backslash and controls escaped); at most 6 bytes
+// per character. Error names are tokens; only a hook's code can hold anything else.
+char* put_json_text(char* p, std::string_view text) {
   for (const char c : text) {
     if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
+      *p++ = '\\';
+      *p++ = c;
     } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+      p = fmt::format_to(p, "\\u{:04x}", static_cast<unsigned>(c));
     } else {
-      out += c;
+      *p++ = c;
     }
   }
+  return p;
 }
 
 // A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
-void append_csv_text(std::string& out, std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out += text;
-    return;
-  }
-  out += '"';
+char* put_csv_text(char* p, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return put_text(p, text);
+  *p++ = '"';
   for (const char c : text) {
-    if (c == '"') out += '"';
-    out += c;
+    if (c == '"') *p++ = '"';
+    *p++ = c;
   }
-  out += '"';
+  *p++ = '"';
+  return p;
 }
 
 }  // namespace
@@ -124,7 +165,7 @@ std::string LogFile::error_line() const {
 }
 
 WorkerLog::WorkerLog(LogFile& file, std::uint32_t worker) : file_(file), worker_(worker) {
-  buffer_.reserve(kFlushBytes + 1024);
+  buffer_.resize(kFlushBytes + kLineBytes);
 }
 
 WorkerLog::~WorkerLog() {
@@ -133,8 +174,8 @@ WorkerLog::~WorkerLog() {
 
 void WorkerLog::flush() {
   if (lines_ == 0) return;
-  file_.write(buffer_, lines_);
-  buffer_.clear();
+  file_.write(std::string_view(buffer_.data(), used_), lines_);
+  used_ = 0;
   lines_ = 0;
 }
 
@@ -149,88 +190,85 @@ std::string_view WorkerLog::error_name(const LogLine& line) {
     return name;
   }
   if (!WorkerStats::is_error_status(line.status)) return {};
-  status_name_.clear();
-  append_number(status_name_, line.status);
-  return status_name_;
+  char* end = put_signed(status_name_, line.status);
+  return std::string_view(status_name_, static_cast<std::size_t>(end - status_name_));
+}
+
+char* WorkerLog::room(std::string_view error) {
+  const std::size_t need = used_ + kLineBytes + 6 * error.size();
+  if (need > buffer_.size()) buffer_.resize(need);
+  return buffer_.data() + used_;
 }
 
 void WorkerLog::append(const LogLine& line) {
   const std::string_view error = error_name(line);
-  if (file_.format() == LogFormat::Csv) {
-    append_csv(line, error);
-  } else {
-    append_ndjson(line, error);
-  }
+  char* p = room(error);
+  char* end =
+      file_.format() == LogFormat::Csv ? put_csv(p, line, error) : put_ndjson(p, line, error);
+  used_ += static_cast<std::size_t>(end - p);
   ++lines_;
-  if (buffer_.size() >= kFlushBytes) flush();
+  if (used_ >= kFlushBytes) flush();
 }
 
-void WorkerLog::append_csv(const LogLine& line, std::string_view error) {
-  std::string& out = buffer_;
-  // A time that does not apply is an empty field.
-  const auto time = [&](std::int64_t ns) {
-    if (ns != 0) append_number(out, (ns - origin_ns_) / 1000);
-    out += ',';
-  };
-  append_number(out, static_cast<std::int64_t>(line.index));
-  out += ',';
-  append_number(out, worker_);
-  out += ',';
-  append_number(out, static_cast<std::int64_t>(line.connection));
-  out += ',';
-  time(line.intended_ns);
-  time(line.start_ns);
-  time(line.connected_ns);
-  time(line.sent_ns);
-  time(line.first_byte_ns);
-  time(line.end_ns);
-  if (line.status != 0) append_number(out, line.status);
-  out += ',';
-  append_csv_text(out, error);
-  out += ',';
-  append_number(out, static_cast<std::int64_t>(line.bytes));
-  out += '\n';
+char* WorkerLog::put_time(char* p, std::int64_t ns, std::string_view absent) const {
+  if (ns == 0) return put_text(p, absent);
+  return put_signed(p, (ns - origin_ns_) / 1000);
 }
 
-void WorkerLog::append_ndjson(const LogLine& line, std::string_view error) {
-  std::string& out = buffer_;
-  const auto time = [&](std::string_view key, std::int64_t ns) {
-    out += key;
-    if (ns != 0) {
-      append_number(out, (ns - origin_ns_) / 1000);
-    } else {
-      out += "null";
-    }
-  };
-  out += "{\"index\":";
-  append_number(out, static_cast<std::int64_t>(line.index));
-  out += ",\"worker\":";
-  append_number(out, worker_);
-  out += ",\"connection\":";
-  append_number(out, static_cast<std::int64_t>(line.connection));
-  time(",\"intended_us\":", line.intended_ns);
-  time(",\"start_us\":", line.start_ns);
-  time(",\"connected_us\":", line.connected_ns);
-  time(",\"sent_us\":", line.sent_ns);
-  time(",\"first_byte_us\":", line.first_byte_ns);
-  time(",\"end_us\":", line.end_ns);
-  out += ",\"status\":";
-  if (line.status != 0) {
-    append_number(out, line.status);
-  } else {
-    out += "null";
+char* WorkerLog::put_csv(char* p, const LogLine& line, std::string_view error) const {
+  p = put_number(p, line.index);
+  *p++ = ',';
+  p = put_number(p, worker_);
+  *p++ = ',';
+  p = put_number(p, line.connection);
+  for (const std::int64_t ns : {line.intended_ns, line.start_ns, line.connected_ns, line.sent_ns,
+                                line.first_byte_ns, line.end_ns}) {
+    *p++ = ',';
+    p = put_time(p, ns, {});
   }
-  out += ",\"error\":";
+  *p++ = ',';
+  if (line.status != 0) p = put_signed(p, line.status);
+  *p++ = ',';
+  p = put_csv_text(p, error);
+  *p++ = ',';
+  p = put_number(p, line.bytes);
+  *p++ = '\n';
+  return p;
+}
+
+char* WorkerLog::put_ndjson(char* p, const LogLine& line, std::string_view error) const {
+  constexpr std::string_view kNull = "null";
+  p = put_text(p, "{\"index\":");
+  p = put_number(p, line.index);
+  p = put_text(p, ",\"worker\":");
+  p = put_number(p, worker_);
+  p = put_text(p, ",\"connection\":");
+  p = put_number(p, line.connection);
+  p = put_text(p, ",\"intended_us\":");
+  p = put_time(p, line.intended_ns, kNull);
+  p = put_text(p, ",\"start_us\":");
+  p = put_time(p, line.start_ns, kNull);
+  p = put_text(p, ",\"connected_us\":");
+  p = put_time(p, line.connected_ns, kNull);
+  p = put_text(p, ",\"sent_us\":");
+  p = put_time(p, line.sent_ns, kNull);
+  p = put_text(p, ",\"first_byte_us\":");
+  p = put_time(p, line.first_byte_ns, kNull);
+  p = put_text(p, ",\"end_us\":");
+  p = put_time(p, line.end_ns, kNull);
+  p = put_text(p, ",\"status\":");
+  p = line.status != 0 ? put_signed(p, line.status) : put_text(p, kNull);
+  p = put_text(p, ",\"error\":");
   if (error.empty()) {
-    out += "null";
+    p = put_text(p, kNull);
   } else {
-    out += '"';
-    append_json_text(out, error);
-    out += '"';
+    *p++ = '"';
+    p = put_json_text(p, error);
+    *p++ = '"';
   }
-  out += ",\"bytes\":";
-  append_number(out, static_cast<std::int64_t>(line.bytes));
-  out += "}\n";
+  p = put_text(p, ",\"bytes\":");
+  p = put_number(p, line.bytes);
+  return put_text(p, "}\n");
 }
 
 }  // namespace stampede::loadgen

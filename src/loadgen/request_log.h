@@ -82,6 +82,8 @@ struct LogLine {
 class WorkerLog {
  public:
   static constexpr std::size_t kFlushBytes = 256 * 1024;
+  // Room for one line but its error text: 12 numbers of at most 20 digits and NDJSON's keys.
+  static constexpr std::size_t kLineBytes = 512;
 
   WorkerLog(LogFile& file, std::uint32_t worker);
   ~WorkerLog();  // flushes
@@ -98,16 +100,23 @@ class WorkerLog {
 
  private:
   std::string_view error_name(const LogLine& line);
-  void append_csv(const LogLine& line, std::string_view error);
-  void append_ndjson(const LogLine& line, std::string_view error);
+  // Where the next line goes, with room for kLineBytes and `error` escaped (the buffer grows
+  // only for a hook's code of more than a few dozen bytes).
+  char* room(std::string_view error);
+  char* put_csv(char* p, const LogLine& line, std::string_view error) const;
+  char* put_ndjson(char* p, const LogLine& line, std::string_view error) const;
+  // A time as microseconds from the start; an empty field (CSV) or null (NDJSON) when 0.
+  char* put_time(char* p, std::int64_t ns, std::string_view absent) const;
 
   LogFile& file_;
   const std::uint32_t worker_;
   std::int64_t origin_ns_ = 0;
   std::uint64_t connections_ = 0;
+  // Lines are formatted in place: buffer_'s size is its capacity, used_ what holds lines.
   std::string buffer_;
+  std::size_t used_ = 0;
   std::uint64_t lines_ = 0;
-  std::string status_name_;              // scratch for an error status ("503")
+  char status_name_[12] = {};            // scratch for an error status ("503")
   std::array<std::string, 256> errnos_;  // failure_name() by errno, filled when first seen
 };
 
