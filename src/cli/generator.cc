@@ -1,6 +1,7 @@
 #include "cli/generator.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -299,6 +300,9 @@ Expected<void> check_log_use(const Args& args, bool searches) {
 }
 
 int run_and_report(const Plan& plan, const CliSettings& settings) {
+  // --log -: a reader that goes away (| head) makes the log's writes fail (EPIPE), said after
+  // the report, instead of killing the run with SIGPIPE.
+  if (plan.config.log_file == "-") std::signal(SIGPIPE, SIG_IGN);
   StopSignal stop;
   Expected<RunResult> result = make_error("not run");
   {

@@ -80,7 +80,9 @@ inline char* put_signed(char* p, std::int64_t v) {
   return put_number(p, 0 - static_cast<std::uint64_t>(v));
 }
 
+// An empty view may have no data at all: memcpy must not see its null pointer.
 inline char* put_text(char* p, std::string_view text) {
+  if (text.empty()) return p;
   std::memcpy(p, text.data(), text.size());
   return p + text.size();
 }

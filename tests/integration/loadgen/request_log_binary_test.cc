@@ -3,6 +3,10 @@
 // during the run (the report still prints, then one line, exit 1).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -15,6 +19,7 @@
 #include "support/process.h"
 #include "support/refusal.h"
 #include "support/temp_dir.h"
+#include "support/wait.h"
 
 namespace stampede::testing {
 namespace {
@@ -92,6 +97,47 @@ TEST(RequestLogCli, AWriteFailureDuringTheRunIsOneLineAfterTheReport) {
   EXPECT_EQ(r.err, "stampede: --log '" + path +
                        "': writing failed: No space left on device; 30 request lines were not "
                        "written\n");
+}
+
+// --log - into a pipe whose reader is gone before the run starts: the writes fail with EPIPE (not
+// a SIGPIPE that would kill the run): the report on stderr, then one line, exit 1.
+TEST(RequestLogCli, AReaderThatGoesAwayIsOneLineNotASignal) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  TempDir dir;
+  const std::string err_path = dir.file("err");
+  const std::string url = "http://127.0.0.1:" + std::to_string(s->port()) + "/";
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);  // no reader from the start
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::execl(STAMPEDE_BINARY, STAMPEDE_BINARY, url.c_str(), "-n", "20", "-c", "2", "-k", "--quiet",
+            "--log", "-", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  int status = 0;
+  const bool ended = eventually([&] { return ::waitpid(child, &status, WNOHANG) == child; },
+                                std::chrono::seconds(20));
+  if (!ended) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+  }
+  s->stop();
+  ASSERT_TRUE(ended);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string err = read_file(err_path);
+  EXPECT_NE(err.find("Completed requests:  20\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("stampede: --log '-': writing failed: Broken pipe; 20 request lines were not "
+                     "written\n"),
+            std::string::npos)
+      << err;
 }
 
 }  // namespace
