@@ -1,6 +1,7 @@
 #include "cli/generator.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -40,7 +41,7 @@ namespace {
 struct Args {
   std::optional<std::string> url, n, c, t, d, cores, pipeline, streams, method, content_type, index,
       script;
-  std::optional<std::string> rps, ramp, html;
+  std::optional<std::string> rps, ramp, html, log;
   ThresholdTexts thresholds;
   std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
   std::optional<std::string> cert, key, secure_protocol, proxy, io;
@@ -117,6 +118,11 @@ void define_options(CLI::App& app, Args& a) {
   app.add_option("--html", a.html,
                  "Also write a self-contained HTML report to this file; default none")
       ->multi_option_policy(last);
+  app.add_option("--log", a.log,
+                 "Also write one line per request to this file: CSV (.csv) or NDJSON (.ndjson, "
+                 ".jsonl); - for NDJSON on stdout, then the report goes to stderr "
+                 "(docs/output.md); default none")
+      ->multi_option_policy(last);
   add_threshold_options(app, a.thresholds);
   app.add_option("--shard", a.shard,
                  "Run only shard K of N of this run (K/N: requests K, K+N, ...; -n, -c and --rps "
@@ -191,6 +197,7 @@ RawOptions to_raw(const Args& a) {
   r.rps = raw(a.rps, "--rps");
   r.ramp = raw(a.ramp, "--ramp");
   r.html = raw(a.html, "--html");
+  r.log = raw(a.log, "--log");
   r.max_p99 = raw(a.thresholds.max_p99, "--max-p99");
   r.max_error_rate = raw(a.thresholds.max_error_rate, "--max-error-rate");
   r.min_rps = raw(a.thresholds.min_rps, "--min-rps");
@@ -297,6 +304,18 @@ Expected<void> apply_distribution(const Args& args, Options& options) {
   return {};
 }
 
+// Before prepare() creates the --log file: what it cannot go with on the command line.
+Expected<void> check_log_use(const Args& args, bool searches) {
+  if (!args.log) return {};
+  if (searches || args.sweep) {
+    return make_error("--log records one run: not with --sweep-connections or --find-max");
+  }
+  if (*args.log == "-" && args.save && *args.save == "-") {
+    return make_error("--log - and --save - both write to stdout: give one of them a file name");
+  }
+  return {};
+}
+
 // --repeat N: the plan run N times, one after another, with "Run K of N" on the progress
 // stream; a stop (Ctrl-C) ends the run in progress and the ones after it.
 Expected<std::vector<RunResult>> run_repeated(const Plan& plan, const CliSettings& settings) {
@@ -318,6 +337,9 @@ Expected<std::vector<RunResult>> run_repeated(const Plan& plan, const CliSetting
 }
 
 int run_and_report(const Plan& plan, const CliSettings& settings) {
+  // --log -: a reader that goes away (| head) makes the log's writes fail (EPIPE), said after
+  // the report, instead of killing the run with SIGPIPE.
+  if (plan.config.log_file == "-") std::signal(SIGPIPE, SIG_IGN);
   auto runs = run_repeated(plan, settings);
   if (!runs) {
     print_error_line(runs.error().message);
@@ -327,8 +349,10 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
   const RunResult result = repeated ? combine_runs(*runs) : std::move(runs->front());
   const Config& config = plan.config;
   if (config.hooks && config.hooks->on_done) config.hooks->on_done(to_json(result).dump());
-  // --save -: stdout carries the result alone (kubectl logs | stampede merge -).
-  std::ostream& out = settings.save == "-" ? std::cerr : std::cout;
+  // --save - and --log -: stdout carries the result (kubectl logs | stampede merge -) or the
+  // log alone.
+  const bool stdout_taken = settings.save == "-" || config.log_file == "-";
+  std::ostream& out = stdout_taken ? std::cerr : std::cout;
   if (settings.json) {
     if (repeated) {
       write_repeat_json(result, *runs, out);
@@ -349,7 +373,12 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
       return 1;
     }
   }
-  return finish_outputs(settings, result);
+  const int status = finish_outputs(settings, result);
+  if (!result.log_error.empty()) {
+    print_error_line(result.log_error);
+    return 1;
+  }
+  return status;
 }
 
 int run_sweep_command(Plan& plan, const std::vector<std::uint32_t>& steps,
@@ -389,6 +418,10 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
     return make_error(
         "--repeat runs one test again: it cannot go with --find-max or "
         "--sweep-connections");
+  }
+  if (auto r = check_log_use(args, find_max->has_value()); !r) return r.error();
+  if (args.log && options->cli.repeat > 1) {
+    return make_error("--log records one run: not with --repeat (one log file per run)");
   }
   auto plan = prepare(std::move(options->config));
   if (!plan) return plan.error();

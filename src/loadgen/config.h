@@ -78,6 +78,10 @@ struct Config {
   double rps = 0;
   std::chrono::nanoseconds ramp{0};  // --ramp: the rate grows linearly from 0 to rps over this
   bool timeline = false;  // keep a per-second timeline (RunResult::timeline); on with --rps
+  // --log: write one line per request to this file (.csv, .ndjson, .jsonl; "-": NDJSON on
+  // stdout), opened by prepare(); empty: none (request_log.h). Not with --pipeline, --http2 or
+  // WebSocket URLs.
+  std::string log_file;
 
   // Per-request callbacks or a script (loadgen/hooks.h); null: the static path, no hook cost.
   // Hooks made from the run's request are set on the plan instead (attach_hooks, plan.h).

@@ -132,6 +132,9 @@ void Connection::begin(const SendPermit& permit) {
   intended_ns_ = permit.at_ns;
   waited_for_connection_ = permit.waited_for_connection;
   index_ = permit.index;
+  // What --log reads of this request (a request that fails early keeps none of the last one's).
+  connected_ns_ = start_ns_ = first_byte_ns_ = 0;
+  received_ = 0;
   if (context_.hook_set) {
     if (!generate(permit)) return;
   } else if (context_.request->indexed()) {
@@ -171,6 +174,7 @@ void Connection::open_socket() {
   } else {
     mark_begin(mono_ns());
   }
+  if (context_.log) socket_id_ = context_.log->next_connection();
   bool at_once = false;  // the connect completed in the call
   const int err = connector_->open(*context_.loop, *this, begin_ns_, at_once);
   stream_ = connector_->stream();
@@ -239,7 +243,8 @@ void Connection::on_connect_event() {
 
 // Counted once established, so a refused connect is an error and not a connection.
 void Connection::connected() {
-  context_.stats->add_connection(connector_->connected_ns() - begin_ns_);
+  connected_ns_ = connector_->connected_ns();
+  context_.stats->add_connection(connected_ns_ - begin_ns_);
 }
 
 // The handshake is inside the latency of the request that opened the connection.
@@ -341,6 +346,7 @@ bool Connection::consume(const char* data, std::size_t length) {
     const http::Step step = parser_.feed(data, length);
     data += step.consumed;
     length -= step.consumed;
+    received_ += step.consumed;
     switch (step.event) {
       case http::Event::NeedMore:
         return false;
@@ -382,6 +388,12 @@ void Connection::complete() {
   } else {
     stats.record_custom_error(verdict, parser_.status(), from, end);
   }
+  if (context_.log) {
+    LogLine line = log_line(end);
+    line.status = parser_.status();
+    line.code = verdict;
+    context_.log->append(line);
+  }
   // A response read with the write (the server answered early) has no later wake-up: 0.
   stats.record_first_byte(first_byte_ns_ - start_ns_);
   if (RateStats* rate = stats.rate()) {
@@ -420,6 +432,12 @@ void Connection::fail(int err) {
   const std::int64_t begun = begin_ns_ ? begin_ns_ : end;
   const std::int64_t from = context_.paced ? intended_ns_ : begun;
   context_.stats->record_failure(err, from, end);
+  if (context_.log) {
+    LogLine line = log_line(end);
+    line.start_ns = begun;
+    line.err = err;
+    context_.log->append(line);
+  }
   if (RateStats* rate = context_.stats->rate()) {
     rate->on_completed(end - from, end - begun, end, stats::ErrorClass::Transport);
   }

@@ -33,6 +33,7 @@
 #include "loadgen/hooks.h"
 #include "loadgen/in_flight.h"
 #include "loadgen/request.h"
+#include "loadgen/request_log.h"
 #include "loadgen/worker_stats.h"
 #include "net/connector.h"
 #include "net/event_loop.h"
@@ -105,6 +106,7 @@ struct ConnectionContext {
   const HookSet* hook_set = nullptr;  // Config::hooks; null: no hook work at all
   RequestHook* hook = nullptr;        // the worker's, when hook_set is set
   std::uint32_t worker = 0;           // the worker's id, for RequestOutcome
+  WorkerLog* log = nullptr;  // --log: the worker's, one line per record (null: no log work)
 };
 
 // The error code of a pipelined request still unanswered when its connection ended behind an
@@ -175,6 +177,9 @@ class Connection final : public net::IoHandler {
   std::string_view notify_hook(int status, int err, std::int64_t latency_ns,
                                std::int64_t uncorrected_ns);
   void backoff();
+  // connection_log.cc, --log only: the line of the request in flight, ending at end_ns, from
+  // what the connection measured of it (the caller adds its outcome).
+  LogLine log_line(std::int64_t end_ns) const;
 
   // connection_pipeline.cc: the pipelined path (context_.pipeline > 1).
   // Takes permits up to `depth` in flight and writes them (or connects first), or finishes.
@@ -215,6 +220,9 @@ class Connection final : public net::IoHandler {
   std::int64_t start_ns_ = 0;       // first byte written: time to first byte counts from here
   std::int64_t first_byte_ns_ = 0;  // the loop's time when the response's first bytes were read
   std::int64_t intended_ns_ = 0;    // the permit's time: with --rps latency counts from here
+  std::int64_t connected_ns_ = 0;   // this request opened the socket: its connect completed
+  std::uint64_t received_ = 0;      // bytes of this request's response the parser took
+  std::uint64_t socket_id_ = 0;     // --log: the open socket's id (WorkerLog::next_connection)
   bool waited_for_connection_ = false;  // the permit's (SendPermit::waited_for_connection)
   SendPermit pending_;                  // a permit waiting for its time (held by the owner)
   bool has_pending_ = false;

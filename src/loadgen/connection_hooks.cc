@@ -25,6 +25,14 @@ bool Connection::generate(const SendPermit& permit) {
       rate->on_sent(permit.at_ns, now, permit.waited_for_connection);
     }
     context_.stats->record_custom_error(generated.error, 0, now, now);
+    if (context_.log) {
+      LogLine line;  // on no connection: nothing was sent
+      line.index = permit.index;
+      line.intended_ns = context_.paced ? permit.at_ns : 0;
+      line.start_ns = line.end_ns = now;
+      line.code = generated.error;
+      context_.log->append(line);
+    }
     if (context_.hook->halted()) context_.owner->stop_run();
     backoff();
     return false;

@@ -234,10 +234,14 @@ Expected<Thresholds> to_thresholds(const std::optional<RawValue>& max_p99,
 
 namespace {
 
-Expected<void> convert_outputs(const RawOptions& raw, CliSettings& cli) {
+Expected<void> convert_outputs(const RawOptions& raw, Config& config, CliSettings& cli) {
   if (raw.html) {
     if (raw.html->text.empty()) return option_error(*raw.html, "empty file name");
     cli.html = raw.html->text;
+  }
+  if (raw.log) {  // the engine writes it: prepare() checks the name and opens the file
+    if (raw.log->text.empty()) return option_error(*raw.log, "empty file name");
+    config.log_file = raw.log->text;
   }
   auto thresholds = to_thresholds(raw.max_p99, raw.max_error_rate, raw.min_rps);
   if (!thresholds) return thresholds.error();
@@ -352,7 +356,7 @@ Expected<Options> to_options(const RawOptions& raw) {
   if (auto r = convert_numbers(raw, config); !r) return r.error();
   if (auto r = convert_request(raw, config, out.cli); !r) return r.error();
   if (auto r = convert_rate(raw, config); !r) return r.error();
-  if (auto r = convert_outputs(raw, out.cli); !r) return r.error();
+  if (auto r = convert_outputs(raw, config, out.cli); !r) return r.error();
   config.keep_alive = raw.keep_alive;
   config.http2 = raw.http2;
   convert_tls(raw, config);

@@ -46,6 +46,7 @@ struct RawOptions {
   std::optional<RawValue> rps;             // --rps / requestsPerSecond
   std::optional<RawValue> ramp;            // --ramp / ramp (seconds)
   std::optional<RawValue> html;            // --html FILE
+  std::optional<RawValue> log;             // --log FILE (command line only)
   std::optional<RawValue> max_p99;         // --max-p99 / maxP99 (ms)
   std::optional<RawValue> max_error_rate;  // --max-error-rate / maxErrorRate (percent)
   std::optional<RawValue> min_rps;         // --min-rps / minRps

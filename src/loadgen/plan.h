@@ -25,6 +25,7 @@
 #include "loadgen/config.h"
 #include "loadgen/h2_request.h"
 #include "loadgen/request.h"
+#include "loadgen/request_log.h"
 #include "loadgen/route.h"
 #include "loadgen/ws_client.h"
 #include "net/socket.h"
@@ -42,6 +43,9 @@ struct Plan {
   RequestTemplate request;
   WsPlan ws;     // ws://, wss://: the upgrade and the message every client follows
   H2Request h2;  // --http2: the request as HTTP/2 fields
+  // --log: the file, open (and its CSV header written) before the run; null without --log.
+  // Every run of the plan appends its lines to it.
+  std::shared_ptr<LogFile> log;
   // Where sockets connect (the proxy's address with one), once resolve() ran.
   std::optional<net::Address> address;
 
@@ -51,7 +55,8 @@ struct Plan {
 // Parses and checks `config` into a Plan: the URL (http, https, ws, wss), the proxy and TLS
 // options, counts >= 1, durations >= 0, the rate, the header names to count, the request
 // (http::validate_request), and what a WebSocket URL cannot do (a rate, hooks, the index in
-// its URL). Errors are one line for the user.
+// its URL), and opens the --log file (creating it: its only side effect). Errors are one line for
+// the user.
 Expected<Plan> prepare(Config config);
 
 // Whether the plan's run can take hooks (scripts, callbacks): not for a WebSocket URL, nor with

@@ -96,10 +96,11 @@ std::uint32_t share(std::uint32_t total, std::uint32_t parts, std::uint32_t i) {
   return total / parts + (i < total % parts ? 1 : 0);
 }
 
-Expected<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config,
+Expected<std::vector<std::unique_ptr<Worker>>> make_workers(const Plan& plan,
                                                             const ConnectionContext& context,
                                                             SharedBudget& budget, Monitor& monitor,
                                                             std::uint32_t count) {
+  const Config& config = plan.config;
   std::vector<std::unique_ptr<Worker>> workers;
   const std::uint32_t connections = config.shard.connections_of(config.concurrency);
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -119,6 +120,7 @@ Expected<std::vector<std::unique_ptr<Worker>>> make_workers(const Config& config
     params.drain_ns = config.drain_timeout().count();
     params.on_done = [&monitor] { monitor.worker_done(); };
     params.on_stop = [&monitor] { monitor.request_stop(); };
+    params.log = plan.log.get();
     if (config.hooks) {
       auto hook = config.hooks->make(i);
       if (!hook) return hook.error();
@@ -399,7 +401,7 @@ Expected<RunResult> run(const Plan& plan, const RunHooks& hooks) {
       std::min(config.cores, config.shard.connections_of(config.concurrency));
   SharedBudget budget(config.shard.share_of(config.max_requests), count);
   Monitor monitor;
-  auto workers = make_workers(config, context, budget, monitor, count);
+  auto workers = make_workers(plan, context, budget, monitor, count);
   if (!workers) return workers.error();
 
   if (!wait_for_start(config.start_at_unix_ns, hooks.stop)) {
@@ -431,6 +433,7 @@ Expected<RunResult> run(const Plan& plan, const RunHooks& hooks) {
 
   RunResult result = merge_workers(plan, *workers, start, stopped_at);
   result.start_unix_ns = start_unix;
+  if (plan.log) result.log_error = plan.log->error_line();
   return result;
 }
 

@@ -96,6 +96,9 @@ struct RunResult {
   std::uint64_t tls_resumed = 0;     // ...of which resumed an earlier session
   bool interrupted = false;          // stopped early by a StopSignal
   std::optional<RateResult> rate;    // with --rps only
+  // --log: one line on why the per-request log is incomplete (a write failed); empty when every
+  // line was written, or without --log.
+  std::string log_error;
   // Config::timeline (or --rps): rows from the start to the end (stats::Timeline::rows), latency
   // as in `latency`.
   std::vector<stats::TimelineRow> timeline;

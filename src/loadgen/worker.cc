@@ -39,6 +39,10 @@ Worker::Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop)
   context.read_buffer = std::span<char>(read_buffer_);
   context.hook = params_.hook.get();
   context.worker = params_.id;
+  if (params_.log) {
+    log_ = std::make_unique<WorkerLog>(*params_.log, params_.id);
+    context.log = log_.get();
+  }
   connections_.reserve(params_.connections);
   for (std::uint32_t i = 0; i < params_.connections; ++i) {
     connections_.push_back(std::make_unique<Connection>(params_.context));
@@ -60,6 +64,7 @@ void Worker::run(std::int64_t deadline_ns, std::int64_t start_ns) {
     loop_->set_after_io([this] { release_due(); });
   }
   if (RateStats* rate = stats_.rate()) rate->start(start);
+  if (log_) log_->start(start);
   if (deadline_ns_ > 0) loop_->schedule(deadline_timer_, deadline_ns_);
   if (params_.hook) params_.hook->on_start(deadline_ns_);
   for (auto& c : connections_)
@@ -75,6 +80,7 @@ void Worker::run(std::int64_t deadline_ns, std::int64_t start_ns) {
   } else {
     end_ns_ = last > 0 ? last : mono_ns();
   }
+  if (log_) log_->flush();
   if (params_.on_done) params_.on_done();
 }
 

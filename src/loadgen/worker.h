@@ -12,6 +12,7 @@
 #include "loadgen/budget.h"
 #include "loadgen/connection.h"
 #include "loadgen/pacer.h"
+#include "loadgen/request_log.h"
 #include "loadgen/send_queue.h"
 #include "loadgen/worker_stats.h"
 #include "net/event_loop.h"
@@ -39,6 +40,8 @@ struct WorkerParams {
   std::function<void()> on_stop;
   // When context.hook_set: this worker's hook (used only on its thread).
   std::unique_ptr<RequestHook> hook;
+  // --log: the run's file (outlives the worker), written through a WorkerLog of the worker's own.
+  LogFile* log = nullptr;
 };
 
 class Worker final : public ConnectionOwner {
@@ -85,6 +88,7 @@ class Worker final : public ConnectionOwner {
   std::unique_ptr<net::EventLoop> loop_;
   WorkerStats stats_;
   std::vector<char> read_buffer_;
+  std::unique_ptr<WorkerLog> log_;  // --log; flushed when run() ends
   LocalBudget budget_;
   // Connections are destroyed before the timers and the loop (members are destroyed in reverse).
   net::Timer deadline_timer_;

@@ -1,0 +1,212 @@
+// The per-request log's file and lines (loadgen/request_log.h): the name decides the format, the
+// columns and their empty values, quoting, buffering in whole lines, and a disk that refuses.
+#include "loadgen/request_log.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/process.h"
+#include "support/temp_dir.h"
+
+namespace stampede::loadgen {
+namespace {
+
+using testing::read_file;
+using testing::TempDir;
+
+constexpr std::string_view kHeader =
+    "index,worker,connection,intended_us,start_us,connected_us,sent_us,first_byte_us,end_us,"
+    "status,error,bytes\n";
+
+// A request on a new connection of worker 3: every time set, 1.5 ms after the start and on.
+LogLine full_line(std::int64_t origin) {
+  LogLine line;
+  line.index = 42;
+  line.connection = 7;
+  line.intended_ns = origin + 1'000'000;
+  line.start_ns = origin + 1'500'000;
+  line.connected_ns = origin + 1'600'999;  // truncated to whole microseconds
+  line.sent_ns = origin + 1'700'000;
+  line.first_byte_ns = origin + 2'000'000;
+  line.end_ns = origin + 2'100'000;
+  line.status = 200;
+  line.bytes = 120;
+  return line;
+}
+
+std::shared_ptr<LogFile> must_open(const std::string& path) {
+  auto file = LogFile::open(path);
+  EXPECT_TRUE(file.ok()) << (file.ok() ? "" : file.error().message);
+  return file.ok() ? *file : nullptr;
+}
+
+TEST(RequestLog, TheNameSaysTheFormat) {
+  EXPECT_EQ(*log_format_of("run.csv"), LogFormat::Csv);
+  EXPECT_EQ(*log_format_of("dir/run.ndjson"), LogFormat::Ndjson);
+  EXPECT_EQ(*log_format_of("run.jsonl"), LogFormat::Ndjson);
+  EXPECT_EQ(*log_format_of("-"), LogFormat::Ndjson);
+  for (const char* name : {"run.txt", "run", "run.CSV", ".csv", "run.csv.gz", "run.json"}) {
+    auto format = log_format_of(name);
+    ASSERT_FALSE(format.ok()) << name;
+    EXPECT_EQ(format.error().message,
+              std::string("--log '") + name +
+                  "': the name must end in .csv, .ndjson or .jsonl (the format), or be - for "
+                  "NDJSON on stdout");
+  }
+}
+
+TEST(RequestLog, CsvHasTheHeaderThenOneLinePerRequestInMicroseconds) {
+  TempDir dir;
+  const std::string path = dir.file("run.csv");
+  auto file = must_open(path);
+  ASSERT_TRUE(file);
+  EXPECT_EQ(read_file(path), kHeader);  // written at open, before any request
+  {
+    const std::int64_t origin = 5'000'000'000;
+    WorkerLog log(*file, 3);
+    log.start(origin);
+    log.append(full_line(origin));
+    // A connect that failed on a reused worker log's second socket: no response, no times of one.
+    LogLine refused;
+    refused.index = 43;
+    refused.connection = log.next_connection();
+    refused.start_ns = origin + 3'000'000;
+    refused.end_ns = origin + 3'000'500;
+    refused.err = ECONNREFUSED;
+    log.append(refused);
+    // A response with an error status, read on a kept-alive socket.
+    LogLine error = full_line(origin);
+    error.intended_ns = error.connected_ns = 0;
+    error.status = 503;
+    log.append(error);
+    EXPECT_EQ(read_file(path), kHeader) << "buffered until flushed";
+  }
+  EXPECT_EQ(read_file(path), std::string(kHeader) +
+                                 "42,3,7,1000,1500,1600,1700,2000,2100,200,,120\n"
+                                 "43,3,1,,3000,,,,3000,,ECONNREFUSED,0\n"
+                                 "42,3,7,,1500,,1700,2000,2100,503,503,120\n");
+}
+
+TEST(RequestLog, NdjsonSaysNullForWhatDoesNotApply) {
+  TempDir dir;
+  const std::string path = dir.file("run.ndjson");
+  auto file = must_open(path);
+  ASSERT_TRUE(file);
+  EXPECT_EQ(read_file(path), "");
+  {
+    WorkerLog log(*file, 0);
+    log.start(1'000);
+    log.append(full_line(1'000));
+    LogLine timed_out;
+    timed_out.index = 9;
+    timed_out.connection = 2;
+    timed_out.start_ns = 1'000 + 10'000;
+    timed_out.end_ns = 1'000 + 60'010'000;
+    timed_out.err = ETIMEDOUT;
+    log.append(timed_out);
+  }
+  const std::string text = read_file(path);
+  EXPECT_EQ(text,
+            "{\"index\":42,\"worker\":0,\"connection\":7,\"intended_us\":1000,\"start_us\":1500,"
+            "\"connected_us\":1600,\"sent_us\":1700,\"first_byte_us\":2000,\"end_us\":2100,"
+            "\"status\":200,\"error\":null,\"bytes\":120}\n"
+            "{\"index\":9,\"worker\":0,\"connection\":2,\"intended_us\":null,\"start_us\":10,"
+            "\"connected_us\":null,\"sent_us\":null,\"first_byte_us\":null,\"end_us\":60010,"
+            "\"status\":null,\"error\":\"ETIMEDOUT\",\"bytes\":0}\n");
+  const auto second = nlohmann::json::parse(text.substr(text.find('\n') + 1));
+  EXPECT_EQ(second["error"], "ETIMEDOUT");
+}
+
+// A hook's code is any text: quoted in CSV (RFC 4180), escaped in JSON; either reads back whole.
+TEST(RequestLog, AHookCodeIsQuotedAndEscaped) {
+  const std::string code = "bad, \"very\"\nbad\\\x01";
+  TempDir dir;
+  auto csv = must_open(dir.file("run.csv"));
+  auto ndjson = must_open(dir.file("run.jsonl"));
+  ASSERT_TRUE(csv && ndjson);
+  for (LogFile* file : {csv.get(), ndjson.get()}) {
+    WorkerLog log(*file, 1);
+    LogLine line;
+    line.index = 1;
+    line.start_ns = line.end_ns = 1;
+    line.status = 200;  // a response the hook failed
+    line.code = code;
+    log.append(line);
+  }
+  EXPECT_EQ(read_file(dir.file("run.csv")),
+            std::string(kHeader) + "1,1,0,,0,,,,0,200,\"bad, \"\"very\"\"\nbad\\\x01\",0\n");
+  const auto json = nlohmann::json::parse(read_file(dir.file("run.jsonl")));
+  EXPECT_EQ(json["error"], code);
+  EXPECT_EQ(json["status"], 200);
+}
+
+// No write per request: the buffer goes to the file when it passes kFlushBytes, in whole lines.
+TEST(RequestLog, WritesWholeLinesOnlyWhenTheBufferIsFull) {
+  TempDir dir;
+  const std::string path = dir.file("run.csv");
+  auto file = must_open(path);
+  ASSERT_TRUE(file);
+  WorkerLog log(*file, 0);
+  const std::size_t header = kHeader.size();
+  std::size_t appended = 0;
+  while (std::filesystem::file_size(path) == header && appended < 100'000) {
+    log.append(full_line(0));
+    ++appended;
+  }
+  const std::size_t written = std::filesystem::file_size(path) - header;
+  EXPECT_GE(written, WorkerLog::kFlushBytes);
+  EXPECT_LT(written, WorkerLog::kFlushBytes + 100);  // the line that crossed it, no more
+  const std::string text = read_file(path);
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')), appended + 1);
+}
+
+TEST(RequestLog, APathThatCannotBeCreatedIsRefusedAtOpen) {
+  TempDir dir;
+  auto missing = LogFile::open(dir.file("no/such/dir/run.csv"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, "--log '" + dir.file("no/such/dir/run.csv") +
+                                         "': cannot create it: No such file or directory");
+}
+
+// A full disk (/dev/full) refuses the CSV header at open: the run does not start.
+TEST(RequestLog, AFullDiskIsRefusedAtOpenForCsv) {
+  TempDir dir;
+  const std::string path = dir.file("full.csv");
+  std::filesystem::create_symlink("/dev/full", path);
+  auto file = LogFile::open(path);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.error().message, "--log '" + path + "': cannot write it: No space left on device");
+}
+
+// NDJSON has no header: the first flush fails, the file keeps the error and counts every line
+// it could not write, the first flush's and every later one's.
+TEST(RequestLog, AWriteThatFailsCountsTheLostLines) {
+  TempDir dir;
+  const std::string path = dir.file("full.ndjson");
+  std::filesystem::create_symlink("/dev/full", path);
+  auto file = must_open(path);
+  ASSERT_TRUE(file);
+  EXPECT_EQ(file->error_line(), "");
+  {
+    WorkerLog first(*file, 0);
+    WorkerLog second(*file, 1);
+    for (int i = 0; i < 3; ++i)
+      first.append(full_line(0));
+    first.flush();
+    EXPECT_EQ(file->error_line(),
+              "--log '" + path +
+                  "': writing failed: No space left on device; 3 request lines were not written");
+    second.append(full_line(0));
+  }
+  EXPECT_EQ(file->error_line(),
+            "--log '" + path +
+                "': writing failed: No space left on device; 4 request lines were not written");
+}
+
+}  // namespace
+}  // namespace stampede::loadgen
