@@ -20,6 +20,12 @@
 // - what the client receives parses as responses (unless a HEAD or a 101 makes a response
 //   unparseable without the request; then only no crash); no head with both framings;
 // - no crash, no sanitizer report, the session ends its rounds (no livelock: bounded loops).
+// A client whose bytes begin with the HTTP/2 preface (or a part of it) takes the balancer's h2c
+// path (balancer/h2_session.h): its requests are frames, not heads, so for it the oracle keeps
+// the backends' framing and reuse checks and the bounded rounds, not the request counts or the
+// client's HTTP/1.1 output. round() delivers backend events through the ProxySession only, so
+// for those inputs the client-to-backend direction (frames, HPACK, the heads written to the
+// backends) is what is fuzzed; the backends' answers are not read back into the streams yet.
 #include <sys/epoll.h>
 
 #include <cstddef>
@@ -36,6 +42,7 @@
 #include "balancer/worker.h"
 #include "core/error_line.h"
 #include "fuzz_check.h"
+#include "h2/preface.h"
 #include "http/request_parser.h"
 #include "http/response_parser.h"
 #include "support/stream_connector.h"
@@ -208,8 +215,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       round(*session);
   }
 
+  const bool h2 = stampede::h2::match_preface(client_bytes) != stampede::h2::PrefaceMatch::Mismatch;
   bool client_error = false;
-  const std::size_t accepted = count_requests(client_bytes, client_error, false);
+  const std::size_t accepted = h2 ? std::numeric_limits<std::size_t>::max() / 4
+                                  : count_requests(client_bytes, client_error, false);
   std::size_t total = 0;
   for (std::size_t i = 0; i < opener.streams.size(); ++i) {
     bool error = false;
@@ -225,6 +234,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(total <= accepted * static_cast<std::size_t>(config.retries + 2),
              "backends got %zu requests, %zu accepted", total, accepted);
   const bool head_request = client_bytes.find("HEAD") != std::string_view::npos;
-  if (!head_request) check_client_output(client.written());
+  if (!head_request && !h2) check_client_output(client.written());
   return 0;
 }
