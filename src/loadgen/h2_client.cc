@@ -427,8 +427,10 @@ void H2Client::on_frame(const nghttp2_frame& frame) {
       settings_seen_ = true;
       {
         const H2ServerSettings s = settings_of(frame.settings);
-        if (!counts.server_settings) counts.server_settings = s;
-        limit_ = std::max<std::uint32_t>(1, effective_streams({{}, {}, s}, context_.streams));
+        counts.add_settings(s);
+        H2Counts own;
+        own.server_settings = s;
+        limit_ = std::max<std::uint32_t>(1, effective_streams(own, context_.streams));
       }
       break;
     case NGHTTP2_RST_STREAM:
