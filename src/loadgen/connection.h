@@ -100,6 +100,9 @@ struct ConnectionContext {
   // kMaxStreams) in flight per connection.
   const H2Request* h2 = nullptr;
   std::uint32_t streams = 1;
+  // The first stream id of each HTTP/2 connection (odd, 1 to 2^31 - 1): 1, but for tests of the
+  // end of a connection's stream ids.
+  std::uint32_t h2_first_stream_id = 1;
   // --pipeline: requests in flight per connection, 1 to kMaxPipeline; more than 1 needs
   // keep_alive and no websocket or hook_set (Config's validate() refuses the rest).
   std::uint32_t pipeline = 1;

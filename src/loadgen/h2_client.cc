@@ -46,7 +46,8 @@ constexpr std::string_view kHeadersTooLarge = "headers too large";
 constexpr std::string_view kNoH2Alpn = "no h2 in ALPN";
 constexpr std::uint8_t kSettingsType = 0x04;
 constexpr std::size_t kFrameTypeOffset = 3;
-constexpr std::size_t kMaxQueuedOut = 64 * 1024;  // bytes taken from nghttp2 before a write
+constexpr std::size_t kMaxQueuedOut = 64 * 1024;     // bytes taken from nghttp2 before a write
+constexpr std::uint32_t kLastStreamId = 0x7fffffff;  // 2^31 - 1 (RFC 9113 5.1.1)
 
 H2Client& client_of(void* user) {
   return *static_cast<H2Client*>(user);
@@ -259,6 +260,10 @@ void H2Client::start_session() {
     lose_connection({}, ENOMEM);
     return;
   }
+  if (context_.h2_first_stream_id > 1) {
+    nghttp2_session_set_next_stream_id(session_,
+                                       static_cast<std::int32_t>(context_.h2_first_stream_id));
+  }
   for (Slot& slot : slots_) {
     if (slot.used && slot.id == 0) submit(slot);
   }
@@ -286,8 +291,8 @@ void H2Client::submit(Slot& slot) {
       nghttp2_submit_request(session_, nullptr, rendered_.fields.data(), rendered_.fields.size(),
                              context_.h2->has_body() ? &provider : nullptr, &slot);
   if (id < 0) {
-    // Stream ids used up (2^30 requests on one connection), or out of memory: this socket takes
-    // no more streams; our GOAWAY ends the session once the others are done, then a new socket.
+    // Out of memory (used-up stream ids are seen before, below): this socket takes no more
+    // streams; our GOAWAY ends the session once the others are done, then a new socket.
     record_failure(slot, {}, EPROTO);
     release(slot);
     goaway_ = true;
@@ -296,6 +301,11 @@ void H2Client::submit(Slot& slot) {
     return;
   }
   slot.id = id;
+  if (nghttp2_session_get_next_stream_id(session_) > kLastStreamId) {
+    // That was the last id: no new streams here (the next permits wait for a new connection).
+    ids_used_up_ = goaway_ = true;
+    goaway_last_id_ = std::numeric_limits<std::int32_t>::max();
+  }
 }
 
 void H2Client::on_events(std::uint32_t events) {
@@ -380,6 +390,11 @@ bool H2Client::feed(const char* data, std::size_t length) {
 // Writes what nghttp2 has queued (frames, ACKs, window updates); ends the connection when the
 // session is over (a GOAWAY's streams are done, or nghttp2 ended it for a protocol error).
 bool H2Client::flush() {
+  if (ids_used_up_ && in_flight_ == 0) {
+    // Sent only now, after the last stream's HEADERS: nghttp2 sends GOAWAY ahead of new streams.
+    ids_used_up_ = false;
+    nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE, 0, NGHTTP2_NO_ERROR, nullptr, 0);
+  }
   for (;;) {
     if (out_pos_ == out_.size()) {
       out_.clear();
@@ -427,8 +442,10 @@ void H2Client::on_frame(const nghttp2_frame& frame) {
       settings_seen_ = true;
       {
         const H2ServerSettings s = settings_of(frame.settings);
-        if (!counts.server_settings) counts.server_settings = s;
-        limit_ = std::max<std::uint32_t>(1, effective_streams({{}, {}, s}, context_.streams));
+        counts.add_settings(s);
+        H2Counts own;
+        own.server_settings = s;
+        limit_ = std::max<std::uint32_t>(1, effective_streams(own, context_.streams));
       }
       break;
     case NGHTTP2_RST_STREAM:
@@ -616,7 +633,7 @@ bool H2Client::close_socket() {
   out_pos_ = 0;
   limit_ = 1;
   head_seen_ = 0;
-  settings_seen_ = goaway_ = responded_ = readable_ = false;
+  settings_seen_ = goaway_ = responded_ = readable_ = ids_used_up_ = false;
   goaway_last_id_ = 0;
   state_ = State::Idle;
   return responded;

@@ -5,6 +5,9 @@
 //   Idle -> Connecting -> Open (streams come and go) -> [server's GOAWAY: Open until the streams
 //   it still answers are done] -> Idle (reconnect, after a backoff when the socket never carried a
 //   response) ... -> Finished
+// A connection that opened its last stream id (2^31 - 1) takes no more streams; once they are
+// done it sends GOAWAY (NO_ERROR) and closes, and the next permits go on a new connection: no
+// request fails for it.
 //
 // Each permit from the worker is one stream. A new socket carries one stream until the server's
 // first SETTINGS arrived (so a server that does not speak HTTP/2 costs one failure per
@@ -135,8 +138,9 @@ class H2Client final : public net::IoHandler {
   bool settings_seen_ = false;  // the server's first SETTINGS arrived on this socket
   bool goaway_ = false;  // a GOAWAY came (or we sent one): no new streams; the last id it covers
   std::int32_t goaway_last_id_ = 0;
-  bool responded_ = false;            // this socket delivered a response
-  bool readable_ = false;             // bytes arrived during the connect
+  bool ids_used_up_ = false;  // the last stream id is open: GOAWAY once the streams are done
+  bool responded_ = false;    // this socket delivered a response
+  bool readable_ = false;     // bytes arrived during the connect
   std::int64_t socket_begin_ns_ = 0;  // the connect started
   std::size_t head_seen_ = 0;         // bytes of the server's first frame header checked so far
   std::uint32_t failures_ = 0;        // consecutive sockets without a response, for the backoff

@@ -34,10 +34,19 @@ nlohmann::ordered_json code_object(const std::map<std::uint32_t, std::uint64_t>&
 
 }  // namespace
 
+void H2Counts::add_settings(const H2ServerSettings& settings) {
+  if (!server_settings) {
+    server_settings = settings;
+  } else if (*server_settings != settings) {
+    settings_differ = true;
+  }
+}
+
 void H2Counts::merge(const H2Counts& other) {
   add_code_counts(rst_stream, other.rst_stream);
   add_code_counts(goaway, other.goaway);
-  if (!server_settings) server_settings = other.server_settings;
+  if (other.server_settings) add_settings(*other.server_settings);
+  settings_differ = settings_differ || other.settings_differ;
 }
 
 std::uint32_t effective_streams(const H2Counts& counts, std::uint32_t configured) {
@@ -45,27 +54,31 @@ std::uint32_t effective_streams(const H2Counts& counts, std::uint32_t configured
   return std::min(configured, *counts.server_settings->max_concurrent_streams);
 }
 
+std::vector<H2Line> h2_lines(const H2Counts& counts, std::uint32_t streams) {
+  std::vector<H2Line> lines;
+  const std::uint32_t used = effective_streams(counts, streams);
+  lines.push_back({"Streams/connection",
+                   used < streams
+                       ? fmt::format("{} (--streams {}: the server allows {})", used, streams, used)
+                       : std::to_string(streams)});
+  lines.push_back({"RST_STREAM received", code_list(counts.rst_stream)});
+  lines.push_back({"GOAWAY received", code_list(counts.goaway)});
+  std::string settings = "none received";
+  if (const auto& s = counts.server_settings) {
+    settings = fmt::format("{}MAX_CONCURRENT_STREAMS {}, INITIAL_WINDOW_SIZE {}, MAX_FRAME_SIZE {}",
+                           counts.settings_differ ? "differ between connections; first seen: " : "",
+                           s->max_concurrent_streams ? std::to_string(*s->max_concurrent_streams)
+                                                     : std::string("unlimited"),
+                           s->initial_window_size, s->max_frame_size);
+  }
+  lines.push_back({"Server SETTINGS", std::move(settings)});
+  return lines;
+}
+
 void write_h2_text(const H2Counts& counts, std::uint32_t streams, std::ostream& out) {
   fmt::print(out, "\nHTTP/2\n");
-  const std::uint32_t used = effective_streams(counts, streams);
-  if (used < streams) {
-    fmt::print(out, "Streams/connection:  {} (--streams {}: the server allows {})\n", used, streams,
-               used);
-  } else {
-    fmt::print(out, "Streams/connection:  {}\n", streams);
-  }
-  fmt::print(out, "RST_STREAM received: {}\n", code_list(counts.rst_stream));
-  fmt::print(out, "GOAWAY received:     {}\n", code_list(counts.goaway));
-  if (const auto& s = counts.server_settings) {
-    fmt::print(out,
-               "Server SETTINGS:     MAX_CONCURRENT_STREAMS {}, INITIAL_WINDOW_SIZE {}, "
-               "MAX_FRAME_SIZE {}\n",
-               s->max_concurrent_streams ? std::to_string(*s->max_concurrent_streams)
-                                         : std::string("unlimited"),
-               s->initial_window_size, s->max_frame_size);
-  } else {
-    fmt::print(out, "Server SETTINGS:     none received\n");
-  }
+  for (const H2Line& line : h2_lines(counts, streams))
+    fmt::print(out, "{:<21}{}\n", line.key + ":", line.value);
 }
 
 nlohmann::ordered_json h2_json(const H2Counts& counts, std::uint32_t streams) {
@@ -85,6 +98,7 @@ nlohmann::ordered_json h2_json(const H2Counts& counts, std::uint32_t streams) {
   } else {
     j["serverSettings"] = nullptr;
   }
+  j["serverSettingsDiffer"] = counts.settings_differ;
   return j;
 }
 

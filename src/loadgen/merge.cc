@@ -72,6 +72,7 @@ void add_outcome(RunResult& t, const RunResult& r) {
   t.interrupted = t.interrupted || r.interrupted;
   if (r.rate) fold_rate(t.rate, *r.rate);
   t.ws.merge(r.ws);
+  t.h2.merge(r.h2);
 }
 
 RunResult combine_runs(const std::vector<RunResult>& runs) {
@@ -103,6 +104,16 @@ Expected<void> ResultMerger::check_same_run(const SavedResult& saved, const std:
     const std::string theirs = other == saved.run.end() ? "none" : other->dump();
     const std::string line = fmt::format("{} differs: {} in {}, {} in {}", key, value.dump(),
                                          first_origin_, theirs, origin);
+    if (!force_) {
+      return make_error(line + " (not shards of one run; --force merges them anyway)");
+    }
+    forced_.push_back(line);
+  }
+  // A key only the later result has (--http2's): its run is not the first's either.
+  for (const auto& [key, value] : saved.run.items()) {
+    if (identity_.contains(key)) continue;
+    const std::string line =
+        fmt::format("{} differs: none in {}, {} in {}", key, first_origin_, value.dump(), origin);
     if (!force_) {
       return make_error(line + " (not shards of one run; --force merges them anyway)");
     }

@@ -1,8 +1,10 @@
 // Merging the saved results of the shards of one run (--shard K/N --save) into the result that
 // one generator carrying all of the load would have had (stampede merge; docs/distributed.md).
 //
-// Counts add; histograms merge losslessly (percentiles from the merged histogram, identical to
-// one histogram that saw every value); the elapsed time and the --rps send window are the union
+// Counts add (an --http2 run's RST_STREAM and GOAWAY counts by code too; the server's SETTINGS
+// are the shards' when the same, and said to differ otherwise: H2Counts::merge); histograms
+// merge losslessly (percentiles from the merged histogram, identical to one histogram that saw
+// every value); the elapsed time and the --rps send window are the union
 // of the shards' spans on the wall clock; timeline rows are placed by each shard's wall-clock
 // start and merged with their sketches (exact when the shards started together, --start-at).
 //
@@ -63,7 +65,8 @@ class ResultMerger {
   explicit ResultMerger(bool force) : force_(force) {}
 
   // Folds in one result; origin names it in messages. Fails (one line naming the difference)
-  // when it is not a shard of the same run as the first, or its shard is there already.
+  // when it is not a shard of the same run as the first (a key of `run` that differs, or that
+  // only one of them has: --http2's), or its shard is there already.
   Expected<void> add(SavedResult saved, const std::string& origin);
   std::size_t size() const { return shards_.size(); }
   // The merged result. Fails when no result was added, or a shard is missing (without force).

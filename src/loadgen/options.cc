@@ -324,6 +324,7 @@ RawOptions merge(RawOptions cli, const RawOptions& rc) {
   fill(cli.max_p99, rc.max_p99);
   fill(cli.max_error_rate, rc.max_error_rate);
   fill(cli.min_rps, rc.min_rps);
+  fill(cli.streams, rc.streams);
   fill(cli.cert_file, rc.cert_file);
   fill(cli.key_file, rc.key_file);
   fill(cli.secure_protocol, rc.secure_protocol);
@@ -342,6 +343,7 @@ RawOptions merge(RawOptions cli, const RawOptions& rc) {
   if (cli.cookies.empty()) cli.cookies = rc.cookies;
   if (cli.count_headers.empty()) cli.count_headers = rc.count_headers;
   cli.keep_alive = cli.keep_alive || rc.keep_alive;
+  cli.http2 = cli.http2 || rc.http2;
   cli.quiet = cli.quiet || rc.quiet;
   cli.json = cli.json || rc.json;
   return cli;

@@ -39,7 +39,7 @@ struct RawOptions {
   std::optional<RawValue> timeout;         // -d, --timeout / timeout (milliseconds)
   std::optional<RawValue> cores;           // --cores
   std::optional<RawValue> pipeline;        // --pipeline (command line only)
-  std::optional<RawValue> streams;         // --streams (command line only)
+  std::optional<RawValue> streams;         // --streams / streams
   std::optional<RawValue> method;          // -m / method
   std::optional<RawValue> content_type;    // -T / contentType
   std::optional<RawValue> index_param;     // --index / indexParam
@@ -72,7 +72,7 @@ struct RawOptions {
   bool insecure = false;                    // --insecure / insecure
 
   bool keep_alive = false;
-  bool http2 = false;  // --http2 (command line only)
+  bool http2 = false;  // --http2 / http2
   bool quiet = false;
   bool json = false;
 };

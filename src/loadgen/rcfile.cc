@@ -100,6 +100,7 @@ Expected<void> read_key(const std::string& key, const Json& v, RawOptions& out) 
   if (key == "maxP99") return set(out.max_p99, number_value(key, v));
   if (key == "maxErrorRate") return set(out.max_error_rate, number_value(key, v));
   if (key == "minRps") return set(out.min_rps, number_value(key, v));
+  if (key == "streams") return set(out.streams, number_value(key, v));
   if (key == "body") {
     if (v.is_string()) return set(out.data, string_value(key, v));
     return set(out.data, RawValue{v.dump(), origin(key)});  // an object is sent as JSON
@@ -117,10 +118,13 @@ Expected<void> read_key(const std::string& key, const Json& v, RawOptions& out) 
   }
   if (key == "headers") return read_headers(v, out);
   if (key == "cookies") return read_cookies(v, out);
-  if (key == "agentKeepAlive" || key == "quiet" || key == "insecure") {
+  if (key == "agentKeepAlive" || key == "quiet" || key == "insecure" || key == "http2") {
     auto b = bool_value(key, v);
     if (!b) return b.error();
-    (key == "quiet" ? out.quiet : key == "insecure" ? out.insecure : out.keep_alive) = *b;
+    (key == "quiet"      ? out.quiet
+     : key == "insecure" ? out.insecure
+     : key == "http2"    ? out.http2
+                         : out.keep_alive) = *b;
     return {};
   }
   if (ignored_key(key)) return {};

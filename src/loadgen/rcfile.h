@@ -18,7 +18,7 @@ inline constexpr std::size_t kMaxRcFileBytes = std::size_t{1} << 20;
 // Parses the text of a .loadtestrc. Keys are loadtest's (README): maxRequests, concurrency,
 // maxSeconds, timeout, method, contentType, body, file, cookies, headers, agentKeepAlive,
 // indexParam, quiet, recover, requestsPerSecond (0 or null: unset), and ours: ramp, maxP99,
-// maxErrorRate, minRps; the server
+// maxErrorRate, minRps, http2 (true or false), streams (--streams; needs http2); the server
 // and TLS keys (delay, error, percent, secureProtocol, insecure, cert, key) are accepted and
 // have no effect here. proxy and requestGenerator are refused when set (not supported), as are
 // unknown keys and values of the wrong type. Numbers may be JSON numbers or numeric strings.

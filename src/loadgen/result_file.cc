@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "core/json_input.h"
+#include "loadgen/result_h2.h"
 #include "stats/hdr_encoding.h"
 
 namespace stampede::loadgen {
@@ -251,6 +252,13 @@ Expected<SavedResult> read_result(const Json& j) {
     if (!counts) return counts.error();
     *m = std::move(counts).value();
   }
+  if (j.contains("http2")) {
+    auto h2 = read_h2_result(j.at("http2"));
+    if (!h2) return h2.error();
+    r.http2 = true;
+    r.streams = h2->streams;
+    r.h2 = std::move(h2->counts);
+  }
   return s;
 }
 
@@ -296,6 +304,11 @@ OrderedJson run_identity(const Config& config, const ScriptNames& scripts) {
   j["ramp_ns"] = config.ramp.count();
   j["start_at_unix_ns"] = config.start_at_unix_ns;
   j["shards"] = config.shard.count;
+  // Only for --http2, so that HTTP/1.1 results saved before these keys still merge with today's.
+  if (config.http2) {
+    j["http2"] = true;
+    j["streams"] = config.streams;
+  }
   return j;
 }
 
@@ -303,7 +316,7 @@ std::string to_result_line(const RunResult& r, const Config& config, const std::
                            double cpu_seconds, const ScriptNames& scripts) {
   OrderedJson j;
   j["format"] = kResultFormat;
-  j["version"] = kResultVersion;
+  j["version"] = r.http2 ? kResultVersion : kResultVersionHttp1;
   j["run"] = run_identity(config, scripts);
   j["host"] = host;
   j["shard"] = {{"index", r.shard.index}, {"count", r.shard.count}};
@@ -338,6 +351,7 @@ std::string to_result_line(const RunResult& r, const Config& config, const std::
   if (r.rate) j["rate"] = rate_json(*r.rate);
   if (r.timeline_sketch) j["timeline"] = timeline_json(r);
   j["ws"] = ws_json_counts(r.ws);
+  if (r.http2) j["http2"] = h2_result_json(r.streams, r.h2);
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

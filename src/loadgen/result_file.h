@@ -23,7 +23,11 @@
 namespace stampede::loadgen {
 
 inline constexpr std::string_view kResultFormat = "stampede-result";
-inline constexpr int kResultVersion = 1;
+// The latest version this reads. A result is written with the lowest version that holds all of
+// it: 1 without HTTP/2 (what every reader reads), 2 for an --http2 run (its `http2` member), so
+// that an older reader refuses it rather than merge it without its HTTP/2 figures.
+inline constexpr int kResultVersion = 2;
+inline constexpr int kResultVersionHttp1 = 1;
 // Every result line starts with this (the format name is the first key).
 inline constexpr std::string_view kResultLinePrefix = R"({"format":"stampede-result")";
 

@@ -98,6 +98,14 @@ report::Table error_table(const char* title, const std::map<std::string, std::ui
   return t;
 }
 
+// An --http2 run's figures, worded as in the text report.
+report::Table h2_table(const RunResult& r) {
+  report::Table t{"HTTP/2", {}, {}};
+  for (H2Line& line : h2_lines(r.h2, r.streams))
+    t.rows.push_back({std::move(line.key), std::move(line.value)});
+  return t;
+}
+
 std::string subtitle(const RunResult& r) {
   std::string s = fmt::format("{} · {} connection{}", r.url, r.clients, r.clients == 1 ? "" : "s");
   if (r.rate) s += " · " + report::format_number(r.rate->target_rps) + " req/s";
@@ -126,6 +134,7 @@ report::ReportData to_report_data(const RunResult& result,
   if (report::Table phases = phase_table(result); !phases.rows.empty()) {
     d.tables.push_back(std::move(phases));
   }
+  if (result.http2) d.tables.push_back(h2_table(result));
   d.findings = findings;
   if (result.rate && !result.target_held()) {
     d.findings.push_back(fmt::format(

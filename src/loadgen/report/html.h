@@ -1,5 +1,6 @@
 // --html FILE: a RunResult as a self-contained HTML page (src/report): the summary, the latency
-// percentile distribution (corrected and uncorrected with --rps), and the timeline.
+// percentile distribution (corrected and uncorrected with --rps), the timeline, and with --http2
+// the HTTP/2 table (the text report's lines: h2_stats.h).
 #pragma once
 
 #include <string>

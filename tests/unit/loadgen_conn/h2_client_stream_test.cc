@@ -312,5 +312,22 @@ TEST_F(H2ClientOverStream, BytesThatAreNotAFrameAtAllAreNotHttp2) {
   EXPECT_EQ(stats_.requests(), 1u);
 }
 
+// A connection whose stream ids run out (each starts 5 ids before 2^31 - 1 here: 6 streams)
+// takes no more streams, ends with our GOAWAY once they are done, and the next permits go on a
+// new connection: nothing fails.
+TEST_F(H2ClientOverStream, AConnectionThatUsedItsStreamIdsIsFollowedByANewOne) {
+  context_.h2_first_stream_id = 0x7fffffff - 10;
+  auto client = start(12, 4);
+  converse(*client, [] { return answering(0); });
+  ASSERT_TRUE(client->finished());
+  EXPECT_EQ(stats_.requests(), 12u);
+  EXPECT_EQ(stats_.status_count(200), 12u);
+  EXPECT_EQ(stats_.errors(), 0u);
+  EXPECT_EQ(stats_.connections(), 2u);
+  ASSERT_EQ(servers_.size(), 2u);
+  EXPECT_EQ(servers_[0]->requests, 6u);
+  EXPECT_EQ(servers_[1]->requests, 6u);
+}
+
 }  // namespace
 }  // namespace stampede::loadgen
