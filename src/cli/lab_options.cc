@@ -44,7 +44,7 @@ void declare(CLI::App& app, Raw& raw, LabConfig& c) {
                  "The strategy that keeps sessions; default sticky");
   app.add_option(
       "--scenarios", raw.scenarios,
-      "Scenarios to run (even,slow,sticky,outage,hang); default even,slow,sticky,outage");
+      "Scenarios to run (even,slow,sticky,outage,limit,hang,h2); default even,slow,sticky,outage");
   app.add_option("-c,--connections", raw.connections, "Connections of the load; default 12");
   app.add_option("-t,--duration", raw.duration,
                  "Length of each even/slow run, s (or 500ms); default 3s");

@@ -8,6 +8,7 @@
 #include "http/url.h"
 #include "lab/http_client.h"
 #include "lab/ready.h"
+#include "lab/runs.h"
 
 namespace stampede::lab {
 namespace {
@@ -197,6 +198,11 @@ Expected<void> BalancerRunner::spawn(const std::string& strategy, std::chrono::m
 }
 
 Expected<void> BalancerRunner::check_answers() const {
+  if (protocol_ == ClientProtocol::H2c) {
+    auto r = h2_first_answer(url_, kFirstAnswerTimeout);
+    if (!r) return answer_failure(r.error().message);
+    return {};
+  }
   auto reply = http_get(address_, "/", kFirstAnswerTimeout);
   std::string problem;
   if (!reply) {
@@ -206,6 +212,10 @@ Expected<void> BalancerRunner::check_answers() const {
                           reply->status);
   }
   if (problem.empty()) return {};
+  return answer_failure(problem);
+}
+
+Failure BalancerRunner::answer_failure(const std::string& problem) const {
   std::string tail = process_ ? process_->output_tail() : std::string();
   return make_error(fmt::format("the balancer at {} {}{}{}", url_, problem,
                                 tail.empty() ? "" : "; its output: ", tail));

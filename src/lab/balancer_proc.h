@@ -60,6 +60,10 @@ struct BalancerOptions {
   std::string work_dir;          // ready files and logs
 };
 
+// The protocol of the lab's first request through the balancer (start()): the run's own. An
+// HTTP/2-only front (HAProxy's `bind ... proto h2`) answers no HTTP/1.1 request.
+enum class ClientProtocol { Http1, H2c };
+
 // Owned by the lab's main thread. The destructor stops a balancer still running.
 class BalancerRunner {
  public:
@@ -69,7 +73,8 @@ class BalancerRunner {
   BalancerRunner& operator=(const BalancerRunner&) = delete;
 
   // Starts the balancer for one run (the built-in one or CMD with `strategy` and `health`;
-  // an external one is only checked), waits until it listens and answers a first GET /, and
+  // an external one is only checked), waits until it listens and answers a first GET / (in the
+  // protocol set_protocol() gave), and
   // returns the URL to load. Fails naming what failed. `backend_timeout` (the hang scenario)
   // becomes the built-in balancer's --backend-timeout and a command's {timeout}.
   Expected<std::string> start(const std::string& strategy,
@@ -79,6 +84,8 @@ class BalancerRunner {
   // The built-in balancer's --retries (a command's {retries}) from the next start() on; nullopt:
   // the default, 1. An external balancer is as configured.
   void set_retries(std::optional<int> retries) { retries_ = retries; }
+  // The protocol of start()'s first GET / from the next start() on (default HTTP/1.1).
+  void set_protocol(ClientProtocol protocol) { protocol_ = protocol; }
   // Stops the process start() started (nothing for an external balancer).
   void stop();
 
@@ -93,6 +100,8 @@ class BalancerRunner {
                        std::optional<std::chrono::milliseconds> backend_timeout,
                        const InstancePool& pool, const Interrupt& interrupt);
   Expected<void> check_answers() const;
+  // "the balancer at URL PROBLEM; its output: ...".
+  Failure answer_failure(const std::string& problem) const;
 
   BalancerOptions options_;
   std::unique_ptr<Process> process_;
@@ -100,6 +109,7 @@ class BalancerRunner {
   std::string url_;
   int generation_ = 0;
   std::optional<int> retries_;
+  ClientProtocol protocol_ = ClientProtocol::Http1;
 };
 
 }  // namespace stampede::lab

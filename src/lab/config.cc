@@ -140,10 +140,10 @@ Expected<void> validate_balancer(const LabConfig& config) {
   const bool needs_load_strategy =
       wants(config, ScenarioKind::Even) || wants(config, ScenarioKind::Slow) ||
       wants(config, ScenarioKind::Outage) || wants(config, ScenarioKind::Limit) ||
-      wants(config, ScenarioKind::Hang);
+      wants(config, ScenarioKind::Hang) || wants(config, ScenarioKind::H2);
   if (needs_load_strategy && load_strategies(b).empty()) {
     return make_error(
-        "even, slow, outage, limit and hang need a strategy other than the sticky one in "
+        "even, slow, outage, limit, hang and h2 need a strategy other than the sticky one in "
         "--strategies");
   }
   return {};

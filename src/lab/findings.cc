@@ -1,5 +1,6 @@
 #include "lab/findings.h"
 
+#include "lab/h2.h"
 #include "lab/limit.h"
 
 #include <algorithm>
@@ -163,6 +164,9 @@ std::vector<Finding> read_runs(const std::vector<RunRecord>& runs, Peer peer) {
       case ScenarioKind::Sticky:
         detail::read_sticky(run, out);
         break;
+      case ScenarioKind::H2:
+        read_h2(run, out);  // an instance at 0 is its finding, not a failed check
+        break;
       case ScenarioKind::Outage:
       case ScenarioKind::Limit:
       case ScenarioKind::Hang:
@@ -243,6 +247,12 @@ std::string_view kind_name(FindingKind kind) {
       return "hang-damage";
     case FindingKind::HangLateAnswers:
       return "hang-late-answers";
+    case FindingKind::H2PerRequest:
+      return "h2-per-request";
+    case FindingKind::H2FollowsConnections:
+      return "h2-follows-connections";
+    case FindingKind::H2Uneven:
+      return "h2-uneven";
   }
   return "?";
 }

@@ -40,6 +40,9 @@ enum class FindingKind {
   LimitSummary,            // limit: which runs routed around the refusals, which failed
   HangDamage,              // hang: failures per health interval, detection and recovery
   HangLateAnswers,         // hang: the stopped instance counted requests answered too late
+  H2PerRequest,            // h2: streams spread over every instance, each near 1/N
+  H2FollowsConnections,    // h2: no more instances used than connections: per connection
+  H2Uneven,                // h2: spread over more instances than connections, not evenly
 };
 
 std::string_view kind_name(FindingKind kind);  // "headers-disagree", ...

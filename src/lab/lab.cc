@@ -5,6 +5,7 @@
 
 #include "core/clock.h"
 #include "lab/balancer_proc.h"
+#include "lab/h2.h"
 #include "lab/hang.h"
 #include "lab/instances.h"
 #include "lab/limit.h"
@@ -131,6 +132,16 @@ Expected<HeaderCounts> run_hang_load(const Bench& b, const RunPlan& plan, const 
   return outcome->result.header_counts;
 }
 
+// The h2 scenario's run: a few HTTP/2 connections of many streams each (h2.h).
+Expected<HeaderCounts> run_h2_load(const Bench& b, const std::string& url, RunRecord& rec) {
+  const loadgen::Config config = h2_load_config(b.config.load, url, b.pool.size());
+  auto result = run_load(config, b.interrupt);
+  if (!result) return result.error();
+  fill_outcome(rec, *result);
+  rec.h2 = H2Load{config.concurrency, config.streams};
+  return result->header_counts;
+}
+
 // The load of one run, by scenario; fills the record's outcome and returns the header counts.
 Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::string& url,
                              RunRecord& rec) {
@@ -141,6 +152,8 @@ Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::str
       return run_outage_load(b, url, rec);
     case ScenarioKind::Hang:
       return run_hang_load(b, plan, url, rec);
+    case ScenarioKind::H2:
+      return run_h2_load(b, url, rec);
     case ScenarioKind::Even:
     case ScenarioKind::Slow:
     case ScenarioKind::Limit:
@@ -184,6 +197,8 @@ Expected<RunRecord> execute(const Bench& b, const RunPlan& plan, const Direct& d
     rec.instances.push_back(row);
   }
   b.balancer.set_retries(plan.retries);
+  b.balancer.set_protocol(plan.scenario == ScenarioKind::H2 ? ClientProtocol::H2c
+                                                            : ClientProtocol::Http1);
   auto url =
       b.balancer.start(plan.strategy, plan.health, b.pool, b.interrupt, plan.backend_timeout);
   if (!url) return url.error();

@@ -82,6 +82,12 @@ struct SweepRecord {
   std::vector<loadgen::SweepStep> single;  // straight to `instance`
 };
 
+// The h2 scenario's load: its HTTP/2 connections and the streams each carried at once.
+struct H2Load {
+  std::uint32_t connections = 0;
+  std::uint32_t streams = 0;
+};
+
 struct RunRecord {
   ScenarioKind scenario = ScenarioKind::Even;
   std::string strategy;                   // empty: an external balancer as configured
@@ -106,6 +112,7 @@ struct RunRecord {
   std::vector<SessionRow> sessions;    // sticky
   std::optional<OutageTiming> outage;  // outage
   std::optional<HangTiming> hang;      // hang
+  std::optional<H2Load> h2;            // h2
 
   // "even/rr", "outage/rr/health=200ms", "sticky/sticky", "slow" (external),
   // "limit/rr/retries=0".

@@ -88,6 +88,7 @@ Json run_json(const RunRecord& run) {
                    {"run_s", t.run_s}};
   }
   if (run.hang) j["hang"] = hang_json(*run.hang);
+  if (run.h2) j["h2"] = {{"connections", run.h2->connections}, {"streams", run.h2->streams}};
   return j;
 }
 

@@ -199,6 +199,30 @@ Expected<OutageResult> run_outage(const loadgen::Config& config,
   return out;
 }
 
+Expected<void> h2_first_answer(const std::string& url, std::chrono::milliseconds timeout) {
+  loadgen::Config config;
+  config.url = url;
+  config.http2 = true;
+  config.concurrency = 1;
+  config.max_requests = 1;
+  config.max_duration = timeout;
+  config.timeout = timeout;
+  auto result = loadgen::run(config, {});
+  if (!result) return result.error();
+  for (const auto& [status, n] : result->status_counts)
+    if (status < 500) return {};
+  std::string what;
+  for (const auto& [code, n] : result->error_codes)
+    what += (what.empty() ? "" : ", ") + code;
+  for (const auto& [code, n] : result->local_errors)
+    what += (what.empty() ? "" : ", ") + code;
+  if (what.empty()) what = fmt::format("no response within {} ms", timeout.count());
+  return make_error(
+      fmt::format("answered no first HTTP/2 (h2c) GET / ({}): it does not take HTTP/2 from its "
+                  "clients, or no instance is reachable through it",
+                  what));
+}
+
 Expected<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt) {
   loadgen::Config config;
   config.url = "http://" + host_port + "/";

@@ -85,6 +85,11 @@ Expected<std::vector<loadgen::SweepStep>> run_sweep_load(const loadgen::Config& 
                                                          const std::vector<std::uint32_t>& steps,
                                                          Interrupt& interrupt);
 
+// One HTTP/2 (h2c, prior knowledge) GET to `url` within `timeout`, through the generator: the
+// first request of an h2 run (balancer_proc.h). Fails, saying what came back, unless it was
+// answered with a status below 500.
+Expected<void> h2_first_answer(const std::string& url, std::chrono::milliseconds timeout);
+
 // An instance's own latency, straight to it (not through the balancer): a short keep-alive run
 // on one connection. p50 and p99 in ms.
 struct DirectLatency {

@@ -2,13 +2,14 @@
 
 #include <algorithm>
 
+#include "lab/h2.h"
 #include "lab/limit.h"
 
 namespace stampede::lab {
 
 std::vector<ScenarioKind> all_scenarios() {
-  return {ScenarioKind::Even,   ScenarioKind::Slow,  ScenarioKind::Sticky,
-          ScenarioKind::Outage, ScenarioKind::Limit, ScenarioKind::Hang};
+  return {ScenarioKind::Even,  ScenarioKind::Slow, ScenarioKind::Sticky, ScenarioKind::Outage,
+          ScenarioKind::Limit, ScenarioKind::Hang, ScenarioKind::H2};
 }
 
 std::vector<ScenarioKind> default_scenarios() {
@@ -29,6 +30,8 @@ std::string_view scenario_name(ScenarioKind kind) {
       return "limit";
     case ScenarioKind::Hang:
       return "hang";
+    case ScenarioKind::H2:
+      return "h2";
   }
   return "?";
 }
@@ -44,7 +47,7 @@ Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
                            [&](ScenarioKind k) { return scenario_name(k) == name; });
     if (it == all.end()) {
       return make_error("--scenarios: unknown scenario '" + std::string(name) +
-                        "' (even, slow, sticky, outage, limit, hang)");
+                        "' (even, slow, sticky, outage, limit, hang, h2)");
     }
     if (std::find(chosen.begin(), chosen.end(), *it) != chosen.end()) {
       return make_error("--scenarios: '" + std::string(name) + "' is given twice");
@@ -106,6 +109,7 @@ std::vector<RunPlan> plan_runs(const PlanInput& input) {
       runs.push_back(std::move(run));
   }
   if (wants(ScenarioKind::Hang)) plan_hang_runs(input, runs);
+  if (wants(ScenarioKind::H2)) plan_h2_runs(input, runs);
   return runs;
 }
 

@@ -13,18 +13,19 @@
 
 namespace stampede::lab {
 
-enum class ScenarioKind { Even, Slow, Sticky, Outage, Limit, Hang };
+enum class ScenarioKind { Even, Slow, Sticky, Outage, Limit, Hang, H2 };
 
 // Every scenario, in the canonical order; default_scenarios(): those a lab runs unless told
 // (limit is asked for by name).
 std::vector<ScenarioKind> all_scenarios();
 // What runs without --scenarios: even, slow, sticky, outage (limit and hang only when asked for:
-// their runs wait out real time and would take the default lab past a minute).
+// their runs wait out real time and would take the default lab past a minute; h2 too: it needs
+// a balancer that takes HTTP/2 from its clients, which a command may not be, h2.h).
 std::vector<ScenarioKind> default_scenarios();
-// "even", "slow", "sticky", "outage", "limit", "hang"
+// "even", "slow", "sticky", "outage", "limit", "hang", "h2"
 std::string_view scenario_name(ScenarioKind kind);
 // "even,slow" -> {Even, Slow}; duplicates, unknown names and an empty list are errors. The
-// result is in the canonical order (even, slow, sticky, outage, limit, hang)
+// result is in the canonical order (even, slow, sticky, outage, limit, hang, h2)
 // whatever the input order.
 Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text);
 
@@ -61,7 +62,7 @@ struct PlanInput {
 };
 
 // The runs in order: even per strategy, slow per strategy, sticky, outage per health interval,
-// limit (limit.h), hang per health interval (with the backend timeout).
+// limit (limit.h), hang per health interval (with the backend timeout), h2 (h2.h).
 std::vector<RunPlan> plan_runs(const PlanInput& input);
 
 }  // namespace stampede::lab

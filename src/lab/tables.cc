@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "lab/findings.h"
+#include "lab/h2.h"
 #include "lab/sources.h"
 
 namespace stampede::lab {
@@ -212,6 +213,10 @@ std::string scenario_title(const LabResult& result, ScenarioKind kind) {
           c.hang_instance, std::chrono::duration<double>(c.kill_after).count(),
           std::chrono::duration<double>(c.outage_duration).count(),
           std::chrono::duration<double>(c.hang_for).count(), c.backend_timeout.count());
+    case ScenarioKind::H2:
+      return fmt::format(
+          "h2 — {} HTTP/2 connections (h2c) x {} streams: per request or per connection?",
+          h2_connections(c.instances.size()), kH2Streams);
   }
   return "";
 }

@@ -113,6 +113,12 @@ TEST(LabPlan, EveryCheckRefusesInOneLine) {
        },
        "--strategies: 'rr' is given twice"},
       {[](LabConfig& c) {
+         c.scenarios = {ScenarioKind::H2};
+         c.balancer.strategies = {"sticky"};
+       },
+       "even, slow, outage, limit, hang and h2 need a strategy other than the sticky one in "
+       "--strategies"},
+      {[](LabConfig& c) {
          c.scenarios = {ScenarioKind::Hang};
          c.hang_instance = "z";
        },

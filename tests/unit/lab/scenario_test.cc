@@ -68,8 +68,8 @@ TEST(LabScenario, HangRunsOncePerIntervalWithTheBackendTimeout) {
   auto names = parse_scenarios("hang,even");
   ASSERT_TRUE(names.ok());
   EXPECT_EQ(*names, (std::vector<ScenarioKind>{ScenarioKind::Even, ScenarioKind::Hang}));
-  EXPECT_EQ(default_scenarios().size() + 2, all_scenarios().size())
-      << "limit and hang run when asked";
+  EXPECT_EQ(default_scenarios().size() + 3, all_scenarios().size())
+      << "limit, hang and h2 run when asked";
 }
 
 }  // namespace
