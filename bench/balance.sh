@@ -14,6 +14,7 @@
 # Needs wrk, haproxy and nginx (Debian: wrk haproxy nginx-light). Loopback only; every process
 # it starts is stopped on exit.
 set -euo pipefail
+source "$(dirname "$0")/lib/haproxy.sh"
 
 BUILD=${1:-build}
 MODE=${2:-speed}
@@ -67,31 +68,8 @@ start_stampede() {  # PORT
   PIDS+=("$LB_PID")
 }
 
-# HAProxy as the issue asks (one thread, roundrobin, http-reuse always), doing the same header
-# work as stampede: X-Forwarded-For on the request, x-backend on the response.
 start_haproxy() {  # PORT
-  cat >"$WORK/haproxy.cfg" <<EOF
-global
-  nbthread 1
-  maxconn 4096
-defaults
-  mode http
-  option http-keep-alive
-  option forwardfor
-  timeout connect 5s
-  timeout client 30s
-  timeout server 30s
-  http-reuse always
-frontend fe
-  bind 127.0.0.1:$1
-  default_backend be
-backend be
-  balance roundrobin
-  http-response set-header x-backend %s
-  server a 127.0.0.1:$PA
-  server b 127.0.0.1:$PB
-  server c 127.0.0.1:$PC
-EOF
+  haproxy_config "127.0.0.1:$1" "$PA" "$PB" "$PC" >"$WORK/haproxy.cfg"
   taskset -c "$LB_CPU" haproxy -db -f "$WORK/haproxy.cfg" >"$WORK/haproxy.log" 2>&1 &
   LB_PID=$!
   PIDS+=("$LB_PID")

@@ -11,10 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-ROUNDS=${1:-3}
-REQUESTS=${2:-100000}
-CONNS=${3:-10}
-STREAMS=${4:-10}
+source bench/lib/haproxy.sh
+bench_args ROUNDS=3 REQUESTS=100000 CONNS=10 STREAMS=10 -- "$@"
 for tool in h2load haproxy taskset; do
   command -v "$tool" > /dev/null || { echo "balance_h2.sh: $tool is missing" >&2; exit 1; }
 done
@@ -37,28 +35,7 @@ BENCH_PIDS+=($spid)
 wait_port "$sport"
 
 hport=$(free_port)
-cat > "$BENCH_TMP/haproxy.cfg" <<CONF
-global
-  nbthread 1
-  maxconn 4096
-defaults
-  mode http
-  option http-keep-alive
-  option forwardfor
-  timeout connect 5s
-  timeout client 30s
-  timeout server 30s
-  http-reuse always
-frontend fe
-  bind 127.0.0.1:$hport proto h2
-  default_backend be
-backend be
-  balance roundrobin
-  http-response set-header x-backend %s
-  server a 127.0.0.1:${backends[0]}
-  server b 127.0.0.1:${backends[1]}
-  server c 127.0.0.1:${backends[2]}
-CONF
+haproxy_config "127.0.0.1:$hport proto h2" "${backends[@]}" > "$BENCH_TMP/haproxy.cfg"
 taskset -c 0 haproxy -db -f "$BENCH_TMP/haproxy.cfg" > "$BENCH_TMP/haproxy.log" 2>&1 &
 hpid=$!
 BENCH_PIDS+=($hpid)

@@ -9,10 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-ROUNDS=${1:-3}
-REQUESTS=${2:-200000}
-CONNS=${3:-10}
-STREAMS=${4:-10}
+bench_args ROUNDS=3 REQUESTS=200000 CONNS=10 STREAMS=10 -- "$@"
 command -v h2load > /dev/null || { echo "h2load is missing (apt-get install nghttp2-client)" >&2; exit 1; }
 
 port=$(free_port)

@@ -12,9 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-ROUNDS=${1:-1}
-CPU_ROUNDS=${2:-7}
-CPU_N=${3:-100000}
+bench_args ROUNDS=1 CPU_ROUNDS=7 CPU_N=100000 -- "$@"
 SMALL=20000
 LARGE=40000
 

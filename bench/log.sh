@@ -10,10 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-ROUNDS=${1:-5}
-N=${2:-20000}
-M=${3:-200000}
-FORMAT=${4:-csv}
+bench_args ROUNDS=5 N=20000 M=200000 FORMAT=csv -- "$@"
 
 port=$(free_port)
 taskset -c 1 "$STAMPEDE" serve --port "$port" --cores 1 --quiet > /dev/null &

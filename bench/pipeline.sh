@@ -11,9 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-ROUNDS=${1:-5}
-SECS=${2:-5}
-DEPTH=${3:-16}
+bench_args ROUNDS=5 SECS=5 DEPTH=16 -- "$@"
 CONNS=10
 
 nginx_target 1

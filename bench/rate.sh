@@ -17,9 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-ROUNDS=${1:-5}
-SECS=${2:-5}
-CONNS=${3:-10}
+bench_args ROUNDS=5 SECS=5 CONNS=10 -- "$@"
 PRIO=()
 if [[ ${RT:-0} == 1 ]]; then PRIO=(chrt -f 10); fi
 nginx_target 1

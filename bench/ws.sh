@@ -8,9 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-ROUNDS=${1:-3}
-SECS=${2:-5}
-CLIENTS=${3:-50}
+bench_args ROUNDS=3 SECS=5 CLIENTS=50 -- "$@"
 ECHO=tests/peers/ws_echo_server.mjs
 [ -d tests/peers/node_modules/ws ] || (cd tests/peers && npm ci --silent --no-audit --no-fund >/dev/null)
 NICE="nice -n ${BENCH_NICE:-0}"

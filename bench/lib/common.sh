@@ -108,3 +108,15 @@ server_cpu() {
 
 # median: reads numbers, one per line, prints the median.
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# bench_args NAME=DEFAULT... -- "$@": sets each NAME, in order, to the script's next positional
+# argument, or to DEFAULT when that argument is missing or empty.
+bench_args() {
+  local specs=() spec
+  while [ "$1" != -- ]; do specs+=("$1"); shift; done
+  shift
+  for spec in "${specs[@]}"; do
+    printf -v "${spec%%=*}" '%s' "${1:-${spec#*=}}"
+    [ $# -eq 0 ] || shift
+  done
+}

@@ -41,7 +41,8 @@ class Buffer {
   void append(std::string_view s) { append(s.data(), s.size()); }
 
  private:
-  void make_room(std::size_t min_room) {
+  // Out of line: the rare path, so that append() and tail() stay small enough to inline.
+  [[gnu::noinline]] void make_room(std::size_t min_room) {
     const std::size_t used = size();
     if (begin_ > 0 && capacity_ - used >= min_room && used <= capacity_ / 2) {
       std::memmove(data_.get(), data(), used);  // slide down: cheap when little is held

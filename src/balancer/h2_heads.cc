@@ -73,24 +73,11 @@ void H2RequestFields::append_head(Buffer& out, std::string_view client_ip, bool 
 bool translate_response_head(std::string_view raw, std::string_view backend_name,
                              H2ResponseHead& out) {
   out.fields.clear();
-  std::string_view rest = raw;
-  std::string_view status_line = next_head_line(rest);
-  while (status_code_of(status_line) >= 100 && status_code_of(status_line) < 200 &&
-         status_code_of(status_line) != 101) {
-    while (!rest.empty() && !next_head_line(rest).empty()) {
-    }
-    status_line = next_head_line(rest);
-  }
-  out.status = status_code_of(status_line);
+  const FinalHead head = final_response_head(raw);
+  out.status = head.status;
   if (out.status < 200) return false;  // malformed, or a 101 that HTTP/2 cannot carry
-  ConnectionTokens tokens;
-  for (std::string_view scan = rest; !scan.empty();) {
-    const std::string_view line = next_head_line(scan);
-    const std::size_t colon = line.find(':');
-    if (colon != std::string_view::npos && http::iequals(line.substr(0, colon), "connection")) {
-      tokens.add_list(line.substr(colon + 1));
-    }
-  }
+  const ConnectionTokens& tokens = head.tokens;
+  std::string_view rest = head.fields;
   while (!rest.empty()) {
     const std::string_view line = next_head_line(rest);
     if (line.empty()) break;

@@ -8,7 +8,7 @@
 #include "balancer/proxy_session.h"
 #include "balancer/session_limits.h"
 #include "balancer/worker.h"
-#include "h2/session_options.h"
+#include "h2/server_session.h"
 
 namespace stampede::balancer {
 namespace {
@@ -60,22 +60,10 @@ struct H2Session::Callbacks {
 
   static int on_frame(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
     H2Session& s = self(user);
-    const std::int64_t now = s.worker_.loop().now_ns();
-    const bool ack = (frame->hd.flags & NGHTTP2_FLAG_ACK) != 0;
+    const bool ok = h2::note_frame(s.flood_, frame->hd, s.worker_.loop().now_ns());
     const bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
-    bool ok = true;
     switch (frame->hd.type) {
-      case NGHTTP2_SETTINGS:
-        if (!ack) ok = s.flood_.note(h2::Costly::Settings, now);
-        break;
-      case NGHTTP2_PING:
-        if (!ack) ok = s.flood_.note(h2::Costly::Ping, now);
-        break;
-      case NGHTTP2_RST_STREAM:
-        ok = s.flood_.note(h2::Costly::Reset, now);
-        break;
       case NGHTTP2_DATA:
-        if (frame->hd.length == 0 && !end) ok = s.flood_.note(h2::Costly::Empty, now);
         // The connection window is given back at once (streams bound what they hold), and
         // padding is nobody's body.
         nghttp2_session_consume_connection(session, frame->hd.length);
@@ -112,15 +100,12 @@ struct H2Session::Callbacks {
     return 0;
   }
 
-  static nghttp2_session_callbacks* make() {
-    nghttp2_session_callbacks* cb = nullptr;
-    if (nghttp2_session_callbacks_new(&cb) != 0) return nullptr;
+  static void install(nghttp2_session_callbacks* cb) {
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb, begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
-    return cb;
   }
 };
 
@@ -141,13 +126,9 @@ void H2Session::start(const H2Start& start) {
   start_ns_ = last_activity_ns_ = worker_.loop().now_ns();
   h2::SessionLimits limits{kMaxStreams, kMaxHeaderList};
   limits.stream_window = kStreamWindow;
-  nghttp2_session_callbacks* cb = Callbacks::make();
-  const h2::OptionPtr option = h2::make_options(limits);
-  if (option != nullptr) nghttp2_option_set_no_auto_window_update(option.get(), 1);
-  const bool made = cb != nullptr && option != nullptr &&
-                    nghttp2_session_server_new2(&session_, cb, this, option.get()) == 0;
-  if (cb != nullptr) nghttp2_session_callbacks_del(cb);
-  if (!made || h2::submit_settings(session_, limits) != 0) {
+  // Streams give their window back as the backend takes their body (h2_stream.h).
+  session_ = h2::new_server_session(Callbacks::install, this, limits, true);
+  if (session_ == nullptr) {
     close();
     return;
   }
@@ -309,15 +290,9 @@ bool H2Session::read_once() {
 // nothing more or the socket is full. False when the connection was closed.
 bool H2Session::flush() {
   for (;;) {
-    while (!output_full()) {
-      const std::uint8_t* frames = nullptr;
-      const ssize_t n = nghttp2_session_mem_send(session_, &frames);
-      if (n < 0) {
-        close();
-        return false;
-      }
-      if (n == 0) break;
-      out_.append(reinterpret_cast<const char*>(frames), static_cast<std::size_t>(n));
+    if (!h2::take_frames(session_, out_, [this] { return output_full(); })) {
+      close();
+      return false;
     }
     if (out_.empty()) return true;
     std::size_t n = 0;

@@ -31,7 +31,7 @@ H2Stream::H2Stream(H2Session& session, Worker& worker, std::int32_t id)
 }
 
 H2Stream::~H2Stream() {
-  cancel_attempt();
+  cancel_attempt(attempt_);
 }
 
 void H2Stream::on_request_head(bool ends_stream) {
@@ -39,9 +39,9 @@ void H2Stream::on_request_head(bool ends_stream) {
   req_.head_done = true;
   req_.done = ends_stream;
   req_.is_head = method == "HEAD";
-  req_.idempotent = method == "GET" || method == "HEAD";
-  req_.resendable = is_idempotent(method);
-  req_.retries_left = worker_.config().retries;
+  req_.retry = {.idempotent = method == "GET" || method == "HEAD",
+                .resendable = is_idempotent(method),
+                .retries_left = worker_.config().retries};
   // Without content-length a body's end is END_STREAM, which HTTP/1.1 says with chunks.
   req_.chunked = !ends_stream && !fields_.has("content-length");
   fields_.append_head(upstream_out_, session_.client_ip(), req_.chunked);
@@ -74,7 +74,7 @@ void H2Stream::on_request_end() {
 
 void H2Stream::on_closed() {
   req_.closed = true;
-  cancel_attempt();  // the client went away: an abort, not the backend's failure
+  cancel_attempt(attempt_);  // the client went away: an abort, not the backend's failure
   release_upstream(false);
 }
 
@@ -167,7 +167,7 @@ void H2Stream::submit(int status, std::span<const nghttp2_nv> fields, bool body)
 
 void H2Stream::reset(std::uint32_t error_code) {
   if (req_.closed) return;
-  cancel_attempt();
+  cancel_attempt(attempt_);
   release_upstream(false);
   req_.answered = true;
   nghttp2_submit_rst_stream(session_.session(), NGHTTP2_FLAG_NONE, id_, error_code);
@@ -223,13 +223,13 @@ void H2Stream::on_tick(std::int64_t now_ns) {
   if (!req_.head_done) {
     reset(NGHTTP2_CANCEL);  // HEADERS without END_HEADERS: CONTINUATIONs that never came
   } else if (upstream_ && upstream_->connecting()) {
-    attempt_failed(Cause::Connect, true);
+    attempt_failed({Cause::Connect, true});
   } else if (!req_.done || !attempt_.active || paused_) {
     reset(NGHTTP2_CANCEL);  // the client stalled (mid-body, or with its window closed)
   } else if (attempt_.resp_head_done) {
     response_failed(Cause::Timeout);
   } else {
-    attempt_failed(Cause::Timeout, false);
+    attempt_failed({Cause::Timeout, false});
   }
 }
 

@@ -11,14 +11,12 @@
 // nghttp2 as the client's window allows; reading from the backend stops while kStreamBuffer
 // bytes wait, so a client that never opens its window holds no more than that per stream.
 //
-// Retries and failures follow ProxySession's rules (proxy_session.h): an attempt that failed
-// before any request byte reached the backend goes to another live backend; a GET or HEAD sent
-// but unanswered is re-sent up to --retries times; a stale pooled connection is retried once on
-// a fresh one; nothing is retried once a response byte arrived. A failure before the response
-// head was submitted answers the stream 502 (504 for a timeout, 503 when the balancer's own
-// resources ran out); after it, the stream is reset with INTERNAL_ERROR. The other streams of
-// the connection go on. A stream the client resets (or that closes otherwise) cancels its
-// attempt (a client abort) and its backend connection is closed, never pooled mid-response.
+// Retries and failures follow the rules ProxySession follows too (attempt_rules.h). A failure
+// before the response head was submitted answers the stream 502 (504 for a timeout, 503 when
+// the balancer's own resources ran out); after it, the stream is reset with INTERNAL_ERROR. The
+// other streams of the connection go on. A stream the client resets (or that closes otherwise)
+// cancels its attempt (a client abort) and its backend connection is closed, never pooled
+// mid-response.
 //
 // Lifetime: owned by its H2Session, on the worker's thread. Inside nghttp2's callbacks a stream
 // only buffers; the session calls service() after each batch of input, and the stream's own
@@ -33,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "balancer/attempt.h"
 #include "balancer/buffer.h"
 #include "balancer/h2_heads.h"
 #include "balancer/upstream.h"
@@ -85,8 +84,6 @@ class H2Stream final : public UpstreamOwner {
                            std::uint32_t* flags, nghttp2_data_source* source, void*);
 
  private:
-  enum class Cause : std::uint8_t { Connect, NotSent, NoResponse, Timeout, BadResponse, Local };
-
   void dispatch();
   bool is_admin_request() const;
   void reply_admin();
@@ -97,45 +94,25 @@ class H2Stream final : public UpstreamOwner {
   void touch();
 
   void start_attempt(Backend* backend);
-  void end_attempt(bool ok);
-  void cancel_attempt();
   void flush_upstream();
   void read_upstream();
   bool on_upstream_data();
   bool on_response_head(std::size_t head_len);
   void response_complete(bool reusable);
   void response_failed(Cause failure);
-  void attempt_failed(Cause failure, bool mark_down);
+  void attempt_failed(Failure failure);
   void release_upstream(bool reusable);
 
   struct RequestState {
     bool head_done = false;  // the request head arrived (HEADERS with END_HEADERS)
     bool done = false;       // END_STREAM arrived
     bool is_head = false;
-    bool idempotent = false;  // GET or HEAD: re-sent after an unanswered attempt (--retries)
-    bool resendable = false;  // idempotent (RFC 9110 9.2.2): re-sent after a stale connection
     bool chunked = false;     // a body without content-length: sent chunked upstream
     bool end_queued = false;  // the last chunk (or the whole body) is in upstream_out_
     bool dispatched = false;
-    bool intact = true;  // upstream_out_ still holds every byte of the request so far
-    bool fresh_only = false;
     bool answered = false;  // response HEADERS submitted
     bool closed = false;    // nghttp2 closed the stream
-    int retries_left = 0;
-  };
-  struct AttemptState {
-    Backend* backend = nullptr;
-    std::int64_t start_ns = 0;
-    std::size_t sent = 0;
-    std::size_t head_parsed = 0;
-    bool active = false;
-    bool reused = false;
-    bool wrote = false;
-    bool resp_started = false;
-    bool resp_head_done = false;
-    bool upstream_readable = false;
-    bool upstream_closed = false;
-    bool read_wants_out = false;
+    RetryState retry;       // what its failed attempts may still do (attempt_rules.h)
   };
 
   H2Session& session_;
@@ -144,7 +121,7 @@ class H2Stream final : public UpstreamOwner {
   H2RequestFields fields_;
   std::size_t header_bytes_ = 0;
   RequestState req_;
-  AttemptState attempt_;
+  Attempt attempt_;
   std::vector<Backend*> tried_;
   std::unique_ptr<UpstreamConn> upstream_;
   http::ResponseParser response_;

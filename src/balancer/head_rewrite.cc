@@ -127,24 +127,11 @@ void append_request_head(Buffer& out, const RequestHeadInput& in) {
 }
 
 bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadOptions& opt) {
-  std::string_view rest = raw;
-  std::string_view status_line = next_head_line(rest);
-  // Interim responses (100, 103, ...) end at their own empty line; the final one follows.
-  while (status_code_of(status_line) >= 100 && status_code_of(status_line) < 200 &&
-         status_code_of(status_line) != 101) {
-    while (!rest.empty() && !next_head_line(rest).empty()) {
-    }
-    status_line = next_head_line(rest);
-  }
-  if (status_code_of(status_line) < 0) return false;
-  ConnectionTokens tokens;
-  for (std::string_view scan = rest; !scan.empty();) {
-    std::string_view line = next_head_line(scan);
-    std::size_t colon = line.find(':');
-    if (colon != std::string_view::npos && http::iequals(line.substr(0, colon), "connection")) {
-      tokens.add_list(line.substr(colon + 1));
-    }
-  }
+  const FinalHead head = final_response_head(raw);
+  const std::string_view status_line = head.status_line;
+  if (head.status < 0) return false;
+  const ConnectionTokens& tokens = head.tokens;
+  std::string_view rest = head.fields;
   const std::size_t start = out.size();
   // Our own version, not the backend's (RFC 9110 2.5: an intermediary sends its own
   // HTTP-version): "HTTP/1.0 200" relayed as it came would tell a client that keeps the

@@ -31,6 +31,40 @@ std::string_view next_head_line(std::string_view& rest);
 int status_code_of(std::string_view status_line);
 std::string_view trim_ows(std::string_view s);
 
+// A raw response head seen past its interim responses (100, 103, ...: each ends at its own
+// empty line; a 101 is final): the final status line and its code (status_code_of), its field
+// lines (`fields`, up to the end of `raw`), and the tokens its Connection fields name. Shared
+// with h2_heads.cc.
+struct FinalHead {
+  std::string_view status_line;
+  int status = -1;
+  std::string_view fields;
+  ConnectionTokens tokens;
+};
+// Inline: it runs for every response, in both callers.
+inline FinalHead final_response_head(std::string_view raw) {
+  FinalHead head;
+  std::string_view rest = raw;
+  head.status_line = next_head_line(rest);
+  head.status = status_code_of(head.status_line);
+  // Interim responses (100, 103, ...) end at their own empty line; the final one follows.
+  while (head.status >= 100 && head.status < 200 && head.status != 101) {
+    while (!rest.empty() && !next_head_line(rest).empty()) {
+    }
+    head.status_line = next_head_line(rest);
+    head.status = status_code_of(head.status_line);
+  }
+  head.fields = rest;
+  for (std::string_view scan = rest; !scan.empty();) {
+    const std::string_view line = next_head_line(scan);
+    const std::size_t colon = line.find(':');
+    if (colon != std::string_view::npos && http::iequals(line.substr(0, colon), "connection")) {
+      head.tokens.add_list(line.substr(colon + 1));
+    }
+  }
+  return head;
+}
+
 // Hop-by-hop by definition: Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade
 // (Upgrade is kept, with "Connection: upgrade", only on the exchange that opens a tunnel).
 bool is_hop_by_hop(std::string_view name);

@@ -71,7 +71,7 @@ ProxySession::ProxySession(Worker& worker, std::unique_ptr<net::Stream> client, 
 }
 
 ProxySession::~ProxySession() {
-  cancel_attempt();
+  cancel_attempt(attempt_);
   if (phase_ != Phase::Closed) worker_.loop().remove(client_->fd());
 }
 
@@ -207,7 +207,7 @@ void ProxySession::feed_body() {
   http::Step step = request_.feed(client_in_.data(), client_in_.size());
   if (step.event == http::Event::Error) {
     if (attempt_.active) {
-      cancel_attempt();  // the client's fault: not counted against the backend
+      cancel_attempt(attempt_);  // the client's fault: not counted against the backend
       release_upstream(false);
     }
     if (attempt_.resp_head_done) {
@@ -237,13 +237,13 @@ void ProxySession::begin_request() {
   req_ = RequestState{.local = admin_only_ || is_admin_request(),
                       .keep_alive = request_.keep_alive(),
                       .is_head = method == "HEAD",
-                      .idempotent = method == "GET" || method == "HEAD",
-                      .resendable = is_idempotent(method),
                       .http10 = request_.http_minor() == 0,
                       .upgrade = request_.upgrade() && method != "CONNECT" &&
                                  is_websocket_upgrade(request_.headers()),
-                      .retries_left = config.retries};
-  reset_attempt(nullptr);
+                      .retry = {.idempotent = method == "GET" || method == "HEAD",
+                                .resendable = is_idempotent(method),
+                                .retries_left = config.retries}};
+  reset_attempt();
   tried_.clear();
   touch();
   if (req_.local) return;
@@ -383,7 +383,7 @@ bool ProxySession::sniff() {
 void ProxySession::close() {
   if (phase_ == Phase::Closed) return;
   if (h2_) h2_->shutdown();
-  cancel_attempt();
+  cancel_attempt(attempt_);
   release_upstream(false);
   worker_.loop().remove(client_->fd());
   phase_ = Phase::Closed;
@@ -427,13 +427,13 @@ void ProxySession::on_tick(std::int64_t now_ns) {
     return;
   }
   if (upstream_ && upstream_->connecting()) {
-    attempt_failed(Cause::Connect, true);
+    attempt_failed({Cause::Connect, true});
   } else if (req_.local || !req_.done || !attempt_.active) {
     close();  // a client stalled mid-body: the attempt is cancelled, not the backend's failure
   } else if (attempt_.resp_head_done) {
     response_failed(Cause::Timeout);  // a backend stalled mid-response
   } else {
-    attempt_failed(Cause::Timeout, false);
+    attempt_failed({Cause::Timeout, false});
   }
 }
 

@@ -10,12 +10,7 @@
 // Worker::close_session() (deferred destruction: the client stream is closed with the object);
 // it never outlives the worker's loop.
 //
-// Retries (see docs/balance.md): an attempt that failed before any byte of the request reached
-// the backend (connect refused or timed out, or the first write failed) goes to another live
-// backend whatever the method; a GET or HEAD that was sent but got no response byte is re-sent
-// to another backend up to --retries times. A failure on a reused pooled connection before any
-// response byte is re-sent once on a fresh connection (the same backend allowed) when nothing
-// was written or the method is idempotent. Nothing is retried once a response byte arrived.
+// Retries (see docs/balance.md) follow attempt_rules.h, the rules H2Stream follows too.
 //
 // Failures: a response that fails (parse error, cut short, stalled) before any of its bytes
 // were written to the client is withdrawn and replaced by a 502 (504); after that the client
@@ -36,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "balancer/attempt.h"
 #include "balancer/buffer.h"
 #include "balancer/upstream.h"
 #include "http/request_parser.h"
@@ -73,8 +69,6 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
 
  private:
   enum class Phase : std::uint8_t { Head, Forward, Tunnel, H2, Closed };
-  // Local: the balancer's own resources ran out (503, the backend is not blamed).
-  enum class Cause : std::uint8_t { Connect, NotSent, NoResponse, Timeout, BadResponse, Local };
 
   // Client side (proxy_session.cc).
   void drive_client();
@@ -98,10 +92,8 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
 
   // Backend side (proxy_upstream.cc).
   void dispatch();
-  void reset_attempt(Backend* backend);
+  void reset_attempt();
   void start_attempt(Backend* backend);
-  void end_attempt(bool ok);
-  void cancel_attempt();
   void flush_upstream();
   void read_upstream();
   bool on_upstream_data();
@@ -110,7 +102,7 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   bool on_response_head(std::size_t head_len);
   void response_complete(bool reusable);
   void response_failed(Cause failure);
-  void attempt_failed(Cause failure, bool mark_down);
+  void attempt_failed(Failure failure);
   void release_upstream(bool reusable);
 
   // Tunnel after a 101 to an Upgrade request (proxy_tunnel.cc): bytes both ways, unparsed.
@@ -124,31 +116,15 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
     bool done = false;        // its last byte was parsed (and queued upstream)
     bool keep_alive = false;  // the client keeps the connection after the response
     bool is_head = false;
-    bool idempotent = false;  // GET or HEAD: re-sent after an unanswered attempt (--retries)
-    bool resendable = false;  // idempotent (RFC 9110 9.2.2): re-sent after a stale connection
     bool http10 = false;
     bool upgrade = false;     // Upgrade asked for: a 101 opens a tunnel
     bool dispatched = false;  // an attempt was started
-    bool intact = true;       // upstream_out_ still holds every byte of the request so far
-    bool fresh_only = false;  // a pooled connection was stale: the next attempt opens one
-    int retries_left = 0;
+    RetryState retry;         // what its failed attempts may still do (attempt_rules.h)
   };
-  // The current attempt: reset by one assignment when it starts (and when a request begins).
-  struct AttemptState {
-    Backend* backend = nullptr;
-    std::int64_t start_ns = 0;
-    std::size_t sent = 0;            // bytes of upstream_out_ written in this attempt
-    std::size_t head_parsed = 0;     // bytes of upstream_in_ fed while the head is incomplete
-    std::uint64_t response_at = 0;   // client stream offset where the relayed response starts
-    bool active = false;             // backend counts this request in flight
-    bool reused = false;             // on a pooled connection that carried requests before
-    bool wrote = false;              // a byte of this attempt was accepted by the kernel
-    bool resp_started = false;       // a byte of the response arrived
-    bool resp_head_done = false;     // the response head is queued for the client
-    bool dechunk = false;            // HTTP/1.0 client, chunked response: relay the body plain
-    bool upstream_readable = false;  // edge seen, socket not drained yet
-    bool upstream_closed = false;    // the backend's FIN or reset was reported: read to EOF
-    bool read_wants_out = false;     // a read waits for the stream to send (TLS WANT_WRITE)
+  // What the current attempt relays to an HTTP/1.x client, beside its Attempt: reset with it.
+  struct RelayState {
+    std::uint64_t response_at = 0;  // client stream offset where the relayed response starts
+    bool dechunk = false;           // HTTP/1.0 client, chunked response: relay the body plain
   };
 
   Worker& worker_;
@@ -178,7 +154,8 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   std::string session_key_;
   std::vector<Backend*> tried_;
 
-  AttemptState attempt_;
+  Attempt attempt_;
+  RelayState relay_;
   std::unique_ptr<UpstreamConn> upstream_;
   http::ResponseParser response_;
   Buffer upstream_in_;

@@ -54,7 +54,7 @@ bool ProxySession::enter_tunnel(std::size_t head_len) {
   upstream_in_.consume(head_len);
   client_out_.append(upstream_in_.view());  // the backend's first tunnel bytes
   upstream_in_.clear();
-  end_attempt(true);
+  end_attempt(attempt_, worker_, true);
   upstream_out_.consume(attempt_.sent);
   attempt_.sent = 0;
   upstream_out_.append(client_in_.view());  // what the client sent after its request

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "core/clock.h"
-#include "h2/session_options.h"
+#include "h2/server_session.h"
 #include "server/connection.h"
 #include "server/socket_input.h"
 #include "server/worker.h"
@@ -118,29 +118,9 @@ struct H2Connection::Callbacks {
 
   static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
     H2Connection& c = self(user);
-    const std::int64_t now = c.worker_.loop().now_ns();
-    const bool ack = (frame->hd.flags & NGHTTP2_FLAG_ACK) != 0;
+    const bool ok = h2::note_frame(c.flood_, frame->hd, c.worker_.loop().now_ns());
     const bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
-    bool ok = true;
-    switch (frame->hd.type) {
-      case NGHTTP2_SETTINGS:
-        if (!ack) ok = c.flood_.note(h2::Costly::Settings, now);
-        break;
-      case NGHTTP2_PING:
-        if (!ack) ok = c.flood_.note(h2::Costly::Ping, now);
-        break;
-      case NGHTTP2_RST_STREAM:
-        ok = c.flood_.note(h2::Costly::Reset, now);
-        break;
-      case NGHTTP2_DATA:
-        if (frame->hd.length == 0 && !end) ok = c.flood_.note(h2::Costly::Empty, now);
-        break;
-      case NGHTTP2_HEADERS:
-        c.got_headers_ = true;
-        break;
-      default:
-        break;
-    }
+    if (frame->hd.type == NGHTTP2_HEADERS) c.got_headers_ = true;
     if (!ok) {
       c.end_session(NGHTTP2_ENHANCE_YOUR_CALM);
       return 0;
@@ -173,16 +153,13 @@ struct H2Connection::Callbacks {
     return 0;
   }
 
-  static nghttp2_session_callbacks* make() {
-    nghttp2_session_callbacks* cb = nullptr;
-    if (nghttp2_session_callbacks_new(&cb) != 0) return nullptr;
+  static void install(nghttp2_session_callbacks* cb) {
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb, begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_sent);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
-    return cb;
   }
 };
 
@@ -201,12 +178,8 @@ void H2Connection::start(H2Handover handover) {
   flood_ = h2::FloodGuard{};
   const h2::SessionLimits limits{worker_.options().max_streams,
                                  static_cast<std::uint32_t>(worker_.options().max_header_bytes)};
-  nghttp2_session_callbacks* cb = Callbacks::make();
-  const h2::OptionPtr option = h2::make_options(limits);
-  const bool made = cb != nullptr && option != nullptr &&
-                    nghttp2_session_server_new2(&session_, cb, this, option.get()) == 0;
-  if (cb != nullptr) nghttp2_session_callbacks_del(cb);
-  if (!made || h2::submit_settings(session_, limits) != 0) {
+  session_ = h2::new_server_session(Callbacks::install, this, limits, false);
+  if (session_ == nullptr) {
     close_now();
     return;
   }
@@ -283,15 +256,9 @@ bool H2Connection::read_once() {
 // has nothing more or the socket is full. False when the connection was closed.
 bool H2Connection::flush() {
   for (;;) {
-    while (!output_full()) {
-      const std::uint8_t* frames = nullptr;
-      const ssize_t n = nghttp2_session_mem_send(session_, &frames);
-      if (n < 0) {
-        close_now();
-        return false;
-      }
-      if (n == 0) break;
-      out_.append(reinterpret_cast<const char*>(frames), static_cast<std::size_t>(n));
+    if (!h2::take_frames(session_, out_, [this] { return output_full(); })) {
+      close_now();
+      return false;
     }
     if (out_sent_ == out_.size()) return true;
     std::size_t n = 0;

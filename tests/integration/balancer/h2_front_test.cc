@@ -19,6 +19,7 @@
 
 #include "lb_support.h"
 #include "support/accept_loop.h"
+#include "support/h2_client_session.h"
 #include "support/loopback.h"
 #include "support/proc_stats.h"
 #include "support/process.h"
@@ -30,61 +31,24 @@ constexpr const char* kH2load = "/usr/bin/h2load";
 constexpr const char* kCurl = "/usr/bin/curl";
 constexpr std::uint32_t kEnhanceYourCalm = 11;
 
-struct Answer {
-  int status = 0;
-  std::map<std::string, std::string> headers;
-  std::string body;
-  bool done = false;
-};
-
-nghttp2_nv nv_of(std::string_view name, std::string_view value) {
-  return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
-          reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
-          value.size(), NGHTTP2_NV_FLAG_NONE};
-}
+using stampede::testing::h2_field;
 
 // An nghttp2 client session over a blocking loopback socket; every wait is bounded.
-class Peer {
+class Peer : public stampede::testing::H2ClientSession {
  public:
   // `window`: SETTINGS_INITIAL_WINDOW_SIZE announced (0: the balancer may send no DATA).
   explicit Peer(std::uint16_t port, std::uint32_t window = 65535)
-      : fd_(stampede::testing::connect_loopback(port)) {
-    nghttp2_session_callbacks* cb = nullptr;
-    nghttp2_session_callbacks_new(&cb);
-    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
-    nghttp2_session_client_new(&session_, cb, this);
-    nghttp2_session_callbacks_del(cb);
-    const nghttp2_settings_entry entry{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, window};
-    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, &entry, 1);
-  }
-  ~Peer() { nghttp2_session_del(session_); }
+      : H2ClientSession(window), fd_(stampede::testing::connect_loopback(port)) {}
 
-  nghttp2_session* session() { return session_; }
+  // A request to front.test; a POST carries `body` (possibly empty) as DATA.
   std::int32_t request(std::string_view method, std::string_view path,
                        std::vector<nghttp2_nv> extra = {}, std::string body = {}) {
-    std::vector<nghttp2_nv> nv = {nv_of(":method", method), nv_of(":scheme", "http"),
-                                  nv_of(":authority", "front.test"), nv_of(":path", path)};
-    nv.insert(nv.end(), extra.begin(), extra.end());
-    body_ = std::move(body);
-    nghttp2_data_provider provider{};
-    provider.source.ptr = this;
-    provider.read_callback = read_body;
-    return nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
-                                  method == "POST" ? &provider : nullptr, nullptr);
+    return H2ClientSession::request(
+        method, path, "front.test", extra,
+        method == "POST" ? std::optional<std::string>(std::move(body)) : std::nullopt);
   }
   // What the session has queued, preface first.
-  std::string take() {
-    std::string out;
-    for (;;) {
-      const std::uint8_t* bytes = nullptr;
-      const ssize_t n = nghttp2_session_mem_send(session_, &bytes);
-      if (n <= 0) break;
-      out.append(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(n));
-    }
-    return out;
-  }
+  std::string take() { return take_output(); }
   bool flush() { return send_raw(take()); }
   bool send_raw(const std::string& bytes) {
     std::size_t at = 0;
@@ -111,57 +75,15 @@ class Peer {
         eof = true;
         return done();
       }
-      nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(buf),
-                               static_cast<std::size_t>(n));
+      receive({buf, static_cast<std::size_t>(n)});
     }
     return true;
   }
-  bool answered(std::int32_t id) { return answers[id].done; }
 
-  std::map<std::int32_t, Answer> answers;
-  int goaway_code = -1;
   bool eof = false;
 
  private:
-  static Peer& self(void* user) { return *static_cast<Peer*>(user); }
-  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
-                       std::size_t namelen, const std::uint8_t* value, std::size_t valuelen,
-                       std::uint8_t, void* user) {
-    const std::string n(reinterpret_cast<const char*>(name), namelen);
-    const std::string v(reinterpret_cast<const char*>(value), valuelen);
-    Answer& a = self(user).answers[frame->hd.stream_id];
-    if (n == ":status") a.status = std::stoi(v);
-    a.headers[n] = v;
-    return 0;
-  }
-  static int on_data(nghttp2_session*, std::uint8_t, std::int32_t id, const std::uint8_t* data,
-                     std::size_t length, void* user) {
-    self(user).answers[id].body.append(reinterpret_cast<const char*>(data), length);
-    return 0;
-  }
-  static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-    Peer& p = self(user);
-    if (frame->hd.type == NGHTTP2_GOAWAY)
-      p.goaway_code = static_cast<int>(frame->goaway.error_code);
-    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
-        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
-      p.answers[frame->hd.stream_id].done = true;
-    }
-    return 0;
-  }
-  static ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
-                           std::uint32_t* flags, nghttp2_data_source* source, void*) {
-    Peer& p = *static_cast<Peer*>(source->ptr);
-    const std::size_t n = std::min(length, p.body_.size());
-    std::memcpy(buffer, p.body_.data(), n);
-    p.body_.erase(0, n);
-    if (p.body_.empty()) *flags |= NGHTTP2_DATA_FLAG_EOF;
-    return static_cast<ssize_t>(n);
-  }
-
   net::Fd fd_;
-  nghttp2_session* session_ = nullptr;
-  std::string body_;
 };
 
 // A chunked body's data (RFC 9112 7.1; no extensions, no trailers).
@@ -243,8 +165,9 @@ TEST(H2Front, BodyWithoutContentLengthGoesChunkedAndCookiesAreJoined) {
   auto lb = start_balancer(base_config({spec("e", echo.port())}));
   ASSERT_TRUE(lb);
   Peer peer(lb->port());
-  const std::int32_t id = peer.request(
-      "POST", "/up", {nv_of("cookie", "a=1"), nv_of("cookie", "b=2")}, std::string(40000, 'z'));
+  const std::int32_t id =
+      peer.request("POST", "/up", {h2_field("cookie", "a=1"), h2_field("cookie", "b=2")},
+                   std::string(40000, 'z'));
   ASSERT_TRUE(peer.pump([&] { return peer.answered(id); }));
   EXPECT_EQ(peer.answers[id].status, 200);
   EXPECT_EQ(peer.answers[id].headers["x-backend"], "e");
@@ -320,7 +243,7 @@ TEST(H2Front, HpackBombEndsTheSessionWithEnhanceYourCalm) {
   ASSERT_TRUE(lb);
   Peer peer(lb->port());
   const std::string big(20000, 'h');
-  peer.request("GET", "/", {nv_of("x-big", big)});
+  peer.request("GET", "/", {h2_field("x-big", big)});
   ASSERT_TRUE(peer.pump([&] { return peer.goaway_code >= 0; }));
   EXPECT_EQ(peer.goaway_code, static_cast<int>(kEnhanceYourCalm));
   EXPECT_EQ(echo.request_count(), 0u);

@@ -1,5 +1,6 @@
-// src/h2 without sockets: the preface check at every cut, the flood guard's windows, the error
-// names, and a server session built with make_options()/submit_settings() announcing our limits.
+// src/h2 without sockets: the preface check at every cut, the flood guard's windows and the
+// frames it counts, the error names, and a server session (new_server_session(), over
+// make_options()/submit_settings()) announcing our limits.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -8,6 +9,7 @@
 #include "h2/error_codes.h"
 #include "h2/flood_guard.h"
 #include "h2/preface.h"
+#include "h2/server_session.h"
 #include "h2/session_options.h"
 
 namespace stampede::h2 {
@@ -60,15 +62,10 @@ TEST(H2ErrorCodes, NamesAndUnknown) {
 
 // The SETTINGS frame a server session sends first carries our limits and window.
 TEST(H2SessionOptions, ServerAnnouncesItsLimits) {
-  nghttp2_session_callbacks* cb = nullptr;
-  ASSERT_EQ(nghttp2_session_callbacks_new(&cb), 0);
   const SessionLimits limits{7, 1000, 4096};
-  OptionPtr option = make_options(limits);
-  ASSERT_NE(option, nullptr);
-  nghttp2_session* server = nullptr;
-  ASSERT_EQ(nghttp2_session_server_new2(&server, cb, nullptr, option.get()), 0);
-  nghttp2_session_callbacks_del(cb);
-  ASSERT_EQ(submit_settings(server, limits), 0);
+  nghttp2_session* server =
+      new_server_session([](nghttp2_session_callbacks*) {}, nullptr, limits, false);
+  ASSERT_NE(server, nullptr);
   const std::uint8_t* bytes = nullptr;
   const ssize_t n = nghttp2_session_mem_send(server, &bytes);
   ASSERT_GT(n, 9);
@@ -86,6 +83,41 @@ TEST(H2SessionOptions, ServerAnnouncesItsLimits) {
   EXPECT_EQ(sent[NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE], 1000u);
   EXPECT_EQ(nghttp2_session_get_local_window_size(server), kMaxWindow);
   nghttp2_session_del(server);
+}
+
+nghttp2_frame_hd header(std::uint8_t type, std::uint8_t flags, std::size_t length = 0) {
+  nghttp2_frame_hd hd{};
+  hd.type = type;
+  hd.flags = flags;
+  hd.length = length;
+  hd.stream_id = type == NGHTTP2_SETTINGS || type == NGHTTP2_PING ? 0 : 1;
+  return hd;
+}
+
+// Only the frames a peer sends at no cost count: two of a kind pass, the third floods.
+TEST(H2FloodGuard, NoteFrameCountsCostlessFramesOnly) {
+  const struct {
+    nghttp2_frame_hd hd;
+    bool counted;
+  } cases[] = {
+      {header(NGHTTP2_SETTINGS, NGHTTP2_FLAG_NONE), true},
+      {header(NGHTTP2_SETTINGS, NGHTTP2_FLAG_ACK), false},
+      {header(NGHTTP2_PING, NGHTTP2_FLAG_NONE, 8), true},
+      {header(NGHTTP2_PING, NGHTTP2_FLAG_ACK, 8), false},
+      {header(NGHTTP2_RST_STREAM, NGHTTP2_FLAG_NONE, 4), true},
+      {header(NGHTTP2_DATA, NGHTTP2_FLAG_NONE), true},
+      {header(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM), false},  // an empty body's end
+      {header(NGHTTP2_DATA, NGHTTP2_FLAG_NONE, 1), false},
+      {header(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, 10), false},
+      {header(NGHTTP2_WINDOW_UPDATE, NGHTTP2_FLAG_NONE, 4), false},
+  };
+  for (const auto& c : cases) {
+    FloodGuard guard{FloodLimits{2}};
+    EXPECT_TRUE(note_frame(guard, c.hd, 0));
+    EXPECT_TRUE(note_frame(guard, c.hd, 1));
+    EXPECT_EQ(note_frame(guard, c.hd, 2), !c.counted) << int{c.hd.type} << " " << int{c.hd.flags};
+    EXPECT_EQ(guard.flooded(), c.counted);
+  }
 }
 
 }  // namespace

@@ -15,115 +15,26 @@
 #include "h2/flood_guard.h"
 #include "h2/preface.h"
 #include "server/plan.h"
+#include "support/h2_client_session.h"
 #include "unit/server/connection_harness.h"
 
 namespace stampede::server {
 namespace {
 
-struct H2Answer {
-  int status = 0;
-  std::string body;
-  bool done = false;
-};
+using stampede::testing::h2_field;
 
 // An nghttp2 client session: submit requests, pump bytes through the harness, read answers.
-class H2Peer {
+class H2Peer : public stampede::testing::H2ClientSession {
  public:
-  H2Peer() {
-    nghttp2_session_callbacks* cb = nullptr;
-    nghttp2_session_callbacks_new(&cb);
-    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
-    nghttp2_session_client_new(&session_, cb, this);
-    nghttp2_session_callbacks_del(cb);
-    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, nullptr, 0);
-  }
-  ~H2Peer() { nghttp2_session_del(session_); }
-
   std::int32_t get(const std::string& path, const std::string& extra_value = "") {
-    std::vector<nghttp2_nv> nv = {nv_of(":method", "GET"), nv_of(":scheme", "http"),
-                                  nv_of(":authority", "x"), nv_of(":path", path)};
-    if (!extra_value.empty()) nv.push_back(nv_of("x-big", extra_value));
-    return nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(), nullptr, nullptr);
+    std::vector<nghttp2_nv> extra;
+    if (!extra_value.empty()) extra.push_back(h2_field("x-big", extra_value));
+    return request("GET", path, "x", extra);
   }
   // A POST with `size` body bytes.
   std::int32_t post(std::size_t size) {
-    body_left_ = size;
-    std::vector<nghttp2_nv> nv = {nv_of(":method", "POST"), nv_of(":scheme", "http"),
-                                  nv_of(":authority", "x"), nv_of(":path", "/")};
-    nghttp2_data_provider provider{};
-    provider.source.ptr = this;
-    provider.read_callback = read_body;
-    return nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(), &provider, nullptr);
+    return request("POST", "/", "x", {}, std::string(size, 'b'));
   }
-  // The client's pending frames, preface first.
-  std::string take_output() {
-    std::string out;
-    for (;;) {
-      const std::uint8_t* bytes = nullptr;
-      const ssize_t n = nghttp2_session_mem_send(session_, &bytes);
-      if (n <= 0) break;
-      out.append(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(n));
-    }
-    return out;
-  }
-  void receive(const std::string& bytes) {
-    nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                             bytes.size());
-  }
-
-  std::map<std::int32_t, H2Answer> answers;
-  std::vector<std::int32_t> finished;  // stream ids in the order their answers ended
-  int goaway_code = -1;
-  std::map<std::int32_t, int> reset_codes;  // RST_STREAM received, by stream
-
- private:
-  static nghttp2_nv nv_of(const char* name, std::string_view value) {
-    return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name)),
-            reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), strlen(name),
-            value.size(), NGHTTP2_NV_FLAG_NONE};
-  }
-  static H2Peer& self(void* user) { return *static_cast<H2Peer*>(user); }
-  static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
-                       std::size_t namelen, const std::uint8_t* value, std::size_t valuelen,
-                       std::uint8_t, void* user) {
-    if (std::string_view(reinterpret_cast<const char*>(name), namelen) == ":status") {
-      self(user).answers[frame->hd.stream_id].status =
-          std::stoi(std::string(reinterpret_cast<const char*>(value), valuelen));
-    }
-    return 0;
-  }
-  static int on_data(nghttp2_session*, std::uint8_t, std::int32_t id, const std::uint8_t* data,
-                     std::size_t length, void* user) {
-    self(user).answers[id].body.append(reinterpret_cast<const char*>(data), length);
-    return 0;
-  }
-  static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-    H2Peer& p = self(user);
-    if (frame->hd.type == NGHTTP2_GOAWAY)
-      p.goaway_code = static_cast<int>(frame->goaway.error_code);
-    if (frame->hd.type == NGHTTP2_RST_STREAM)
-      p.reset_codes[frame->hd.stream_id] = static_cast<int>(frame->rst_stream.error_code);
-    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA) &&
-        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
-      p.answers[frame->hd.stream_id].done = true;
-      p.finished.push_back(frame->hd.stream_id);
-    }
-    return 0;
-  }
-  static ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
-                           std::uint32_t* flags, nghttp2_data_source* source, void*) {
-    H2Peer& p = *static_cast<H2Peer*>(source->ptr);
-    const std::size_t n = std::min(length, p.body_left_);
-    std::memset(buffer, 'b', n);
-    p.body_left_ -= n;
-    if (p.body_left_ == 0) *flags |= NGHTTP2_DATA_FLAG_EOF;
-    return static_cast<ssize_t>(n);
-  }
-
-  nghttp2_session* session_ = nullptr;
-  std::size_t body_left_ = 0;
 };
 
 // A raw frame header (RFC 9113 4.1) and payload.

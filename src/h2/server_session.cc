@@ -1,0 +1,41 @@
+#include "h2/server_session.h"
+
+namespace stampede::h2 {
+
+nghttp2_session* new_server_session(InstallCallbacks install, void* user,
+                                    const SessionLimits& limits, bool manual_window) {
+  nghttp2_session_callbacks* callbacks = nullptr;
+  if (nghttp2_session_callbacks_new(&callbacks) != 0) return nullptr;
+  install(callbacks);
+  const OptionPtr option = make_options(limits);
+  if (option != nullptr && manual_window) nghttp2_option_set_no_auto_window_update(option.get(), 1);
+  nghttp2_session* session = nullptr;
+  const bool made = option != nullptr &&
+                    nghttp2_session_server_new2(&session, callbacks, user, option.get()) == 0;
+  nghttp2_session_callbacks_del(callbacks);
+  if (!made) return nullptr;
+  if (submit_settings(session, limits) != 0) {
+    nghttp2_session_del(session);
+    return nullptr;
+  }
+  return session;
+}
+
+bool note_frame(FloodGuard& guard, const nghttp2_frame_hd& hd, std::int64_t now_ns) {
+  const bool ack = (hd.flags & NGHTTP2_FLAG_ACK) != 0;
+  const bool end = (hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+  switch (hd.type) {
+    case NGHTTP2_SETTINGS:
+      return ack || guard.note(Costly::Settings, now_ns);
+    case NGHTTP2_PING:
+      return ack || guard.note(Costly::Ping, now_ns);
+    case NGHTTP2_RST_STREAM:
+      return guard.note(Costly::Reset, now_ns);
+    case NGHTTP2_DATA:
+      return hd.length != 0 || end || guard.note(Costly::Empty, now_ns);
+    default:
+      return true;
+  }
+}
+
+}  // namespace stampede::h2
