@@ -75,11 +75,11 @@ std::vector<RunPlan> plan_limit_runs(const PlanInput& input) {
       input.fixed_balancer ? std::nullopt : std::optional(milliseconds(0));
   for (const std::string& strategy : input.load_strategies) {
     if (!input.varies_retries) {
-      runs.push_back({ScenarioKind::Limit, Pool::Limit, strategy, off, std::nullopt});
+      runs.push_back({ScenarioKind::Limit, Pool::Limit, strategy, off, std::nullopt, std::nullopt});
       continue;
     }
     for (int retries : kLimitRetries)
-      runs.push_back({ScenarioKind::Limit, Pool::Limit, strategy, off, retries});
+      runs.push_back({ScenarioKind::Limit, Pool::Limit, strategy, off, retries, std::nullopt});
   }
   return runs;
 }

@@ -66,7 +66,8 @@ void plan_hang_runs(const PlanInput& input, std::vector<RunPlan>& runs) {
   if (input.load_strategies.empty()) return;
   const std::string& strategy = input.load_strategies.front();
   if (input.fixed_balancer) {
-    runs.push_back({ScenarioKind::Hang, Pool::Even, strategy, std::nullopt, std::nullopt});
+    runs.push_back(
+        {ScenarioKind::Hang, Pool::Even, strategy, std::nullopt, std::nullopt, std::nullopt});
     return;
   }
   // A balancer that does not take the timeout ({timeout}) runs with its own: none is claimed.
@@ -90,18 +91,21 @@ std::vector<RunPlan> plan_runs(const PlanInput& input) {
     if (!wants(kind)) continue;
     const Pool pool = kind == ScenarioKind::Slow ? Pool::Slow : Pool::Even;
     for (const std::string& strategy : input.load_strategies)
-      runs.push_back({kind, pool, strategy, off});
+      runs.push_back({kind, pool, strategy, off, std::nullopt, std::nullopt});
   }
   if (wants(ScenarioKind::Sticky)) {
-    runs.push_back({ScenarioKind::Sticky, Pool::Even, input.sticky_strategy, off});
+    runs.push_back(
+        {ScenarioKind::Sticky, Pool::Even, input.sticky_strategy, off, std::nullopt, std::nullopt});
   }
   if (wants(ScenarioKind::Outage) && !input.load_strategies.empty()) {
     const std::string& strategy = input.load_strategies.front();
     if (input.fixed_balancer) {
-      runs.push_back({ScenarioKind::Outage, Pool::Even, strategy, std::nullopt});
+      runs.push_back(
+          {ScenarioKind::Outage, Pool::Even, strategy, std::nullopt, std::nullopt, std::nullopt});
     } else {
       for (milliseconds health : input.health_intervals)
-        runs.push_back({ScenarioKind::Outage, Pool::Even, strategy, health});
+        runs.push_back(
+            {ScenarioKind::Outage, Pool::Even, strategy, health, std::nullopt, std::nullopt});
     }
   }
   if (wants(ScenarioKind::Limit)) {
