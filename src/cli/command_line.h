@@ -85,4 +85,19 @@ std::optional<int> exit_before_run(const Expected<Parsed>& parsed) {
   return std::nullopt;
 }
 
+// The same right after parse_cli_into(out, ...): `parsed` is its answer, `out` the command line
+// it filled (its help text when the user asked for help).
+template <class CommandLine>
+std::optional<int> exit_before_run(const Expected<bool>& parsed, const CommandLine& out) {
+  if (!parsed) {
+    print_error_line(parsed.error().message);
+    return 2;
+  }
+  if (*parsed) {
+    std::fputs(out.help_text.c_str(), stdout);
+    return 0;
+  }
+  return std::nullopt;
+}
+
 }  // namespace stampede

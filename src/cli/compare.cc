@@ -79,15 +79,8 @@ int compare_main(int argc, char** argv) {
                "stampede compare");
   CompareArgs args;
   define(app, args);
-  auto parsed = parse_cli_into(args, app, argc, argv);
-  if (!parsed) {
-    print_error_line(parsed.error().message);
-    return 2;
-  }
-  if (*parsed) {
-    std::fputs(args.help_text.c_str(), stdout);
-    return 0;
-  }
+  const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
+  if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
   if (auto empty = refuse_empty_values(app); !empty) {
     print_error_line(empty.error().message);
     return 2;

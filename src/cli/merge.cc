@@ -172,15 +172,8 @@ int merge_main(int argc, char** argv) {
                "stampede merge");
   MergeArgs args;
   define(app, args);
-  auto parsed = parse_cli_into(args, app, argc, argv);
-  if (!parsed) {
-    print_error_line(parsed.error().message);
-    return 2;
-  }
-  if (*parsed) {
-    std::fputs(args.help_text.c_str(), stdout);
-    return 0;
-  }
+  const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
+  if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
   auto limits = thresholds_of(args);
   if (!limits) {
     print_error_line(limits.error().message);
