@@ -75,12 +75,13 @@ install: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target stampede_installable
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-# The Debian package of the same files under /usr, $(BUILD)/stampede_VERSION_ARCH.deb
-# (cmake/package.cmake): apt-get install ./$(BUILD)/stampede_*.deb, apt-get remove stampede.
+# The Debian packages of the same files under /usr (cmake/package.cmake): the tool,
+# $(BUILD)/stampede_VERSION_ARCH.deb, and the library, $(BUILD)/stampede-dev_VERSION_ARCH.deb;
+# apt-get install ./$(BUILD)/stampede*.deb, apt-get remove stampede stampede-dev.
 deb: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target stampede_installable
 	cd $(BUILD) && cpack -G DEB
-	@ls $(BUILD)/stampede_*.deb
+	@ls $(BUILD)/stampede_*.deb $(BUILD)/stampede-dev_*.deb
 
 $(ASAN_BUILD)/build.ninja: | deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTAMPEDE_SANITIZE=ON

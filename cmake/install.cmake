@@ -5,10 +5,12 @@
 #   lib/pkgconfig/stampede.pc     pkg-config --cflags --libs stampede
 #   bin/stampede                  the command line
 #   bin/stampede-mpi              the generator under mpirun (when MPI was found)
-#   share/man/man1/stampede*.1    a man page per subcommand (written by the build: apps/)
+#   share/man/man1/stampede*.1.gz a man page per subcommand, gzipped (written by the build: apps/),
+#                                 and stampede-mpi's (a .so of stampede.1) with stampede-mpi
 #   share/bash-completion/completions/stampede, share/zsh/vendor-completions/_stampede
 # `make install [PREFIX=/usr/local]` runs it; `make deb` packages the same files
-# (cmake/package.cmake).
+# (cmake/package.cmake): the component `runtime` (bin/, share/) as stampede, `dev` (lib/,
+# include/) as stampede-dev.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -49,11 +51,11 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/stampedeConfig.cmake.i
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/stampedeConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 
-install(FILES ${STAMPEDE_BUNDLE} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES ${STAMPEDE_BUNDLE} DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/stampede
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/stampedeConfig.cmake
-  ${PROJECT_BINARY_DIR}/stampedeConfigVersion.cmake DESTINATION ${config_dir})
+  ${PROJECT_BINARY_DIR}/stampedeConfigVersion.cmake DESTINATION ${config_dir} COMPONENT dev)
 # The .pc file names the prefix given at install time (cmake --install --prefix).
 install(CODE "
   set(CMAKE_INSTALL_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
@@ -62,17 +64,18 @@ install(CODE "
   set(STAMPEDE_LINK_OPTIONS \"${STAMPEDE_LINK_OPTIONS}\")
   set(STAMPEDE_PUBLIC_CXX_STANDARD \"${STAMPEDE_PUBLIC_CXX_STANDARD}\")
   configure_file(\"${PROJECT_SOURCE_DIR}/cmake/stampede.pc.in\"
-    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig/stampede.pc\" @ONLY)")
-install(TARGETS stampede RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig/stampede.pc\" @ONLY)"
+  COMPONENT dev)
+install(TARGETS stampede RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 if(TARGET stampede-mpi)
-  install(TARGETS stampede-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS stampede-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 endif()
-install(DIRECTORY ${STAMPEDE_MANUAL_DIR}/man1/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
-  FILES_MATCHING PATTERN "*.1")
+install(DIRECTORY ${STAMPEDE_MANUAL_DIR}/man1.gz/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+  COMPONENT runtime FILES_MATCHING PATTERN "*.1.gz")
 install(FILES ${STAMPEDE_MANUAL_DIR}/bash/stampede
-  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions COMPONENT runtime)
 install(FILES ${STAMPEDE_MANUAL_DIR}/zsh/_stampede
-  DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions COMPONENT runtime)
 
 # What the rules above install, without the test suite: `make install` and `make deb` build this.
 add_custom_target(stampede_installable)

@@ -67,13 +67,30 @@ TEST_F(Installed, OnlyPublicHeadersAndTheLibrary) {
                                       "include/stampede/stampede.h"}));
 }
 
-// The man pages the build wrote (one per subcommand) and the completions, where man,
-// bash-completion and zsh look for them under the prefix.
+// The man pages the build wrote (one per subcommand, and stampede-mpi's beside its binary),
+// gzipped as Debian's policy asks, and the completions, where man, bash-completion and zsh look
+// for them under the prefix.
 TEST_F(Installed, ManPagesAndCompletions) {
   namespace fs = std::filesystem;
-  for (const char* page :
-       {"stampede", "stampede-serve", "stampede-balance", "stampede-lab", "stampede-merge"}) {
-    EXPECT_TRUE(fs::exists(prefix_ + "/share/man/man1/" + page + ".1")) << page;
+  const std::string man1 = prefix_ + "/share/man/man1/";
+  std::vector<std::string> pages;
+  for (const auto& e : fs::directory_iterator(man1))
+    pages.push_back(e.path().filename().string());
+  std::sort(pages.begin(), pages.end());
+  std::vector<std::string> expected = {"stampede-balance.1.gz", "stampede-compare.1.gz",
+                                       "stampede-lab.1.gz",     "stampede-merge.1.gz",
+                                       "stampede-serve.1.gz",   "stampede.1.gz"};
+  if (STAMPEDE_HAS_MPI) expected.insert(expected.begin() + 4, "stampede-mpi.1.gz");
+  EXPECT_EQ(pages, expected);
+  // gzip's magic, and the page inside is roff (the .so alias for stampede-mpi).
+  for (const std::string& page : pages) {
+    const RunResult r = run_command({"/bin/gzip", "-dc", man1 + page}, seconds(10));
+    ASSERT_EQ(r.status, 0) << page << ": " << describe(r);
+    EXPECT_EQ(r.out.substr(0, 1), ".") << page;
+  }
+  if (STAMPEDE_HAS_MPI) {
+    const RunResult r = run_command({"/bin/gzip", "-dc", man1 + "stampede-mpi.1.gz"}, seconds(10));
+    EXPECT_EQ(r.out, ".so man1/stampede.1\n");
   }
   EXPECT_TRUE(fs::exists(prefix_ + "/share/bash-completion/completions/stampede"));
   EXPECT_TRUE(fs::exists(prefix_ + "/share/zsh/vendor-completions/_stampede"));

@@ -204,7 +204,9 @@ TEST(Timeline, WidthFollowsTheRunsLength) {
   ASSERT_EQ(rows.size(), 11u);
   EXPECT_EQ(rows[9].sent, 1u);
   EXPECT_EQ(rows[10].sent, 1u);
-  t.on_sent(3600 * kSecond);
+  t.on_sent(127 * kSecond);
+  EXPECT_EQ(t.row_width_ns(), kSecond);  // 128 rows of 1 s
+  t.on_sent(128 * kSecond);
   EXPECT_EQ(t.row_width_ns(), 2 * kSecond);
 }
 
@@ -286,15 +288,15 @@ TEST(Timeline, MergeRejectsDifferentStart) {
 }
 
 TEST(Timeline, MergeFoldsFinerRowsIntoCoarser) {
-  // long_run lasts 2 hours (2 s rows); short_run 10 minutes (1 s rows).
+  // long_run lasts 256 s (2 s rows); short_run 60 s (1 s rows).
   Timeline long_run(0);
   Timeline short_run(0);
   Timeline all(0);
-  for (std::int64_t s = 0; s < 7200; ++s) {
+  for (std::int64_t s = 0; s < 256; ++s) {
     long_run.on_sent(s * kSecond + kSecond / 3);
     all.on_sent(s * kSecond + kSecond / 3);
   }
-  for (std::int64_t s = 0; s < 600; ++s) {
+  for (std::int64_t s = 0; s < 60; ++s) {
     const std::int64_t now = s * kSecond + kSecond / 2;
     short_run.on_completed(now, (s + 1) * 1000, ErrorClass::None);
     all.on_completed(now, (s + 1) * 1000, ErrorClass::None);
@@ -308,13 +310,13 @@ TEST(Timeline, MergeFoldsFinerRowsIntoCoarser) {
   expect_rows_equal(long_run.rows(), all.rows());
   expect_rows_equal(into_short.rows(), all.rows());
   const std::vector<TimelineRow> rows = long_run.rows();
-  ASSERT_EQ(rows.size(), 3600u);
+  ASSERT_EQ(rows.size(), 128u);
   EXPECT_EQ(rows[0].sent, 2u);
   EXPECT_EQ(rows[0].completed, 2u);
   EXPECT_EQ(rows[0].p99_ns, 2000);
-  EXPECT_EQ(rows[299].completed, 2u);
-  EXPECT_EQ(rows[300].completed, 0u);
-  EXPECT_EQ(rows[3599].t_start_s, 7198.0);
+  EXPECT_EQ(rows[29].completed, 2u);
+  EXPECT_EQ(rows[30].completed, 0u);
+  EXPECT_EQ(rows[127].t_start_s, 254.0);
 }
 
 // Heap bytes in use, as glibc reports them; 0 under AddressSanitizer, which replaces malloc.
@@ -322,7 +324,9 @@ std::size_t heap_in_use() {
   return mallinfo2().uordblks;
 }
 
-TEST(Timeline, OneHourOfFullRowsStaysUnder64MiB) {
+// A soak's memory stays flat: an hour of rows, each with its sketch in use, holds at most
+// kMaxRows sketches (113 rows of 32 s), not one a second.
+TEST(Timeline, OneHourOfFullRowsStaysUnder2MiB) {
   const std::size_t heap_before = heap_in_use();
   auto t = std::make_unique<Timeline>(0);
   for (std::int64_t s = 0; s < 3600; ++s) {
@@ -330,39 +334,38 @@ TEST(Timeline, OneHourOfFullRowsStaysUnder64MiB) {
     // Latencies over the whole range: every row's sketch is in use.
     t->on_completed(s * kSecond, 1 + s * 1'000'000'000, ErrorClass::None);
   }
-  EXPECT_EQ(t->row_width_ns(), kSecond);
-  EXPECT_EQ(t->rows(3600 * kSecond).size(), Timeline::kMaxRows);
-  EXPECT_LT(t->memory_bytes(), 64 * kMiB);
-  EXPECT_GT(t->memory_bytes(), 3600u * 8000);  // each row holds a real sketch
+  EXPECT_EQ(t->row_width_ns(), 32 * kSecond);
+  EXPECT_EQ(t->rows(3600 * kSecond).size(), 113u);
+  EXPECT_LT(t->memory_bytes(), 2 * kMiB);
+  EXPECT_GT(t->memory_bytes(), 113u * 8000);  // each row holds a real sketch
   const std::size_t heap_after = heap_in_use();
   if (heap_before != 0 || heap_after != 0) {
-    EXPECT_LT(heap_after - heap_before, 64 * kMiB);
+    EXPECT_LT(heap_after - heap_before, 2 * kMiB);
   }
 }
 
 TEST(Timeline, LongRunCoarsensAndStaysBounded) {
   Timeline t(kStart);
   const std::int64_t step = kSecond / 4;
-  const std::int64_t events = 10 * 3600 * 4;  // 10 hours, 4 events a second
+  const std::int64_t events = 32768 * 4;  // 9.1 hours, 4 events a second
   for (std::int64_t i = 0; i < events; ++i) {
     const std::int64_t now = kStart + i * step;
     t.on_sent(now);
     t.on_completed(now, 50'000 + (i % 100) * 1000, ErrorClass::None);
   }
   const std::vector<TimelineRow> rows = t.rows();
-  EXPECT_LE(rows.size(), Timeline::kMaxRows);
-  // 36000 s in at most 3600 rows: the width doubled to 16 s.
-  EXPECT_EQ(t.row_width_ns(), 16 * kSecond);
-  EXPECT_EQ(rows.size(), 2250u);
+  // 32 768 s in at most 128 rows: the width doubled to 256 s.
+  EXPECT_EQ(t.row_width_ns(), 256 * kSecond);
+  EXPECT_EQ(rows.size(), Timeline::kMaxRows);
   EXPECT_EQ(total_sent(t), static_cast<std::uint64_t>(events));
   for (const TimelineRow& r : rows) {
-    ASSERT_EQ(r.sent, 64u);
-    ASSERT_EQ(r.completed, 64u);
-    EXPECT_EQ(r.width_s, 16.0);
+    ASSERT_EQ(r.sent, 1024u);
+    ASSERT_EQ(r.completed, 1024u);
+    EXPECT_EQ(r.width_s, 256.0);
     EXPECT_GE(r.p50_ns, 50'000);
     EXPECT_LE(r.p99_ns, 149'000);
   }
-  EXPECT_LT(t.memory_bytes(), 64 * kMiB);
+  EXPECT_LT(t.memory_bytes(), 2 * kMiB);
 }
 
 }  // namespace
