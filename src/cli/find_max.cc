@@ -6,31 +6,29 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/command_line.h"
 #include "core/error_line.h"
 #include "core/units.h"
 #include "loadgen/report/capacity.h"
 
-namespace stampede::loadgen {
-
-void add_find_max_options(CLI::App& app, FindMaxTexts& t) {
-  const auto last = CLI::MultiOptionPolicy::TakeLast;
+nvoid add_find_max_options(CLI::App& app, FindMaxTexts& t) {
   app.add_flag("--find-max", t.find_max,
                "Search for the highest constant rate the target holds within --max-p99 and "
                "--max-error-rate (docs/capacity.md); needs --max-p99");
-  app.add_option("--start-rps", t.start_rps,
-                 "With --find-max: the first step's rate; default half a 1 s closed-loop probe's")
-      ->multi_option_policy(last);
-  app.add_option("--step-duration", t.step_duration,
-                 "With --find-max: each step's length (e.g. 5s); default the longer of 2 s and "
-                 "1000 requests at the step's rate")
-      ->multi_option_policy(last);
-  app.add_option("--resolution", t.resolution,
-                 "With --find-max: stop when the last passing and first failing rates are within "
-                 "this percentage, more than 0 and at most 100; default 2")
-      ->multi_option_policy(last);
-  app.add_option("--cool-down", t.cool_down,
-                 "With --find-max: idle time before each step (e.g. 500ms); default 1s")
-      ->multi_option_policy(last);
+  add_last_wins_option(
+      app, "--start-rps", t.start_rps,
+      "With --find-max: the first step's rate; default half a 1 s closed-loop probe's");
+  add_last_wins_option(app, "--step-duration", t.step_duration,
+                       "With --find-max: each step's length (e.g. 5s); default the longer of 2 s "
+                       "and 1000 requests at the step's rate");
+  add_last_wins_option(app, "--resolution", t.resolution,
+                       "With --find-max: stop when the last passing and first failing rates are "
+                       "within this percentage, more than 0 and at most 100; default 2");
+  add_last_wins_option(app, "--cool-down", t.cool_down,
+                       "With --find-max: idle time before each step (e.g. 500ms); default 1s");
+}
+
+multi_option_policy(last);
 }
 
 namespace {
