@@ -31,18 +31,20 @@ Expected<std::optional<std::string>> parse_cli(CLI::App& app,
   return parse_cli(app, static_cast<int>(argv.size()), argv.data());
 }
 
+CLI::Option* add_last_wins_option(CLI::App& app, const std::string& names,
+                                  std::optional<std::string>& into, const std::string& help) {
+  return app.add_option(names, into, help)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
 void add_threshold_options(CLI::App& app, ThresholdTexts& texts) {
-  const auto last = CLI::MultiOptionPolicy::TakeLast;
-  app.add_option("--max-p99", texts.max_p99,
-                 "Exit with status 3 if the p99 latency exceeds this, ms; default none")
-      ->multi_option_policy(last);
-  app.add_option(
-         "--max-error-rate", texts.max_error_rate,
-         "Exit with status 3 if more than this percentage of requests fail, %; default none")
-      ->multi_option_policy(last);
-  app.add_option("--min-rps", texts.min_rps,
-                 "Exit with status 3 if the effective rate is below this, requests/s; default none")
-      ->multi_option_policy(last);
+  add_last_wins_option(app, "--max-p99", texts.max_p99,
+                       "Exit with status 3 if the p99 latency exceeds this, ms; default none");
+  add_last_wins_option(
+      app, "--max-error-rate", texts.max_error_rate,
+      "Exit with status 3 if more than this percentage of requests fail, %; default none");
+  add_last_wins_option(
+      app, "--min-rps", texts.min_rps,
+      "Exit with status 3 if the effective rate is below this, requests/s; default none");
 }
 
 void add_io_option(CLI::App& app, std::optional<std::string>& text) {

@@ -17,6 +17,7 @@
 
 namespace CLI {
 class App;
+class Option;
 class ParseError;
 }  // namespace CLI
 
@@ -52,6 +53,12 @@ Expected<bool> parse_cli_into(CommandLine& out, CLI::App& app, const Args&... ar
 // "not given" (which would run with the default, as if the option had not been typed).
 Expected<void> refuse_empty_values(const CLI::App& app,
                                    const std::vector<std::string>& may_be_empty = {});
+
+// Declares on `app` an option of one value (nullopt: not given) where, given twice, the last value
+// wins instead of being an error: the rule of every single-valued option of the generator (as
+// loadtest's) and of `merge`.
+CLI::Option* add_last_wins_option(CLI::App& app, const std::string& names,
+                                  std::optional<std::string>& into, const std::string& help);
 
 // --max-p99, --max-error-rate and --min-rps, the same on the generator and `merge`: declares
 // them on `app` as text (nullopt: not given), converted by loadgen::to_thresholds.

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/command_line.h"
+#include "cli/report_output.h"
 #include "core/error_line.h"
 #include "core/units.h"
 #include "loadgen/report/capacity.h"
@@ -13,24 +15,20 @@
 namespace stampede::loadgen {
 
 void add_find_max_options(CLI::App& app, FindMaxTexts& t) {
-  const auto last = CLI::MultiOptionPolicy::TakeLast;
   app.add_flag("--find-max", t.find_max,
                "Search for the highest constant rate the target holds within --max-p99 and "
                "--max-error-rate (docs/capacity.md); needs --max-p99");
-  app.add_option("--start-rps", t.start_rps,
-                 "With --find-max: the first step's rate; default half a 1 s closed-loop probe's")
-      ->multi_option_policy(last);
-  app.add_option("--step-duration", t.step_duration,
-                 "With --find-max: each step's length (e.g. 5s); default the longer of 2 s and "
-                 "1000 requests at the step's rate")
-      ->multi_option_policy(last);
-  app.add_option("--resolution", t.resolution,
-                 "With --find-max: stop when the last passing and first failing rates are within "
-                 "this percentage, more than 0 and at most 100; default 2")
-      ->multi_option_policy(last);
-  app.add_option("--cool-down", t.cool_down,
-                 "With --find-max: idle time before each step (e.g. 500ms); default 1s")
-      ->multi_option_policy(last);
+  add_last_wins_option(
+      app, "--start-rps", t.start_rps,
+      "With --find-max: the first step's rate; default half a 1 s closed-loop probe's");
+  add_last_wins_option(app, "--step-duration", t.step_duration,
+                       "With --find-max: each step's length (e.g. 5s); default the longer of 2 s "
+                       "and 1000 requests at the step's rate");
+  add_last_wins_option(app, "--resolution", t.resolution,
+                       "With --find-max: stop when the last passing and first failing rates are "
+                       "within this percentage, more than 0 and at most 100; default 2");
+  add_last_wins_option(app, "--cool-down", t.cool_down,
+                       "With --find-max: idle time before each step (e.g. 500ms); default 1s");
 }
 
 namespace {
@@ -136,18 +134,9 @@ int run_find_max(Plan& plan, const CliSettings& settings, const CapacityParams& 
     print_error_line(result.error().message);
     return 1;
   }
-  if (settings.json) {
-    write_capacity_json(*result, std::cout);
-  } else {
-    write_capacity_text(*result, std::cout);
-  }
-  std::cout.flush();
-  if (!settings.html.empty()) {
-    if (auto r = write_capacity_html(*result, settings.html); !r) {
-      print_error_line(r.error().message);
-      return 1;
-    }
-  }
+  const ReportWriters<CapacityResult> writers{write_capacity_text, write_capacity_json,
+                                              write_capacity_html};
+  if (!print_reports(*result, writers, settings.json, settings.html)) return 1;
   switch (result->end) {
     case SearchEnd::Found:
     case SearchEnd::Ceiling:

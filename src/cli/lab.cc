@@ -6,6 +6,7 @@
 
 #include "cli/command_line.h"
 #include "cli/lab_options.h"
+#include "cli/report_output.h"
 #include "lab/interrupt.h"
 #include "lab/lab.h"
 #include "lab/report.h"
@@ -30,18 +31,8 @@ int run_and_report(const LabPlan& plan) {
     }
     return 1;
   }
-  if (config.json) {
-    write_json(*result, std::cout);
-  } else {
-    write_text(*result, std::cout);
-  }
-  std::cout.flush();
-  if (!config.html_path.empty()) {
-    if (auto written = write_html(*result, config.html_path); !written) {
-      print_error_line("lab: " + written.error().message);
-      return 1;
-    }
-  }
+  const ReportWriters<LabResult> writers{write_text, write_json, write_html};
+  if (!print_reports(*result, writers, config.json, config.html_path, "lab: ")) return 1;
   return result->ok() ? 0 : 1;
 }
 

@@ -33,14 +33,13 @@ struct MergeArgs {
 };
 
 void define(CLI::App& app, MergeArgs& a) {
-  auto last = CLI::MultiOptionPolicy::TakeLast;
   app.add_option("inputs", a.inputs,
                  "Saved results (--save) of the shards of one run; - reads them from stdin, one "
                  "per line (other lines are skipped); required, no default")
       ->required();
   app.add_flag("--json", a.json, "Print the merged result as JSON instead of the text report");
-  app.add_option("--html", a.html, "Also write the HTML report to this file; default none")
-      ->multi_option_policy(last);
+  add_last_wins_option(app, "--html", a.html,
+                       "Also write the HTML report to this file; default none");
   add_threshold_options(app, a.thresholds);
   app.add_flag("--force", a.force,
                "Merge results of different runs, or with a shard missing or twice, anyway (the "

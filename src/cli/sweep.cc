@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "cli/report_output.h"
 #include "core/error_line.h"
 #include "loadgen/report/sweep.h"
 #include "loadgen/sweep.h"
@@ -44,18 +45,8 @@ int sweep_and_report(Plan& plan, const std::vector<std::uint32_t>& steps,
     print_error_line(sweep.error().message);
     return 1;
   }
-  if (settings.json) {
-    write_sweep_json(*sweep, std::cout);
-  } else {
-    write_sweep_text(*sweep, std::cout);
-  }
-  if (!settings.html.empty()) {
-    if (auto r = write_sweep_html(*sweep, settings.html); !r) {
-      print_error_line(r.error().message);
-      return 1;
-    }
-  }
-  return 0;
+  const ReportWriters<SweepResult> writers{write_sweep_text, write_sweep_json, write_sweep_html};
+  return print_reports(*sweep, writers, settings.json, settings.html) ? 0 : 1;
 }
 
 }  // namespace stampede::loadgen

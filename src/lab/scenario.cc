@@ -1,15 +1,50 @@
 #include "lab/scenario.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "lab/h2.h"
 #include "lab/limit.h"
 
 namespace stampede::lab {
+namespace {
+
+struct NamedScenario {
+  ScenarioKind kind;
+  std::string_view name;
+};
+
+// Every scenario with its name, in the canonical order (the enum's): all_scenarios(), the names,
+// the parsing and its error message read this one list. A new kind goes at the end of both.
+constexpr NamedScenario kScenarios[] = {
+    {ScenarioKind::Even, "even"},     {ScenarioKind::Slow, "slow"},
+    {ScenarioKind::Sticky, "sticky"}, {ScenarioKind::Outage, "outage"},
+    {ScenarioKind::Limit, "limit"},   {ScenarioKind::Hang, "hang"},
+    {ScenarioKind::H2, "h2"}};
+
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < std::size(kScenarios); ++i) {
+    if (static_cast<std::size_t>(kScenarios[i].kind) != i) return false;
+  }
+  return true;
+}
+static_assert(in_enum_order(), "kScenarios is indexed by ScenarioKind");
+
+// "even, slow, sticky, outage, limit, hang, h2"
+std::string scenario_names() {
+  std::string out;
+  for (const NamedScenario& s : kScenarios)
+    out += (out.empty() ? "" : ", ") + std::string(s.name);
+  return out;
+}
+
+}  // namespace
 
 std::vector<ScenarioKind> all_scenarios() {
-  return {ScenarioKind::Even,  ScenarioKind::Slow, ScenarioKind::Sticky, ScenarioKind::Outage,
-          ScenarioKind::Limit, ScenarioKind::Hang, ScenarioKind::H2};
+  std::vector<ScenarioKind> out;
+  for (const NamedScenario& s : kScenarios)
+    out.push_back(s.kind);
+  return out;
 }
 
 std::vector<ScenarioKind> default_scenarios() {
@@ -17,23 +52,8 @@ std::vector<ScenarioKind> default_scenarios() {
 }
 
 std::string_view scenario_name(ScenarioKind kind) {
-  switch (kind) {
-    case ScenarioKind::Even:
-      return "even";
-    case ScenarioKind::Slow:
-      return "slow";
-    case ScenarioKind::Sticky:
-      return "sticky";
-    case ScenarioKind::Outage:
-      return "outage";
-    case ScenarioKind::Limit:
-      return "limit";
-    case ScenarioKind::Hang:
-      return "hang";
-    case ScenarioKind::H2:
-      return "h2";
-  }
-  return "?";
+  const auto i = static_cast<std::size_t>(kind);
+  return i < std::size(kScenarios) ? kScenarios[i].name : "?";
 }
 
 Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
@@ -42,17 +62,16 @@ Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view name = text.substr(start, comma - start);
-    const auto all = all_scenarios();
-    auto it = std::find_if(all.begin(), all.end(),
-                           [&](ScenarioKind k) { return scenario_name(k) == name; });
-    if (it == all.end()) {
-      return make_error("--scenarios: unknown scenario '" + std::string(name) +
-                        "' (even, slow, sticky, outage, limit, hang, h2)");
+    const auto* it = std::find_if(std::begin(kScenarios), std::end(kScenarios),
+                                  [&](const NamedScenario& s) { return s.name == name; });
+    if (it == std::end(kScenarios)) {
+      return make_error("--scenarios: unknown scenario '" + std::string(name) + "' (" +
+                        scenario_names() + ")");
     }
-    if (std::find(chosen.begin(), chosen.end(), *it) != chosen.end()) {
+    if (std::find(chosen.begin(), chosen.end(), it->kind) != chosen.end()) {
       return make_error("--scenarios: '" + std::string(name) + "' is given twice");
     }
-    chosen.push_back(*it);
+    chosen.push_back(it->kind);
     start = comma + 1;
   }
   std::sort(chosen.begin(), chosen.end());

@@ -169,19 +169,23 @@ void WsClient::send_handshake() {
   if (write_pending()) read_handshake();
 }
 
+// One read into the shared read buffer (`n` bytes at its start): whether a read that would
+// block waits for writability (TLS WANT_WRITE) is kept for on_events().
+net::IoStatus WsClient::read_some(std::size_t& n) {
+  const net::IoStatus status =
+      stream_->read(context_.read_buffer.data(), context_.read_buffer.size(), n);
+  read_wants_write_ = status == net::IoStatus::WouldBlock && stream_->wants_write();
+  return status;
+}
+
 // Reads the answer to the upgrade. A status other than 101 is a refusal, counted by status as
 // soon as the head is in (the body does not matter: the socket is dropped).
 bool WsClient::read_handshake() {
   char* buffer = context_.read_buffer.data();
-  const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = stream_->read(buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) {
-      read_wants_write_ = stream_->wants_write();
-      return true;
-    }
-    read_wants_write_ = false;
+    const net::IoStatus status = read_some(n);
+    if (status == net::IoStatus::WouldBlock) return true;
     if (status != net::IoStatus::Done) {
       fail(status == net::IoStatus::Eof ? ECONNRESET : stream_->error());
       return false;
@@ -269,12 +273,8 @@ void WsClient::read_frames(std::uint32_t events) {
   const std::size_t capacity = context_.read_buffer.size();
   for (;;) {
     std::size_t n = 0;
-    const net::IoStatus status = stream_->read(buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) {
-      read_wants_write_ = stream_->wants_write();
-      return;
-    }
-    read_wants_write_ = false;
+    const net::IoStatus status = read_some(n);
+    if (status == net::IoStatus::WouldBlock) return;
     if (status == net::IoStatus::Eof) {
       if (state_ == State::Closing) {
         finish();

@@ -80,6 +80,7 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   void connected();
   void secure_handshake();
   void send_handshake();
+  net::IoStatus read_some(std::size_t& n);
   bool read_handshake();
   void send_message();
   bool write_pending();

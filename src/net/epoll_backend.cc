@@ -9,6 +9,22 @@
 #include "net/event_loop.h"
 
 namespace stampede::net {
+namespace {
+
+// One epoll_ctl that registers (EPOLL_CTL_ADD) or changes (EPOLL_CTL_MOD) `fd`'s events and
+// handler; `what` names the operation in the error.
+Expected<void> control(int epoll_fd, int op, const char* what, int fd, std::uint32_t events,
+                       IoHandler* handler) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = handler;
+  if (epoll_ctl(epoll_fd, op, fd, &ev) != 0) {
+    return make_error(std::string("epoll_ctl ") + what + ": " + std::strerror(errno));
+  }
+  return {};
+}
+
+}  // namespace
 
 Expected<std::unique_ptr<Poller>> EpollPoller::create() {
   Fd ep(epoll_create1(EPOLL_CLOEXEC));
@@ -17,23 +33,11 @@ Expected<std::unique_ptr<Poller>> EpollPoller::create() {
 }
 
 Expected<void> EpollPoller::add(int fd, std::uint32_t events, IoHandler* handler) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = handler;
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &ev) != 0) {
-    return make_error(std::string("epoll_ctl add: ") + std::strerror(errno));
-  }
-  return {};
+  return control(epoll_.get(), EPOLL_CTL_ADD, "add", fd, events, handler);
 }
 
 Expected<void> EpollPoller::modify(int fd, std::uint32_t events, IoHandler* handler) {
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.ptr = handler;
-  if (epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, fd, &ev) != 0) {
-    return make_error(std::string("epoll_ctl mod: ") + std::strerror(errno));
-  }
-  return {};
+  return control(epoll_.get(), EPOLL_CTL_MOD, "mod", fd, events, handler);
 }
 
 void EpollPoller::remove(int fd) {

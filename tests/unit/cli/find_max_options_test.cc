@@ -17,9 +17,17 @@ class FindMaxOptions : public GeneratorCommandLine {
   FindMaxOptions() : GeneratorCommandLine("http://127.0.0.1:8080/") {}
 };
 
+// Each value option is given twice, the first value overridden: the last value wins
+// (add_last_wins_option).
 TEST_F(FindMaxOptions, SetsTheSearch) {
-  auto r = parse({"--find-max", "--max-p99", "25", "--max-error-rate", "0.5", "--start-rps", "300",
-                  "--step-duration", "500ms", "--resolution", "5", "--cool-down", "0", "-c", "8"});
+  std::vector<std::string> args = {"--max-p99",    "9",   "--max-error-rate", "1",
+                                   "--start-rps",  "100", "--step-duration",  "1s",
+                                   "--resolution", "10",  "--cool-down",      "2s"};
+  for (std::string arg :
+       {"--find-max", "--max-p99", "25", "--max-error-rate", "0.5", "--start-rps", "300",
+        "--step-duration", "500ms", "--resolution", "5", "--cool-down", "0", "-c", "8"})
+    args.push_back(arg);
+  auto r = parse(args);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_TRUE(r->find_max);
   EXPECT_EQ(r->find_max->max_p99_ms, 25);
