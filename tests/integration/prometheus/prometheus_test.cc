@@ -185,7 +185,8 @@ TEST(Prometheus, ScrapedTotalsEqualTheReportAndQuantilesAreWithinTwoPercent) {
         fmt::format("histogram_quantile({}, sum by (le) "
                     "(last_over_time(stampede_request_duration_seconds_bucket[5m])))",
                     q));
-    EXPECT_NEAR(theirs, ours, 0.02 * ours) << "p" << key;
+    // 2% of stampede's figure, plus the JSON's rounding to the microsecond.
+    EXPECT_NEAR(theirs, ours, 0.02 * ours + 0.5e-6) << "p" << key;
   }
 
   std::ifstream file(std::string(STAMPEDE_SOURCE_DIR) + "/deploy/grafana/stampede.json");
