@@ -17,9 +17,10 @@ BUILD_DEPS := build-essential cmake ninja-build pkg-config node-llhttp libssl-de
 # (nghttp2-client), HTTP/2 peers; iproute2's `ip netns` for the shards in network namespaces
 # (tests/integration/netns).
 # man-db: tests/integration/install runs `man -w` on the installed package's pages; zsh
-# checks the syntax of the zsh completion (tests/unit/cli).
+# checks the syntax of the zsh completion (tests/unit/cli). prometheus: the real-Prometheus test
+# of --metrics-listen and promtool's lint of every /metrics (tests/integration/prometheus, metrics).
 TEST_DEPS := haproxy nginx python3-h11 python3-yaml nghttp2-client nghttp2-server iproute2 \
-  man-db zsh
+  man-db zsh prometheus
 # node and npm for the npm test peers (tests/peers: the WebSocket package ws). Debian's nodejs and
 # npm, unless a node with its own npm is installed already (Debian's npm conflicts with those).
 NODE_DEPS := nodejs npm

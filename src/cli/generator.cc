@@ -15,6 +15,7 @@
 #include "cli/command_line.h"
 #include "cli/file_limit.h"
 #include "cli/find_max.h"
+#include "cli/metrics_options.h"
 #include "cli/signal_watcher.h"
 #include "cli/sweep.h"
 #include "core/units.h"
@@ -52,6 +53,7 @@ struct Args {
   bool keep_alive = false, http2 = false, recover = false, quiet = false, json = false,
        version = false;
   FindMaxTexts find_max;
+  MetricsTexts metrics;
 };
 
 void define_options(CLI::App& app, Args& a) {
@@ -166,6 +168,7 @@ void define_options(CLI::App& app, Args& a) {
                  "1..256x2), -t (default 3 s) or -n each; reports the knee; default none")
       ->multi_option_policy(last);
   add_find_max_options(app, a.find_max);
+  add_metrics_options(app, a.metrics);
 }
 
 std::optional<RawValue> raw(const std::optional<std::string>& value, const char* origin) {
@@ -318,12 +321,12 @@ Expected<void> check_log_use(const Args& args, bool searches) {
 
 // --repeat N: the plan run N times, one after another, with "Run K of N" on the progress
 // stream; a stop (Ctrl-C) ends the run in progress and the ones after it.
-Expected<std::vector<RunResult>> run_repeated(const Plan& plan, const CliSettings& settings) {
-  StopSignal stop;
-  SignalWatcher watcher(stop);
+Expected<std::vector<RunResult>> run_repeated(const Plan& plan, const CliSettings& settings,
+                                              StopSignal& stop, LiveFeed* live) {
   RunHooks hooks;
   hooks.progress = settings.quiet ? nullptr : &std::cerr;
   hooks.stop = &stop;
+  hooks.live = live;
   std::vector<RunResult> runs;
   for (std::uint32_t i = 0; i < settings.repeat && (i == 0 || !stop.stop_requested()); ++i) {
     if (hooks.progress && settings.repeat > 1) {
@@ -336,11 +339,8 @@ Expected<std::vector<RunResult>> run_repeated(const Plan& plan, const CliSetting
   return runs;
 }
 
-int run_and_report(const Plan& plan, const CliSettings& settings) {
-  // --log -: a reader that goes away (| head) makes the log's writes fail (EPIPE), said after
-  // the report, instead of killing the run with SIGPIPE.
-  if (plan.config.log_file == "-") std::signal(SIGPIPE, SIG_IGN);
-  auto runs = run_repeated(plan, settings);
+int report_runs(const Plan& plan, const CliSettings& settings,
+                Expected<std::vector<RunResult>>& runs) {
   if (!runs) {
     print_error_line(runs.error().message);
     return 1;
@@ -381,6 +381,29 @@ int run_and_report(const Plan& plan, const CliSettings& settings) {
   return status;
 }
 
+// The runs and their report, with --metrics-listen's endpoint up from before the first run (a
+// bind failure is exit 2, nothing sent) until the report, and --metrics-linger after it.
+int run_and_report(const Plan& plan, const CliSettings& settings, const MetricsSettings& metrics) {
+  // --log -: a reader that goes away (| head) makes the log's writes fail (EPIPE), said after
+  // the report, instead of killing the run with SIGPIPE.
+  if (plan.config.log_file == "-") std::signal(SIGPIPE, SIG_IGN);
+  StopSignal stop;
+  SignalWatcher watcher(stop);
+  std::unique_ptr<MetricsServer> server;
+  if (metrics.listen) {
+    auto started = MetricsServer::start(metrics);
+    if (!started) {
+      print_error_line(started.error().message);
+      return 2;
+    }
+    server = std::move(started).value();
+  }
+  auto runs = run_repeated(plan, settings, stop, server ? &server->feed() : nullptr);
+  const int status = report_runs(plan, settings, runs);
+  if (server && runs) linger(metrics.linger, stop);
+  return status;
+}
+
 int run_sweep_command(Plan& plan, const std::vector<std::uint32_t>& steps,
                       const CliSettings& settings) {
   StopSignal stop;
@@ -398,8 +421,8 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   define_options(app, args);
   auto parsed = parse_cli(app, argc, argv, &describe);
   if (!parsed) return parsed.error();
-  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed), {}, {}};
-  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}, {}, {}};
+  if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed), {}, {}, {}};
+  if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}, {}, {}, {}};
   if (auto r = check_leftovers(app); !r) return r.error();
   auto rc = read_loadtestrc(rc_dir);
   if (!rc) return rc.error();
@@ -420,6 +443,13 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
         "--sweep-connections");
   }
   if (auto r = check_log_use(args, find_max->has_value()); !r) return r.error();
+  auto metrics = to_metrics_settings(args.metrics);
+  if (!metrics) return metrics.error();
+  if (metrics->listen && (*find_max || args.sweep)) {
+    return make_error(
+        "--metrics-listen serves one test's figures: not with --sweep-connections "
+        "or --find-max");
+  }
   if (args.log && options->cli.repeat > 1) {
     return make_error("--log records one run: not with --repeat (one log file per run)");
   }
@@ -436,9 +466,13 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
     sweep = std::move(steps).value();
     plan->config.concurrency = sweep.back();  // the largest step, for the file limit
   }
-  return CliRequest{CliRequest::Action::Run, std::move(plan).value(),
-                    std::move(options->cli), {},
-                    std::move(sweep),        *find_max};
+  return CliRequest{CliRequest::Action::Run,
+                    std::move(plan).value(),
+                    std::move(options->cli),
+                    {},
+                    std::move(sweep),
+                    *find_max,
+                    *metrics};
 }
 
 int cli_main(int argc, char** argv) {
@@ -476,7 +510,7 @@ int cli_main(int argc, char** argv) {
     if (!request->sweep.empty()) {
       return run_sweep_command(request->plan, request->sweep, request->settings);
     }
-    return run_and_report(request->plan, request->settings);
+    return run_and_report(request->plan, request->settings, request->metrics);
   });
 }
 

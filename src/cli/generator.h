@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/metrics_options.h"
 #include "core/expected.h"
 #include "loadgen/capacity.h"
 #include "loadgen/options.h"
@@ -23,6 +24,7 @@ struct CliRequest {
   // Run with --sweep-connections: the connection count of each step (cli/sweep.h); empty: one run.
   std::vector<std::uint32_t> sweep;
   std::optional<CapacityParams> find_max;  // Run with --find-max: a capacity search instead
+  MetricsSettings metrics;                 // --metrics-listen, --metrics-linger
 };
 
 // Parses argv (argv[0] is the program; options before or after the URL), fills what it does

@@ -13,6 +13,7 @@
 #include <fmt/ostream.h>
 
 #include "core/clock.h"
+#include "loadgen/live.h"
 #include "loadgen/route.h"
 #include "loadgen/worker.h"
 #include "loadgen/ws_client.h"
@@ -276,23 +277,14 @@ void fill_rate(RunResult& result, const WorkerStats& total, const Config& config
 // The workers' stats summed; the run ends at the last worker's end, or at the interrupt.
 RunResult merge_workers(const Plan& plan, const std::vector<std::unique_ptr<Worker>>& workers,
                         std::int64_t start_ns, std::int64_t stopped_at) {
-  const Config& config = plan.config;
-  RunResult result = settings_of(plan, static_cast<std::uint32_t>(workers.size()));
-  WorkerStats total(config.count_headers.size());
+  std::vector<const WorkerStats*> stats;
   std::int64_t end = start_ns;
   for (const auto& w : workers) {
-    total.merge(w->stats());
+    stats.push_back(&w->stats());
     end = std::max(end, w->end_ns());
   }
   if (stopped_at != 0) end = stopped_at;
-  result.interrupted = stopped_at != 0;
-  result.elapsed_ns = end - start_ns;
-  fill_result(result, total, config);
-  const std::int64_t duration = config.effective_duration().count();
-  std::int64_t send_window = result.elapsed_ns;
-  if (stopped_at == 0 && duration > 0) send_window = std::min(send_window, duration);
-  fill_rate(result, total, config, send_window);
-  return result;
+  return result_of(plan, stats, start_ns, end, stopped_at != 0);
 }
 
 // --start-at: sleeps until the wall clock reaches unix_start_ns (0: returns at once), in steps
@@ -310,6 +302,23 @@ bool wait_for_start(std::int64_t unix_start_ns, StopSignal* stop) {
 }
 
 }  // namespace
+
+RunResult result_of(const Plan& plan, std::span<const WorkerStats* const> stats,
+                    std::int64_t start_ns, std::int64_t end_ns, bool interrupted) {
+  const Config& config = plan.config;
+  RunResult result = settings_of(plan, static_cast<std::uint32_t>(stats.size()));
+  WorkerStats total(config.count_headers.size());
+  for (const WorkerStats* s : stats)
+    total.merge(*s);
+  result.interrupted = interrupted;
+  result.elapsed_ns = end_ns - start_ns;
+  fill_result(result, total, config);
+  const std::int64_t duration = config.effective_duration().count();
+  std::int64_t send_window = result.elapsed_ns;
+  if (!interrupted && duration > 0) send_window = std::min(send_window, duration);
+  fill_rate(result, total, config, send_window);
+  return result;
+}
 
 double RunResult::effective_rps() const {
   return elapsed_ns > 0 ? static_cast<double>(total_requests) / elapsed_seconds() : 0;
@@ -423,6 +432,7 @@ Expected<RunResult> run(const Plan& plan, const RunHooks& hooks) {
     return make_error(std::string("cannot start a worker thread: ") + e.what());
   }
   if (hooks.stop) hooks.stop->on_stop([&monitor] { monitor.request_stop(); });
+  if (hooks.live) hooks.live->attach(plan, *workers, start);
   std::optional<ProgressPrinter> printer;
   if (hooks.progress) printer.emplace(*hooks.progress, config, *workers, start);
   const std::int64_t stopped_at =
@@ -434,6 +444,12 @@ Expected<RunResult> run(const Plan& plan, const RunHooks& hooks) {
   RunResult result = merge_workers(plan, *workers, start, stopped_at);
   result.start_unix_ns = start_unix;
   if (plan.log) result.log_error = plan.log->error_line();
+  if (hooks.live) {
+    std::uint64_t begun = 0;
+    for (const auto& w : *workers)
+      begun += w->begun();
+    hooks.live->finish(result, begun);  // before the workers go: detaches from them
+  }
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -137,11 +138,21 @@ class StopSignal {
   std::function<void()> wake_;
 };
 
+class LiveFeed;
+class WorkerStats;
+
 struct RunHooks {
   std::ostream* progress = nullptr;  // progress lines (loadtest's); none when null
   std::chrono::nanoseconds progress_interval = std::chrono::seconds(5);
   StopSignal* stop = nullptr;  // stop early; the result covers what ran
+  LiveFeed* live = nullptr;    // the run's figures while it goes (loadgen/live.h); none when null
 };
+
+// The result of a run from its workers' stats (each a worker's own after join, or a copy taken
+// on its thread mid-run), measured from start_ns to end_ns: what run() reports and what the
+// live metrics show.
+RunResult result_of(const Plan& plan, std::span<const WorkerStats* const> stats,
+                    std::int64_t start_ns, std::int64_t end_ns, bool interrupted);
 
 // Runs `plan` as prepare() made it, without checking it again; resolves its target first unless
 // resolve() did. Errors are set-up failures (name resolution, event loop creation, a hook that

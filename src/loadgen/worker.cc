@@ -90,6 +90,10 @@ void Worker::interrupt() {
   loop_->stop();
 }
 
+void Worker::visit(std::function<void(const WorkerStats&, std::uint64_t begun)> fn) {
+  loop_->post([this, fn = std::move(fn)] { fn(stats_, begun()); });
+}
+
 void Worker::stop_run() {
   // Through the runner when there is one, so that the run is reported as interrupted.
   if (params_.on_stop) {
@@ -111,6 +115,7 @@ SendPermit Worker::next_send(std::int64_t now_ns) {
   if (params_.paced && deadline_ns_ > 0 && permit.at_ns >= deadline_ns_) return SendPermit{};
   // Unique across workers and shards; with -n N, the shards' union is 1..N (loadtest starts at 1).
   permit.index = params_.shard.global_number(ticket);
+  ++permits_;
   return permit;
 }
 
@@ -150,7 +155,8 @@ void Worker::on_deadline() {
   deadline_passed_ = true;
   for (auto& c : connections_)
     c->stop_sending();
-  waiting_.clear();  // the connections that held permits have finished
+  permits_ -= waiting_.size();  // held permits are never sent
+  waiting_.clear();             // the connections that held permits have finished
   loop_->cancel(pace_timer_);
   if (finished_ < connections_.size()) {
     loop_->schedule(drain_timer_, loop_->now_ns() + params_.drain_ns);

@@ -66,6 +66,11 @@ class Worker final : public ConnectionOwner {
   std::int64_t end_ns() const { return end_ns_; }
   // Relaxed counters for the progress printer (any thread).
   const Progress& progress() const { return stats_.progress(); }
+  // Requests begun so far: permits taken and not held for later (worker thread, or after run()).
+  std::uint64_t begun() const { return permits_ - waiting_.size(); }
+  // Any thread: runs `fn` on the worker's thread after its current dispatch, with its stats and
+  // begun() (live metrics, loadgen/live.h). Never runs once the loop has ended.
+  void visit(std::function<void(const WorkerStats&, std::uint64_t begun)> fn);
 
   SendPermit next_send(std::int64_t now_ns) override;
   void hold(Connection& connection, std::int64_t at_ns) override;
@@ -102,6 +107,7 @@ class Worker final : public ConnectionOwner {
   std::int64_t deadline_ns_ = 0;
   std::atomic<bool> interrupted_{false};
   std::int64_t end_ns_ = 0;
+  std::uint64_t permits_ = 0;  // permits taken to send (begun() subtracts those held)
 };
 
 }  // namespace stampede::loadgen

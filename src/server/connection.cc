@@ -1,4 +1,5 @@
 #include "server/connection.h"
+#include "server/metrics.h"
 
 #include <sys/epoll.h>
 
@@ -242,6 +243,9 @@ void Connection::answer() {
       worker_.shared().reset_served();
       responses.append_count(o, worker_.shared().served(), framing);
       break;
+    case Kind::Metrics:
+      responses.append_exposition(o, render_metrics(worker_.shared()), framing);
+      break;
     case Kind::Normal:
       answer_normal(o, framing);
       break;
@@ -264,6 +268,7 @@ void Connection::answer_normal(std::string& buffer, Framing framing) {
     responses.append_canned(buffer, r.decision.canned_error ? Canned::Error : Canned::Ok, framing);
   }
   if (r.decision.status >= 400) WorkerCounters::add(worker_.counters().errors, std::uint64_t{1});
+  worker_.counters().count_status(r.decision.status);
   // Start times are summed relative to the batch's first one, so the sum cannot overflow.
   if (answered_in_batch_++ == 0) batch_base_ns_ = r.completed_ns;
   batch_offsets_ns_ += r.completed_ns - batch_base_ns_;
@@ -292,7 +297,10 @@ bool Connection::flush() {
     return false;
   }
   if (status != net::IoStatus::Done) n = 0;
-  if (n > 0) last_activity_ns_ = worker_.loop().now_ns();
+  if (n > 0) {
+    last_activity_ns_ = worker_.loop().now_ns();
+    WorkerCounters::add(worker_.counters().bytes_written, std::uint64_t{n});
+  }
   if (answered_in_batch_ > 0) {
     // Service time: from when each request was complete to when its answer left.
     const std::int64_t since_base = mono_ns() - batch_base_ns_;

@@ -10,6 +10,8 @@ Target read_target(std::string_view path, std::string_view query) {
     t.kind = Kind::Count;
   } else if (path == "/reset") {
     t.kind = Kind::Reset;
+  } else if (path == "/metrics") {
+    t.kind = Kind::Metrics;
   } else if (!query.empty()) {
     if (auto error = parse_overrides(query, t.overrides)) t.bad_override = error->message;
   }

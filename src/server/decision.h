@@ -15,7 +15,7 @@ namespace stampede::server {
 
 class Worker;
 
-enum class Kind : std::uint8_t { Normal, Count, Reset };
+enum class Kind : std::uint8_t { Normal, Count, Reset, Metrics };
 
 // What a request's target asks for, read when its head is complete.
 struct Target {

@@ -1,4 +1,6 @@
 #include "server/h2_connection.h"
+#include "metrics/exposition.h"
+#include "server/metrics.h"
 
 #include <fmt/format.h>
 #include <sys/epoll.h>
@@ -269,7 +271,10 @@ bool H2Connection::flush() {
       return false;
     }
     if (status != net::IoStatus::Done) return true;
-    if (n > 0) last_activity_ns_ = worker_.loop().now_ns();
+    if (n > 0) {
+      last_activity_ns_ = worker_.loop().now_ns();
+      WorkerCounters::add(worker_.counters().bytes_written, std::uint64_t{n});
+    }
     out_sent_ += n;
     if (out_sent_ < out_.size()) return true;  // the socket is full: wait for EPOLLOUT
     out_.clear();
@@ -375,6 +380,11 @@ void H2Connection::answer(Exchange& x) {
       submit(x, 200, "application/json");
       return;
     }
+    case Kind::Metrics:
+      x.owned = render_metrics(worker_.shared());
+      x.text = x.owned;
+      submit(x, 200, metrics::kContentType);
+      return;
     case Kind::Normal:
       break;
   }
@@ -395,6 +405,7 @@ void H2Connection::answer(Exchange& x) {
     }
   }
   if (status >= 400) WorkerCounters::add(counters.errors, std::uint64_t{1});
+  counters.count_status(status);
   // Service time: from the complete request to its answer queued on the session.
   WorkerCounters::add(counters.service_ns, mono_ns() - x.completed_ns);
   submit(x, status, responses.content_type_for(status, size.has_value()));

@@ -1,4 +1,5 @@
 #include "server/responses.h"
+#include "metrics/exposition.h"
 
 #include <fmt/format.h>
 
@@ -127,6 +128,11 @@ void Responses::append_text(std::string& out, int status, std::string_view messa
   if (framing.head_only) return;
   out.append(message);
   out.push_back('\n');
+}
+
+void Responses::append_exposition(std::string& out, std::string_view text, Framing framing) const {
+  append_head(out, 200, metrics::kContentType, text.size(), framing.persistence);
+  if (!framing.head_only) out.append(text);
 }
 
 void Responses::append_continue(std::string& out) {

@@ -48,6 +48,8 @@ class Responses {
   // A short text answer: `status` with `message` and a newline as the body (refusals of bad
   // input, bad query overrides).
   void append_text(std::string& out, int status, std::string_view message, Framing framing) const;
+  // GET /metrics: `text` as Prometheus text format 0.0.4.
+  void append_exposition(std::string& out, std::string_view text, Framing framing) const;
   static void append_continue(std::string& out);
 
   int error_status() const { return error_status_; }

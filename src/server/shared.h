@@ -2,6 +2,7 @@
 // the workers run) and one block of counters per worker.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,15 @@ struct alignas(64) WorkerCounters {
   std::atomic<std::uint64_t> connections{0};
   std::atomic<std::uint64_t> refused{0};
   std::atomic<std::int64_t> service_ns{0};
+  std::atomic<std::uint64_t> bytes_written{0};  // to clients, every answer (GET /metrics)
+  // Served requests by the status they were answered with (GET /metrics); others in slot 0.
+  static constexpr int kStatuses = 1000;
+  std::array<std::atomic<std::uint64_t>, kStatuses> statuses{};
+
+  void count_status(int status) {
+    add(statuses[static_cast<std::size_t>(status >= 0 && status < kStatuses ? status : 0)],
+        std::uint64_t{1});
+  }
 
   template <class T>
   static void add(std::atomic<T>& counter, T n) {

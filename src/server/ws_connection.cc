@@ -111,6 +111,7 @@ bool WsConnection::flush() {
     }
     if (status != net::IoStatus::Done) return true;
     last_activity_ns_ = worker_.loop().now_ns();
+    WorkerCounters::add(worker_.counters().bytes_written, std::uint64_t{n});
     if (in_prefix) {
       prefix_sent_ += n;
     } else {
