@@ -7,6 +7,9 @@
 # against minute 1 (the issue's bound: within 5%) and the generator's total against the
 # server's count (nothing lost).
 #   bench/soak.sh [MINUTES=60] [RATE=2000] [CONNECTIONS=10] [SAMPLE_SECONDS=60]
+# CALLGRIND=1: the generator runs under `valgrind --tool=callgrind` and each row adds its
+# user-space instructions per request over that minute (a count a loaded host does not move;
+# `callgrind_control -d` dumps the counts since the previous dump). Use a low RATE then (100).
 # The first sample is taken SAMPLE_SECONDS after a 2 s warm-up (so "minute 1" excludes start-up).
 # Rows go to stdout and to $SOAK_OUT (default /tmp/stampede-soak.tsv) as they are taken, so a
 # long run can be watched and survives a lost terminal.
@@ -25,27 +28,40 @@ port=$(cat "$BENCH_TMP/port")
 url="http://127.0.0.1:$port/"
 
 secs=$((MINUTES * SAMPLE + 10))
-taskset -c 0 "$STAMPEDE" "$url" -k -c "$CONNS" --rps "$RATE" -t "$secs" --cores 1 --json \
+CG=()
+if [[ ${CALLGRIND:-0} == 1 ]]; then
+  CG=(valgrind --tool=callgrind --callgrind-out-file="$BENCH_TMP/cg.out" --trace-children=no)
+fi
+taskset -c 0 "${CG[@]}" "$STAMPEDE" "$url" -k -c "$CONNS" --rps "$RATE" -t "$secs" --cores 1 --json \
   > "$BENCH_TMP/report.json" 2> "$BENCH_TMP/gen.log" &
 GEN_PID=$!
 BENCH_PIDS+=("$GEN_PID")
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# instructions: with CALLGRIND=1, the generator's instructions since the previous call.
+instructions() {
+  [[ ${CALLGRIND:-0} == 1 ]] || { echo 0; return; }
+  callgrind_control -d "$GEN_PID" > /dev/null 2>&1
+  local f
+  f=$(ls -t "$BENCH_TMP"/cg.out.* | head -1)
+  awk '/^(totals|summary):/ { print $2; exit }' "$f"
+}
 count() { curl -s "http://127.0.0.1:$port/count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["served"])'; }
 
 sleep 2
 start=$(date +%s.%N)
-printf 'minute\tgen_rss_kb\tgen_us_per_req\tserve_rss_kb\tserve_us_per_req\trequests\tload1\n' | tee "$SOAK_OUT"
+printf 'minute\tgen_rss_kb\tgen_us_per_req\tserve_rss_kb\tserve_us_per_req\trequests\tload1\tgen_instructions_per_req\n' | tee "$SOAK_OUT"
 prev_gen=$(cpu_seconds "$GEN_PID") prev_srv=$(cpu_seconds "$SERVE_PID") prev_n=$(count)
+instructions > /dev/null
 for m in $(seq 1 "$MINUTES"); do
   # sleep until START + m * SAMPLE, so that sampling's own time does not drift the rows
   sleep "$(awk -v s="$start" -v m="$m" -v p="$SAMPLE" -v now="$(date +%s.%N)" 'BEGIN { d = s + m * p - now; print (d > 0 ? d : 0) }')"
   kill -0 "$GEN_PID" 2>/dev/null || { echo "soak.sh: the generator ended early" >&2; exit 1; }
-  gen=$(cpu_seconds "$GEN_PID") srv=$(cpu_seconds "$SERVE_PID") n=$(count)
+  gen=$(cpu_seconds "$GEN_PID") srv=$(cpu_seconds "$SERVE_PID") n=$(count) ir=$(instructions)
   awk -v m="$m" -v gr="$(rss_kb "$GEN_PID")" -v sr="$(rss_kb "$SERVE_PID")" \
     -v g="$gen" -v pg="$prev_gen" -v s="$srv" -v ps="$prev_srv" -v n="$n" -v pn="$prev_n" \
-    -v load="$(cut -d' ' -f1 /proc/loadavg)" \
-    'BEGIN { d = n - pn; printf "%d\t%d\t%.3f\t%d\t%.3f\t%d\t%s\n", m, gr, (g - pg) * 1e6 / d, sr, (s - ps) * 1e6 / d, d, load }' |
+    -v load="$(cut -d' ' -f1 /proc/loadavg)" -v ir="$ir" \
+    'BEGIN { d = n - pn; printf "%d\t%d\t%.3f\t%d\t%.3f\t%d\t%s\t%.0f\n", m, gr, (g - pg) * 1e6 / d, sr, (s - ps) * 1e6 / d, d, load, ir / d }' |
     tee -a "$SOAK_OUT"
   prev_gen=$gen prev_srv=$srv prev_n=$n
 done
