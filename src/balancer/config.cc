@@ -146,8 +146,13 @@ const std::vector<SettingDef>& setting_defs() {
       {"max-connections", "N", "Client connections open at once, all workers together, 1..1000000",
        "no cap",
        int_field(&BalancerConfig::max_connections, "max-connections", 1, kMaxConnections)},
-      {"admin-listen", "HOST:PORT", "Serve /lb-stats and /metrics there only", "the main port",
-       string_field(&BalancerConfig::admin_listen)},
+      {"admin-listen", "HOST:PORT", "Serve /lb-stats and /metrics there only (plain HTTP)",
+       "the main port", string_field(&BalancerConfig::admin_listen)},
+      {"tls-cert", "PATH",
+       "TLS on the listener with this certificate chain (PEM), with --tls-key; ALPN h2, http/1.1",
+       "none (plain TCP)", string_field(&BalancerConfig::tls_cert)},
+      {"tls-key", "PATH", "The private key (PEM) of --tls-cert", "none",
+       string_field(&BalancerConfig::tls_key)},
   };
   return table;
 }
@@ -342,6 +347,9 @@ Expected<void> validate(const BalancerConfig& c) {
   }
   if (c.max_connections < 0 || c.max_connections > kMaxConnections) {
     return make_error("--max-connections must be in 1..1000000");
+  }
+  if (c.tls_cert.empty() != c.tls_key.empty()) {
+    return make_error("--tls-cert and --tls-key go together");
   }
   return {};
 }

@@ -110,8 +110,8 @@ struct H2Session::Callbacks {
 };
 
 H2Session::H2Session(Worker& worker, ProxySession& owner, net::Stream& client,
-                     std::string_view client_ip)
-    : worker_(worker), owner_(owner), client_(client), client_ip_(client_ip) {}
+                     std::string_view client_ip, std::string_view proto)
+    : worker_(worker), owner_(owner), client_(client), client_ip_(client_ip), proto_(proto) {}
 
 H2Session::~H2Session() {
   streams_.clear();
