@@ -4,14 +4,15 @@
 // (mem_recv/mem_send, h2/session_options.h); each request stream is an H2Stream balanced on its own
 // (h2_stream.h): requests, not connections, are what the policy spreads.
 //
-// Settings and limits: SETTINGS_MAX_CONCURRENT_STREAMS 128, a header list of at most 16 KiB (the
-// HTTP/1.1 front's head limit; more, as an HPACK bomb decodes to, ends the session with GOAWAY
-// ENHANCE_YOUR_CALM), stream windows of kStreamWindow consumed as backends take request bodies, a
-// connection window of 2^30-1. Floods of SETTINGS, PING, RST_STREAM (the rapid reset of
-// CVE-2023-44487) or empty frames (h2/flood_guard.h) end it with GOAWAY ENHANCE_YOUR_CALM; protocol
-// errors with nghttp2's GOAWAY. Requests are dispatched after a whole read has been processed, so a
-// stream opened and reset in one read never reaches a backend. Output is taken from nghttp2 only
-// while less than 64 KiB wait for the socket.
+// Settings and limits: SETTINGS_MAX_CONCURRENT_STREAMS --max-streams (nghttp2 refuses a stream
+// past it: REFUSED_STREAM before our SETTINGS are acknowledged, GOAWAY PROTOCOL_ERROR after), a
+// header list of at most 16 KiB (the HTTP/1.1 front's head limit; more, as an HPACK bomb decodes
+// to, ends the session with GOAWAY ENHANCE_YOUR_CALM), stream windows of kStreamWindow consumed as
+// backends take request bodies, a connection window of 2^30-1. Floods of SETTINGS, PING, RST_STREAM
+// (the rapid reset of CVE-2023-44487) or empty frames (h2/flood_guard.h) end it with GOAWAY
+// ENHANCE_YOUR_CALM; protocol errors with nghttp2's GOAWAY. Requests are dispatched after a whole
+// read has been processed, so a stream opened and reset in one read never reaches a backend. Output
+// is taken from nghttp2 only while less than 64 KiB wait for the socket.
 //
 // Timeouts: --header-timeout until the first request head; --client-timeout while no stream is
 // open (then GOAWAY NO_ERROR and close); each stream keeps its own (H2Stream::on_tick).
