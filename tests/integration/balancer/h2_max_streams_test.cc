@@ -153,8 +153,9 @@ TEST(H2MaxStreams, AStreamPastTheAcknowledgedLimitEndsTheConnectionNotTheProcess
     return has_frame(in, [](const RawFrame& f) { return f.type == NGHTTP2_GOAWAY; });
   }));
   for (const RawFrame& f : split_frames(wire.received())) {
-    if (f.type == NGHTTP2_GOAWAY)
+    if (f.type == NGHTTP2_GOAWAY) {
       EXPECT_EQ(error_code_at(f.payload, 4), std::uint32_t{NGHTTP2_PROTOCOL_ERROR});
+    }
   }
   auto r = http_get(lb->port(), "/");
   ASSERT_TRUE(r);
