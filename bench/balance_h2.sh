@@ -7,13 +7,20 @@
 # of the host cancels. CPU per request is the balancer's user+system time from /proc/PID/stat
 # (delta over the run) over h2load's succeeded requests. Prints the medians and the median of
 # the per-round stampede / HAProxy ratios.
-#   bench/balance_h2.sh [ROUNDS=3] [REQUESTS=100000] [CONNS=10] [STREAMS=10]
+# MODE tls: both listen on TLS with the same throwaway EC P-256 certificate (openssl req), ALPN
+# h2 and http/1.1 (stampede --tls-cert/--tls-key; HAProxy `bind ... ssl crt ... alpn
+# h2,http/1.1`), and h2load speaks https (ALPN h2); the backends stay plain HTTP/1.1.
+#   bench/balance_h2.sh [ROUNDS=3] [REQUESTS=100000] [CONNS=10] [STREAMS=10] [MODE=h2c|tls]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
 source bench/lib/haproxy.sh
-bench_args ROUNDS=3 REQUESTS=100000 CONNS=10 STREAMS=10 -- "$@"
-for tool in h2load haproxy taskset; do
+bench_args ROUNDS=3 REQUESTS=100000 CONNS=10 STREAMS=10 MODE=h2c -- "$@"
+case "$MODE" in
+  h2c | tls) ;;
+  *) echo "balance_h2.sh: MODE is h2c or tls, not '$MODE'" >&2; exit 2 ;;
+esac
+for tool in h2load haproxy taskset openssl; do
   command -v "$tool" > /dev/null || { echo "balance_h2.sh: $tool is missing" >&2; exit 1; }
 done
 
@@ -26,16 +33,29 @@ for id in a b c; do
   backends+=("$p")
 done
 
+scheme=http
+stampede_tls=()
+haproxy_tls=" proto h2"
+if [ "$MODE" = tls ]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+    -subj /CN=localhost -addext "subjectAltName=IP:127.0.0.1" \
+    -keyout "$BENCH_TMP/key.pem" -out "$BENCH_TMP/cert.pem" 2> /dev/null
+  cat "$BENCH_TMP/cert.pem" "$BENCH_TMP/key.pem" > "$BENCH_TMP/haproxy.pem"
+  scheme=https
+  stampede_tls=(--tls-cert "$BENCH_TMP/cert.pem" --tls-key "$BENCH_TMP/key.pem")
+  haproxy_tls=" ssl crt $BENCH_TMP/haproxy.pem alpn h2,http/1.1"
+fi
+
 sport=$(free_port)
 taskset -c 0 "$STAMPEDE" balance --listen "127.0.0.1:$sport" --cores 1 --strategy rr \
   --backend "a=127.0.0.1:${backends[0]}" --backend "b=127.0.0.1:${backends[1]}" \
-  --backend "c=127.0.0.1:${backends[2]}" > "$BENCH_TMP/stampede.log" 2>&1 &
+  --backend "c=127.0.0.1:${backends[2]}" "${stampede_tls[@]}" > "$BENCH_TMP/stampede.log" 2>&1 &
 spid=$!
 BENCH_PIDS+=($spid)
 wait_port "$sport"
 
 hport=$(free_port)
-haproxy_config "127.0.0.1:$hport proto h2" "${backends[@]}" > "$BENCH_TMP/haproxy.cfg"
+haproxy_config "127.0.0.1:$hport$haproxy_tls" "${backends[@]}" > "$BENCH_TMP/haproxy.cfg"
 taskset -c 0 haproxy -db -f "$BENCH_TMP/haproxy.cfg" > "$BENCH_TMP/haproxy.log" 2>&1 &
 hpid=$!
 BENCH_PIDS+=($hpid)
@@ -48,13 +68,13 @@ ratios="$BENCH_TMP/ratios"
 run() {
   local name=$1 port=$2 pid=$3 log="$BENCH_TMP/log" before after reqs rps us
   before=$(cpu_seconds "$pid")
-  taskset -c 1 h2load -t1 -c "$CONNS" -m "$STREAMS" -n "$REQUESTS" "http://127.0.0.1:$port/" > "$log" 2>&1 || true
+  taskset -c 1 h2load -t1 -c "$CONNS" -m "$STREAMS" -n "$REQUESTS" "$scheme://127.0.0.1:$port/" > "$log" 2>&1 || true
   after=$(cpu_seconds "$pid")
   reqs=$(awk '/^requests:/ { print $8 }' "$log")      # "requests: N total, N started, N done, N succeeded, ..."
   rps=$(awk '/^finished in/ { print $4 }' "$log")
   us=$(awk -v t="$(awk -v a="$after" -v b="$before" 'BEGIN { print a - b }')" -v n="${reqs:-0}" \
     'BEGIN { if (n > 0) printf "%.3f", t * 1e6 / n; else print "nan" }')
-  echo "$name c=$CONNS m=$STREAMS ${rps:-0} $us" >> "$out"
+  echo "$name $MODE c=$CONNS m=$STREAMS ${rps:-0} $us" >> "$out"
   echo "${rps:-0} $us" > "$BENCH_TMP/last"
   printf '  %-24s %10.0f req/s  %7s µs balancer CPU/req  (%s succeeded)\n' "$name" "${rps:-0}" "$us" "${reqs:-0}"
 }

@@ -43,6 +43,22 @@ std::pair<std::uint64_t, std::uint64_t> local_error_counts(const Fleet& fleet) {
   return out;
 }
 
+// TLS handshakes on the listener, summed over workers, by how they ended.
+struct HandshakeCounts {
+  std::uint64_t done = 0, error = 0, closed = 0, timeout = 0;
+};
+HandshakeCounts handshake_counts(const Fleet& fleet) {
+  HandshakeCounts out;
+  for (const Worker* w : fleet.workers) {
+    const ClientTlsCounts& c = w->client_tls();
+    out.done += c.done.load(std::memory_order_relaxed);
+    out.error += c.error.load(std::memory_order_relaxed);
+    out.closed += c.closed.load(std::memory_order_relaxed);
+    out.timeout += c.timeout.load(std::memory_order_relaxed);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<BackendReport> collect_reports(const Fleet& fleet, std::int64_t now_ns) {
@@ -78,6 +94,10 @@ std::string render_stats_json(const Fleet& fleet, std::int64_t now_ns) {
   out["replies"] = replies;
   const auto [accept_errors, connect_errors] = local_error_counts(fleet);
   out["local_errors"] = {{"accept", accept_errors}, {"connect", connect_errors}};
+  const HandshakeCounts tls = handshake_counts(fleet);
+  out["client_tls"] = {
+      {"handshakes", tls.done},
+      {"failed", {{"error", tls.error}, {"closed", tls.closed}, {"timeout", tls.timeout}}}};
   nlohmann::ordered_json backends = nlohmann::ordered_json::array();
   for (const BackendReport& r : collect_reports(fleet, now_ns)) {
     backends.push_back({{"name", r.state->name()},
@@ -156,6 +176,18 @@ std::string render_metrics(const Fleet& fleet, std::int64_t now_ns) {
       "# TYPE stampede_lb_local_errors_total counter\n";
   out += fmt::format("stampede_lb_local_errors_total{{op=\"accept\"}} {}\n", accept_errors);
   out += fmt::format("stampede_lb_local_errors_total{{op=\"connect\"}} {}\n", connect_errors);
+  const HandshakeCounts tls = handshake_counts(fleet);
+  out +=
+      "# HELP stampede_lb_client_tls_handshakes_total TLS handshakes on the listener, by how they "
+      "ended; a failure is the client's, never a backend's.\n"
+      "# TYPE stampede_lb_client_tls_handshakes_total counter\n";
+  for (const auto& [result, count] : {std::pair<const char*, std::uint64_t>{"ok", tls.done},
+                                      {"error", tls.error},
+                                      {"closed", tls.closed},
+                                      {"timeout", tls.timeout}}) {
+    out +=
+        fmt::format("stampede_lb_client_tls_handshakes_total{{result=\"{}\"}} {}\n", result, count);
+  }
   return out;
 }
 

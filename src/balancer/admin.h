@@ -32,9 +32,10 @@ struct BackendReport {
 std::vector<BackendReport> collect_reports(const Fleet& fleet, std::int64_t now_ns);
 
 // /lb-stats schema (docs/balance.md): {"strategy", "workers", "health": {...}, "retries",
-// "eject_time_ms", "replies": {"502": n, ...}, "backends": [{"name", "address", "weight",
-// "up", "sent", "responses", "in_flight", "failures", "retries", "down_transitions",
-// "latency_ms": {"count", "mean", "p50", "p90", "p99", "p999", "max"}}]}
+// "eject_time_ms", "replies": {"502": n, ...}, "local_errors": {"accept", "connect"},
+// "client_tls": {"handshakes", "failed": {"error", "closed", "timeout"}}, "backends": [{"name",
+// "address", "weight", "up", "sent", "responses", "in_flight", "failures", "retries",
+// "down_transitions", "latency_ms": {"count", "mean", "p50", "p90", "p99", "p999", "max"}}]}
 std::string render_stats_json(const Fleet& fleet, std::int64_t now_ns);
 std::string render_metrics(const Fleet& fleet, std::int64_t now_ns);
 

@@ -84,6 +84,7 @@ Expected<void> Balancer::init() {
     params.fleet = &fleet_;
     params.listen_fd = std::move(listeners[i]);
     if (i == 0) params.admin_fd = std::move(admin);
+    params.listen_tls = plan_.listen_tls.get();
     params.seed = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i + 1);
     if (config.max_connections > 0) params.open_connections = &open_connections_;
     auto worker = Worker::create(std::move(params));

@@ -55,7 +55,7 @@ class Balancer {
   Expected<void> init();
   Expected<void> open_listeners(std::vector<net::Fd>& listeners, net::Fd& admin);
 
-  // Its backend_tls outlives the workers (declared first); its config is what they read.
+  // Its TLS contexts outlive the workers (declared first); its config is what they read.
   BalancerPlan plan_;
   std::vector<std::unique_ptr<BackendState>> states_;
   std::vector<std::unique_ptr<Worker>> workers_;

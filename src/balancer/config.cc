@@ -7,6 +7,7 @@
 #include "core/input_file.h"
 #include "core/json_input.h"
 #include "core/units.h"
+#include "h2/session_options.h"
 #include "http/tokens.h"
 
 namespace stampede::balancer {
@@ -16,6 +17,8 @@ constexpr int kMaxWeight = 256;
 constexpr int kMaxCores = 256;
 constexpr std::size_t kMaxBackends = 1024;
 constexpr int kMaxConnections = 1'000'000;
+constexpr int kMinStreams = static_cast<int>(h2::kMinMaxStreams);
+constexpr int kMaxStreams = static_cast<int>(h2::kMaxMaxStreams);
 // Longer durations are refused: nothing here needs one, and deadlines stay far from overflow.
 constexpr Millis kMaxDuration = std::chrono::hours(24);
 constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;
@@ -146,8 +149,17 @@ const std::vector<SettingDef>& setting_defs() {
       {"max-connections", "N", "Client connections open at once, all workers together, 1..1000000",
        "no cap",
        int_field(&BalancerConfig::max_connections, "max-connections", 1, kMaxConnections)},
-      {"admin-listen", "HOST:PORT", "Serve /lb-stats and /metrics there only", "the main port",
-       string_field(&BalancerConfig::admin_listen)},
+      {"admin-listen", "HOST:PORT", "Serve /lb-stats and /metrics there only (plain HTTP)",
+       "the main port", string_field(&BalancerConfig::admin_listen)},
+      {"tls-cert", "PATH",
+       "TLS on the listener with this certificate chain (PEM), with --tls-key; ALPN h2, http/1.1",
+       "none (plain TCP)", string_field(&BalancerConfig::tls_cert)},
+      {"tls-key", "PATH", "The private key (PEM) of --tls-cert", "none",
+       string_field(&BalancerConfig::tls_key)},
+      {"max-streams", "N",
+       "HTTP/2 clients: concurrent streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS), "
+       "1..10000",
+       "", int_field(&BalancerConfig::max_streams, "max-streams", kMinStreams, kMaxStreams)},
   };
   return table;
 }
@@ -342,6 +354,12 @@ Expected<void> validate(const BalancerConfig& c) {
   }
   if (c.max_connections < 0 || c.max_connections > kMaxConnections) {
     return make_error("--max-connections must be in 1..1000000");
+  }
+  if (c.tls_cert.empty() != c.tls_key.empty()) {
+    return make_error("--tls-cert and --tls-key go together");
+  }
+  if (c.max_streams < kMinStreams || c.max_streams > kMaxStreams) {
+    return make_error("--max-streams must be in 1..10000");
   }
   return {};
 }

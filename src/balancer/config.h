@@ -67,6 +67,12 @@ struct BalancerConfig {
   // against backend_ca (PEM) when given; backend_insecure accepts any certificate.
   std::string backend_ca;
   bool backend_insecure = false;
+  // TLS on the main listener, both or neither: its certificate chain and key (PEM files). ALPN
+  // offers "h2" (the HTTP/2 front) and "http/1.1"; --admin-listen stays plain.
+  std::string tls_cert;
+  std::string tls_key;
+  // HTTP/2 clients: SETTINGS_MAX_CONCURRENT_STREAMS, streams open at once per connection.
+  int max_streams = 128;
   net::IoBackend io = net::kDefaultIoBackend;  // --io: what each worker's loop waits with
 
   // The health timeout in force: the configured one, or min(1 s, interval).

@@ -52,7 +52,8 @@ std::string_view H2RequestFields::value(std::string_view name) const {
   return {};
 }
 
-void H2RequestFields::append_head(Buffer& out, std::string_view client_ip, bool chunked) const {
+void H2RequestFields::append_head(Buffer& out, std::string_view client_ip, std::string_view proto,
+                                  bool chunked) const {
   std::vector<http::Header> headers;
   headers.reserve(fields_.size() + 3);
   if (!has("host")) headers.push_back({"Host", authority_});
@@ -67,7 +68,7 @@ void H2RequestFields::append_head(Buffer& out, std::string_view client_ip, bool 
   }
   if (!cookies.empty()) headers.push_back({"cookie", cookies});
   if (chunked) headers.push_back({"Transfer-Encoding", "chunked"});
-  append_request_head(out, RequestHeadInput{method_, path_, headers, client_ip, "http"});
+  append_request_head(out, RequestHeadInput{method_, path_, headers, client_ip, proto});
 }
 
 bool translate_response_head(std::string_view raw, std::string_view backend_name,

@@ -40,9 +40,11 @@ class H2RequestFields {
   bool has(std::string_view name) const;
   std::string_view value(std::string_view name) const;  // first one; empty when absent
 
-  // Appends the HTTP/1.1 request head for a backend. `chunked`: the body has no
-  // Content-Length and goes chunked ("Transfer-Encoding: chunked" is added).
-  void append_head(Buffer& out, std::string_view client_ip, bool chunked) const;
+  // Appends the HTTP/1.1 request head for a backend. `proto`: X-Forwarded-Proto ("http",
+  // "https"). `chunked`: the body has no Content-Length and goes chunked ("Transfer-Encoding:
+  // chunked" is added).
+  void append_head(Buffer& out, std::string_view client_ip, std::string_view proto,
+                   bool chunked) const;
 
  private:
   struct Field {

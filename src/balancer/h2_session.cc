@@ -15,7 +15,6 @@ namespace {
 
 // The HTTP/1.1 front's head limit (http::ParserLimits::max_header_bytes), for the decoded list.
 constexpr std::uint32_t kMaxHeaderList = 16 * 1024;
-constexpr std::uint32_t kMaxStreams = 128;
 
 }  // namespace
 
@@ -110,8 +109,8 @@ struct H2Session::Callbacks {
 };
 
 H2Session::H2Session(Worker& worker, ProxySession& owner, net::Stream& client,
-                     std::string_view client_ip)
-    : worker_(worker), owner_(owner), client_(client), client_ip_(client_ip) {}
+                     std::string_view client_ip, std::string_view proto)
+    : worker_(worker), owner_(owner), client_(client), client_ip_(client_ip), proto_(proto) {}
 
 H2Session::~H2Session() {
   streams_.clear();
@@ -124,7 +123,8 @@ void H2Session::start(const H2Start& start) {
   peer_closed_ = start.peer_closed;
   eof_ = start.eof;
   start_ns_ = last_activity_ns_ = worker_.loop().now_ns();
-  h2::SessionLimits limits{kMaxStreams, kMaxHeaderList};
+  h2::SessionLimits limits{static_cast<std::uint32_t>(worker_.config().max_streams),
+                           kMaxHeaderList};
   limits.stream_window = kStreamWindow;
   // Streams give their window back as the backend takes their body (h2_stream.h).
   session_ = h2::new_server_session(Callbacks::install, this, limits, true);

@@ -1,17 +1,18 @@
 // H2Session: the HTTP/2 life of a client connection whose first bytes were the client preface
 // (h2c with prior knowledge; ProxySession sniffs them, h2/preface.h, and hands the connection
-// over). nghttp2 1.52 drives the frames (mem_recv/mem_send, h2/session_options.h); each request
-// stream is an H2Stream balanced on its own (h2_stream.h): requests, not connections, are what
-// the policy spreads.
+// over) or whose TLS handshake selected "h2" by ALPN. nghttp2 1.52 drives the frames
+// (mem_recv/mem_send, h2/session_options.h); each request stream is an H2Stream balanced on its own
+// (h2_stream.h): requests, not connections, are what the policy spreads.
 //
-// Settings and limits: SETTINGS_MAX_CONCURRENT_STREAMS 128, a header list of at most 16 KiB
-// (the HTTP/1.1 front's head limit; more, as an HPACK bomb decodes to, ends the session with
-// GOAWAY ENHANCE_YOUR_CALM), stream windows of kStreamWindow consumed as backends take request
-// bodies, a connection window of 2^30-1. Floods of SETTINGS, PING, RST_STREAM (the rapid reset
-// of CVE-2023-44487) or empty frames (h2/flood_guard.h) end it with GOAWAY ENHANCE_YOUR_CALM;
-// protocol errors with nghttp2's GOAWAY. Requests are dispatched after a whole read has been
-// processed, so a stream opened and reset in one read never reaches a backend. Output is taken
-// from nghttp2 only while less than 64 KiB wait for the socket.
+// Settings and limits: SETTINGS_MAX_CONCURRENT_STREAMS --max-streams (nghttp2 refuses a stream
+// past it: REFUSED_STREAM before our SETTINGS are acknowledged, GOAWAY PROTOCOL_ERROR after), a
+// header list of at most 16 KiB (the HTTP/1.1 front's head limit; more, as an HPACK bomb decodes
+// to, ends the session with GOAWAY ENHANCE_YOUR_CALM), stream windows of kStreamWindow consumed as
+// backends take request bodies, a connection window of 2^30-1. Floods of SETTINGS, PING, RST_STREAM
+// (the rapid reset of CVE-2023-44487) or empty frames (h2/flood_guard.h) end it with GOAWAY
+// ENHANCE_YOUR_CALM; protocol errors with nghttp2's GOAWAY. Requests are dispatched after a whole
+// read has been processed, so a stream opened and reset in one read never reaches a backend. Output
+// is taken from nghttp2 only while less than 64 KiB wait for the socket.
 //
 // Timeouts: --header-timeout until the first request head; --client-timeout while no stream is
 // open (then GOAWAY NO_ERROR and close); each stream keeps its own (H2Stream::on_tick).
@@ -51,7 +52,9 @@ struct H2Start {
 
 class H2Session {
  public:
-  H2Session(Worker& worker, ProxySession& owner, net::Stream& client, std::string_view client_ip);
+  // `proto`: what X-Forwarded-Proto says ("http", "https"); a string with static storage.
+  H2Session(Worker& worker, ProxySession& owner, net::Stream& client, std::string_view client_ip,
+            std::string_view proto);
   ~H2Session();
   H2Session(const H2Session&) = delete;
   H2Session& operator=(const H2Session&) = delete;
@@ -65,6 +68,7 @@ class H2Session {
   // For streams.
   nghttp2_session* session() { return session_; }
   const std::string& client_ip() const { return client_ip_; }
+  std::string_view proto() const { return proto_; }
   // Gives `bytes` of stream `id`'s window back to the client.
   void consume(std::int32_t id, std::size_t bytes);
   // The stream wants service() after the current batch of input (or now, from a timer).
@@ -94,6 +98,7 @@ class H2Session {
   ProxySession& owner_;
   net::Stream& client_;
   std::string client_ip_;
+  std::string_view proto_;
   nghttp2_session* session_ = nullptr;
   std::unordered_map<std::int32_t, std::unique_ptr<H2Stream>> streams_;
   std::vector<std::unique_ptr<H2Stream>> dead_;

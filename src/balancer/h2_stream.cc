@@ -44,7 +44,7 @@ void H2Stream::on_request_head(bool ends_stream) {
                 .retries_left = worker_.config().retries};
   // Without content-length a body's end is END_STREAM, which HTTP/1.1 says with chunks.
   req_.chunked = !ends_stream && !fields_.has("content-length");
-  fields_.append_head(upstream_out_, session_.client_ip(), req_.chunked);
+  fields_.append_head(upstream_out_, session_.client_ip(), session_.proto(), req_.chunked);
   req_.end_queued = ends_stream;
   touch();
 }

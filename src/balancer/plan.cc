@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tls/listener_context.h"
+
 namespace stampede::balancer {
 namespace {
 
@@ -38,6 +40,12 @@ Expected<BalancerPlan> prepare(BalancerConfig config) {
     auto context = make_backend_tls(config);
     if (!context) return context.error();
     plan.backend_tls = std::move(*context);
+  }
+  if (!config.tls_cert.empty()) {
+    auto context =
+        tls::load_server_context(config.tls_cert, config.tls_key, tls::ServerAlpn::H2AndHttp11);
+    if (!context) return context.error();
+    plan.listen_tls = std::move(*context);
   }
   plan.config = std::move(config);
   return plan;

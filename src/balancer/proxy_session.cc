@@ -15,6 +15,8 @@
 #include "h2/preface.h"
 #include "http/writer.h"
 #include "net/socket.h"
+#include "tls/errors.h"
+#include "tls/stream.h"
 
 namespace stampede::balancer {
 namespace {
@@ -60,10 +62,14 @@ std::string_view error_text(int status) {
 
 }  // namespace
 
-ProxySession::ProxySession(Worker& worker, std::unique_ptr<net::Stream> client, bool admin_only)
+ProxySession::ProxySession(Worker& worker, std::unique_ptr<net::Stream> client, bool admin_only,
+                           const tls::Stream* secure)
     : worker_(worker),
       client_(std::move(client)),
+      secure_(secure),
       client_ip_(peer_ip(client_->fd())),
+      proto_(secure != nullptr ? "https" : "http"),
+      phase_(secure != nullptr ? Phase::Handshake : Phase::Head),
       admin_only_(admin_only),
       request_(proxy_limits()),
       sniffed_(admin_only) {
@@ -88,6 +94,10 @@ void ProxySession::on_events(std::uint32_t events) {
     return;
   }
   if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) client_closed_ = true;
+  if (phase_ == Phase::Handshake) {
+    advance_handshake();
+    return;
+  }
   if (phase_ == Phase::Tunnel) {
     // EPOLLOUT also resumes a read that waited for the stream to send (TLS WANT_WRITE).
     if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) ||
@@ -134,7 +144,8 @@ void ProxySession::drive_client() {
 }
 
 bool ProxySession::want_client_input() const {
-  if (close_after_flush_ || client_eof_ || phase_ == Phase::Closed || phase_ == Phase::H2) {
+  if (close_after_flush_ || client_eof_ || phase_ == Phase::Closed || phase_ == Phase::H2 ||
+      phase_ == Phase::Handshake) {
     return false;
   }
   if (phase_ == Phase::Head) return true;
@@ -259,7 +270,7 @@ void ProxySession::begin_request() {
   if (answer_continue) client_out_.append("HTTP/1.1 100 Continue\r\n\r\n");
   upstream_out_.clear();
   append_request_head(upstream_out_, RequestHeadInput{request_.method(), request_.target(),
-                                                      request_.headers(), client_ip_, "http",
+                                                      request_.headers(), client_ip_, proto_,
                                                       answer_continue, req_.upgrade, req_.http10});
   if (answer_continue) flush_client();
 }
@@ -372,12 +383,50 @@ bool ProxySession::sniff() {
       break;
   }
   sniffed_ = true;
-  phase_ = Phase::H2;
-  h2_ = std::make_unique<H2Session>(worker_, *this, *client_, client_ip_);
   const std::string input(client_in_.view());
   client_in_.clear();
-  h2_->start(H2Start{input, client_readable_, client_closed_, client_eof_});
+  enter_h2(input);
   return false;
+}
+
+// `input`: what was read of the connection so far (the preface, or nothing after ALPN h2, when
+// nghttp2 checks the preface itself).
+void ProxySession::enter_h2(std::string_view input) {
+  phase_ = Phase::H2;
+  h2_ = std::make_unique<H2Session>(worker_, *this, *client_, client_ip_, proto_);
+  h2_->start(H2Start{input, client_readable_, client_closed_, client_eof_});
+}
+
+// Driven by readiness (tls::Stream::handshake never blocks); the deadline set at start() is
+// not moved by handshake bytes, so a handshake must end within --client-timeout of the accept.
+void ProxySession::advance_handshake() {
+  switch (client_->handshake()) {
+    case net::IoStatus::WouldBlock:
+      return;  // the next readiness event goes on
+    case net::IoStatus::Done:
+      break;
+    default:
+      fail_handshake(client_->error());
+      return;
+  }
+  worker_.count_handshake(HandshakeEnd::Done);
+  // The last flight may have brought request bytes (read-ahead holds them): read at once.
+  client_readable_ = true;
+  sniffed_ = true;  // over TLS only ALPN selects HTTP/2 (RFC 9113 3.3): no preface sniffing
+  if (secure_->alpn() == "h2") {
+    enter_h2({});
+    return;
+  }
+  phase_ = Phase::Head;
+  touch();
+  drive_client();
+}
+
+// `error`: the stream's error(): a tls/errors.h code is a TLS failure, an errno the client
+// going away.
+void ProxySession::fail_handshake(int error) {
+  worker_.count_handshake(tls::error_name(error) ? HandshakeEnd::Error : HandshakeEnd::Closed);
+  close();
 }
 
 void ProxySession::close() {
@@ -414,6 +463,11 @@ void ProxySession::on_tick(std::int64_t now_ns) {
     return;
   }
   if (phase_ == Phase::Closed || now_ns < deadline_ns_) return;
+  if (phase_ == Phase::Handshake) {
+    worker_.count_handshake(HandshakeEnd::Timeout);
+    close();
+    return;
+  }
   if (phase_ == Phase::Tunnel) {
     close();  // idle both ways for the client timeout
     return;

@@ -24,6 +24,12 @@
 // HTTP/2: a connection whose first bytes are the client preface (h2/preface.h; h2c with prior
 // knowledge) is handed to an H2Session (h2_session.h), which balances each of its streams; the
 // ProxySession then only forwards the client's events and the sweep's ticks to it.
+//
+// TLS listener (--tls-cert): the session starts in the Handshake phase, advanced on each
+// readiness event (never blocking the worker) until done, within --client-timeout of the
+// accept; a failure or the deadline closes it, counted by the worker (HandshakeEnd), never
+// against a backend. Then ALPN decides: "h2" goes to an H2Session at once, anything else to the
+// HTTP/1.1 path; the preface is not sniffed over TLS (RFC 9113 3.3).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +45,10 @@
 #include "net/event_loop.h"
 #include "net/stream.h"
 
+namespace stampede::tls {
+class Stream;
+}
+
 namespace stampede::balancer {
 
 class Backend;
@@ -48,7 +58,10 @@ class Worker;
 class ProxySession final : public net::IoHandler, public UpstreamOwner {
  public:
   // `admin_only`: a connection to --admin-listen, where every request is answered locally.
-  ProxySession(Worker& worker, std::unique_ptr<net::Stream> client, bool admin_only);
+  // `secure`: `client` itself when it is a connection to the TLS listener (for its handshake and
+  // ALPN), else null.
+  ProxySession(Worker& worker, std::unique_ptr<net::Stream> client, bool admin_only,
+               const tls::Stream* secure);
   ~ProxySession();
   ProxySession(const ProxySession&) = delete;
   ProxySession& operator=(const ProxySession&) = delete;
@@ -68,7 +81,7 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   bool closed() const { return phase_ == Phase::Closed; }
 
  private:
-  enum class Phase : std::uint8_t { Head, Forward, Tunnel, H2, Closed };
+  enum class Phase : std::uint8_t { Handshake, Head, Forward, Tunnel, H2, Closed };
 
   // Client side (proxy_session.cc).
   void drive_client();
@@ -89,6 +102,10 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   // The connection's first bytes against the HTTP/2 preface: false while they say nothing yet
   // or once the connection went to HTTP/2.
   bool sniff();
+  void enter_h2(std::string_view input);
+  // TLS listener: the handshake's next step, and its end (ALPN, or a failure counted).
+  void advance_handshake();
+  void fail_handshake(int error);
 
   // Backend side (proxy_upstream.cc).
   void dispatch();
@@ -129,7 +146,9 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
 
   Worker& worker_;
   std::unique_ptr<net::Stream> client_;
+  const tls::Stream* secure_ = nullptr;  // client_, over the TLS listener
   std::string client_ip_;
+  std::string_view proto_;  // X-Forwarded-Proto: "http", or "https" over the TLS listener
   std::size_t slot_ = 0;
   Phase phase_ = Phase::Head;
   bool admin_only_ = false;

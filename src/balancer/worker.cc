@@ -10,6 +10,7 @@
 #include "balancer/upstream.h"
 #include "net/socket.h"
 #include "net/tcp_stream.h"
+#include "tls/stream.h"
 
 namespace stampede::balancer {
 namespace {
@@ -114,12 +115,26 @@ void Worker::accept_all(int listen_fd, bool admin) {
       }
       continue;  // ECONNABORTED and the like concern that one connection only
     }
-    adopt(std::make_unique<net::TcpStream>(std::move(fd), *loop_), admin);
+    if (params_.listen_tls != nullptr && !admin) {
+      adopt_secure(
+          tls::Stream::create(params_.listen_tls, std::move(fd), tls::Stream::Role::Server));
+    } else {
+      adopt(std::make_unique<net::TcpStream>(std::move(fd), *loop_), admin);
+    }
   }
 }
 
 ProxySession* Worker::adopt(std::unique_ptr<net::Stream> stream, bool admin) {
-  auto session = std::make_unique<ProxySession>(*this, std::move(stream), admin);
+  return keep_session(std::make_unique<ProxySession>(*this, std::move(stream), admin, nullptr));
+}
+
+ProxySession* Worker::adopt_secure(std::unique_ptr<tls::Stream> stream) {
+  if (!stream) return nullptr;  // the socket is closed already
+  const tls::Stream* secure = stream.get();
+  return keep_session(std::make_unique<ProxySession>(*this, std::move(stream), false, secure));
+}
+
+ProxySession* Worker::keep_session(std::unique_ptr<ProxySession> session) {
   if (!session->start()) return nullptr;  // dropping it closes the stream
   if (params_.open_connections != nullptr) {
     params_.open_connections->fetch_add(1, std::memory_order_relaxed);
@@ -141,6 +156,24 @@ void Worker::count_local_error(LocalError what) {
   std::atomic<std::uint64_t>& c =
       what == LocalError::Accept ? local_errors_.accept : local_errors_.connect;
   c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+void Worker::count_handshake(HandshakeEnd end) {
+  std::atomic<std::uint64_t>* c = &client_tls_.done;
+  switch (end) {
+    case HandshakeEnd::Done:
+      break;
+    case HandshakeEnd::Error:
+      c = &client_tls_.error;
+      break;
+    case HandshakeEnd::Closed:
+      c = &client_tls_.closed;
+      break;
+    case HandshakeEnd::Timeout:
+      c = &client_tls_.timeout;
+      break;
+  }
+  c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 void Worker::sweep() {

@@ -1,8 +1,12 @@
-// Worker: one thread's share of the balancer. It owns an event loop, its listening socket(s),
-// its client sessions, its per-worker Backend views (in flight, counters, connection pools) and
-// its Policy. Nothing here is touched by another thread except through the loop's post()/stop()
-// and the Backend counters the admin endpoint reads (see backend.h).
+// Worker: one thread's share of the balancer. It owns an event loop, its listening socket(s)
+// (the main one TLS with --tls-cert: each accepted socket wrapped in a tls::Stream whose
+// handshake the session drives on readiness), its client sessions, its per-worker Backend views (in
+// flight, counters, connection pools) and its Policy. Nothing here is touched by another thread
+// except through the loop's post()/stop() and the Backend counters the admin endpoint reads (see
+// backend.h).
 #pragma once
+
+#include <openssl/types.h>
 
 #include <cstdint>
 #include <memory>
@@ -17,6 +21,10 @@
 #include "net/event_loop.h"
 #include "net/fd.h"
 #include "net/stream.h"
+
+namespace stampede::tls {
+class Stream;
+}
 
 namespace stampede::balancer {
 
@@ -41,6 +49,18 @@ struct LocalErrors {
   std::atomic<std::uint64_t> connect{0};
 };
 
+// How a TLS handshake on the listener ended. A failure is the client's, never a backend's:
+// Error (not TLS at all, no shared version or cipher, a bad record), Closed (the client closed
+// or reset mid-handshake), Timeout (not done within --client-timeout of the accept).
+enum class HandshakeEnd { Done, Error, Closed, Timeout };
+// Their counts (single writer: the worker).
+struct ClientTlsCounts {
+  std::atomic<std::uint64_t> done{0};
+  std::atomic<std::uint64_t> error{0};
+  std::atomic<std::uint64_t> closed{0};
+  std::atomic<std::uint64_t> timeout{0};
+};
+
 struct WorkerParams {
   std::size_t index = 0;
   const BalancerConfig* config = nullptr;
@@ -49,6 +69,9 @@ struct WorkerParams {
   net::Fd listen_fd;             // this worker's listener (SO_REUSEPORT when several); none in
                                  // unit tests, which hand the worker client streams (adopt())
   net::Fd admin_fd;              // only worker 0, only with --admin-listen
+  // The listener's TLS server context (--tls-cert; the plan owns it); null: plain TCP. The
+  // admin listener is always plain.
+  SSL_CTX* listen_tls = nullptr;
   std::uint64_t seed = 1;
   // With --max-connections: the client connections open on all workers (the Balancer's).
   std::atomic<int>* open_connections = nullptr;
@@ -78,6 +101,8 @@ class Worker {
   const LocalReplies& local_replies() const { return local_replies_; }
   const LocalErrors& local_errors() const { return local_errors_; }
   void count_local_error(LocalError what);
+  const ClientTlsCounts& client_tls() const { return client_tls_; }
+  void count_handshake(HandshakeEnd end);
   bool health_checks_on() const { return params_.config->health_interval.count() > 0; }
 
   // A connection to `backend` failed in a way that means it is down (refused, reset, connect
@@ -87,6 +112,9 @@ class Worker {
   // A new client connection over `stream`, registered with the loop; null when that failed (the
   // stream is dropped). The worker owns the session; a pointer for tests.
   ProxySession* adopt(std::unique_ptr<net::Stream> stream, bool admin);
+  // The same for a connection to the TLS listener: its session runs the handshake first, then
+  // ALPN picks HTTP/2 or HTTP/1.1. Null `stream` (OpenSSL out of memory): nothing, null.
+  ProxySession* adopt_secure(std::unique_ptr<tls::Stream> stream);
 
   // Deferred destruction: the object leaves the loop now and is freed after the current
   // dispatch batch, so events already collected for it are ignored, not use-after-free.
@@ -99,6 +127,7 @@ class Worker {
   Expected<void> init();
   void accept_all(int listen_fd, bool admin);
   bool admit(bool admin);
+  ProxySession* keep_session(std::unique_ptr<ProxySession> session);
   void sweep();
   void schedule_reap();
 
@@ -120,6 +149,7 @@ class Worker {
   std::int64_t accept_paused_until_ = 0;  // after EMFILE and the like: no accept() before
   LocalReplies local_replies_;
   LocalErrors local_errors_;
+  ClientTlsCounts client_tls_;
 };
 
 }  // namespace stampede::balancer

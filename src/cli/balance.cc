@@ -102,15 +102,16 @@ int cli_main(int argc, char** argv) {
   auto lb = Balancer::start(std::move(*plan));
   if (!lb) return fail(lb.error().message, 2);
   const BalancerConfig& config = (*lb)->config();
-  const std::string cap = config.max_connections > 0
-                              ? ", max connections " + std::to_string(config.max_connections)
-                              : std::string();
+  std::string notes = config.max_connections > 0
+                          ? ", max connections " + std::to_string(config.max_connections)
+                          : std::string();
+  if (!config.tls_cert.empty()) notes += ", TLS (ALPN h2, http/1.1)";
   std::fprintf(stderr,
                "stampede balance: listening on port %u, %zu backends, strategy %s, descriptor "
                "limit %llu%s\n",
                static_cast<unsigned>((*lb)->port()), config.backends.size(),
                std::string(strategy_name(config.strategy)).c_str(),
-               static_cast<unsigned long long>(fd_limit), cap.c_str());
+               static_cast<unsigned long long>(fd_limit), notes.c_str());
   if (auto ready = config.ready_file.empty() ? Expected<void>{}
                                              : write_ready_file(config.ready_file, (*lb)->port());
       !ready) {

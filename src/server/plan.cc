@@ -12,6 +12,7 @@
 
 #include "h2/session_options.h"
 #include "http/tokens.h"
+#include "tls/listener_context.h"
 #include "tls/self_signed.h"
 
 namespace stampede::server {
@@ -135,14 +136,7 @@ Expected<tls::ContextPtr> make_tls_context(const ServerOptions& options) {
     return tls::make_server_context(*credentials, alpn_of(options));
   }
   if (options.tls_cert_file.empty()) return tls::ContextPtr();
-  auto credentials = tls::read_credentials(options.tls_cert_file, options.tls_key_file);
-  if (!credentials) return make_error("--tls-cert/--tls-key: " + credentials.error().message);
-  auto ctx = tls::make_server_context(*credentials, alpn_of(options));
-  if (!ctx) {
-    return make_error("--tls-cert '" + options.tls_cert_file + "', --tls-key '" +
-                      options.tls_key_file + "': " + ctx.error().message);
-  }
-  return ctx;
+  return tls::load_server_context(options.tls_cert_file, options.tls_key_file, alpn_of(options));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace {
 
 std::string head_of(const H2RequestFields& f, bool chunked = false) {
   Buffer out;
-  f.append_head(out, "10.0.0.9", chunked);
+  f.append_head(out, "10.0.0.9", "http", chunked);
   return std::string(out.view());
 }
 
