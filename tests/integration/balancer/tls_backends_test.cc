@@ -62,6 +62,9 @@ TEST_F(TlsBackends, InsecureReachesSelfSignedBackendsAndChecksThemOverTls) {
   BalancerConfig config = base_config({https_spec("a", throwaway_->port())});
   config.backend_insecure = true;
   config.health_interval = Millis(50);
+  // The default timeout would be the interval: a TLS handshake under ASan on a loaded host can
+  // take longer than 50 ms, and with fall 1 that one slow check took the backend down (503).
+  config.health_timeout = Millis(2000);
   config.health_path = "/";
   config.fall = 1;  // one failed check would take it down
   auto lb = start_balancer(config);
