@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# "The hot paths are no slower" (issue 16): callgrind instructions per request of the generator,
+# the test server and the balancer, plain HTTP keep-alive, for two binaries side by side (BEFORE:
+# a build of the commit before the one I/O layer; AFTER: this tree's, or $STAMPEDE). Each figure
+# is the measured program's Ir (every thread) at -n 40000 minus at -n 20000, over 20 000, so
+# start-up and exit cancel out. The measured program runs under valgrind on core 0; its peers
+# are always AFTER's binary (`stampede serve --cores 1`, and `stampede -k -c 10 --cores 1`) on
+# core 1, so only the measured side changes. Rounds alternate BEFORE and AFTER. Prints one line
+# per figure and the load average.
+#   bench/io_no_slower.sh BEFORE_BINARY [ROUNDS=1]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BEFORE=${1:?usage: bench/io_no_slower.sh BEFORE_BINARY [ROUNDS]}
+shift
+source bench/lib/common.sh
+bench_args ROUNDS=1 -- "$@"
+AFTER=$STAMPEDE
+SMALL=20000
+LARGE=40000
+
+# A backend / target server from AFTER's binary on core 1, for the generator and the balancer.
+backend_port=$(free_port)
+taskset -c 1 "$AFTER" serve -q --cores 1 -p "$backend_port" > "$BENCH_TMP/backend.log" 2>&1 &
+BENCH_PIDS+=("$!")
+wait_port "$backend_port"
+
+# load N URL: AFTER's generator on core 1, -n N keep-alive, output thrown away.
+load() {
+  taskset -c 1 "$AFTER" -k -c 10 --cores 1 --quiet -n "$1" "$2" > /dev/null 2>&1
+}
+
+# total_ir: the Ir of the callgrind outputs in $BENCH_TMP (every thread), then removes them.
+total_ir() {
+  local sum=0 f ir
+  for f in "$BENCH_TMP"/cg.*; do
+    ir=$(callgrind_annotate "$f" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+    sum=$((sum + ir))
+  done
+  rm -f "$BENCH_TMP"/cg.*
+  echo "$sum"
+}
+
+grind=(valgrind --tool=callgrind "--callgrind-out-file=$BENCH_TMP/cg.%p")
+
+# ir_generator BINARY N / ir_served BINARY serve|balance N: the measured program's Ir.
+ir_generator() {
+  taskset -c 0 "${grind[@]}" "$1" -k -c 10 --cores 1 --quiet -n "$2" "http://127.0.0.1:$backend_port/" \
+    > /dev/null 2>&1
+  total_ir
+}
+ir_served() {
+  local p pid
+  p=$(free_port)
+  if [ "$2" = serve ]; then
+    taskset -c 0 "${grind[@]}" "$1" serve -q --cores 1 -p "$p" > "$BENCH_TMP/prog.log" 2>&1 &
+  else
+    taskset -c 0 "${grind[@]}" "$1" balance --listen "127.0.0.1:$p" --cores 1 \
+      --backend "a=127.0.0.1:$backend_port" > "$BENCH_TMP/prog.log" 2>&1 &
+  fi
+  pid=$!
+  BENCH_PIDS+=("$pid")
+  wait_port "$p"
+  load "$3" "http://127.0.0.1:$p/"
+  kill -INT "$pid"
+  wait "$pid" 2>/dev/null || true
+  stop_pid "$pid"
+  total_ir
+}
+
+per_request() { awk -v a="$1" -v b="$2" -v n=$((LARGE - SMALL)) 'BEGIN { printf "%.1f", (b - a) / n }'; }
+
+measure() {  # measure BINARY PROGRAM: instructions per request
+  local small large
+  if [ "$2" = generator ]; then
+    small=$(ir_generator "$1" "$SMALL"); large=$(ir_generator "$1" "$LARGE")
+  else
+    small=$(ir_served "$1" "$2" "$SMALL"); large=$(ir_served "$1" "$2" "$LARGE")
+  fi
+  per_request "$small" "$large"
+}
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+for round in $(seq "$ROUNDS"); do
+  for prog in generator serve balance; do
+    if (( round % 2 )); then order="before after"; else order="after before"; fi
+    for which in $order; do
+      if [ "$which" = before ]; then bin=$BEFORE; else bin=$AFTER; fi
+      echo "round $round $prog $which instructions/request $(measure "$bin" "$prog")"
+    done
+  done
+done
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
