@@ -39,7 +39,7 @@ std::optional<H2Totals> h2_totals(const Side& side) {
   t.streams = side.runs.front().h2->streams;
   t.streams_used_min = t.streams_used_max = side.runs.front().h2->streams_used;
   for (const RunFigures& run : side.runs) {
-    if (!run.h2) continue;  // add_run keeps one protocol per side; this is not reached
+    if (!run.h2) continue;  // a side read from a file never mixes protocols (add_run)
     t.streams_used_min = std::min(t.streams_used_min, run.h2->streams_used);
     t.streams_used_max = std::max(t.streams_used_max, run.h2->streams_used);
     for (const auto& [code, n] : run.h2->rst_stream)
