@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# HTTP/2 generator benchmark (issue 17): stampede --http2 --streams M vs h2load -m M, both against
-# `stampede serve --cores 1` (h2c with prior knowledge) pinned to core 0, the generator on core 1,
-# the same -c and -n, each round's pair back to back (h2load first in odd rounds, so drift of
-# the host cancels). CPU per request is the generator's user+system time (/usr/bin/time) over the
-# requests it reports (stampede: totalRequests; h2load: "requests: N total"). Prints the medians
+# HTTP/2 generator benchmark (issue 17): stampede --http2 --streams M vs h2load -m M against one
+# target pinned to core 0, the generator on core 1, the same -c and -n, each round's pair back to
+# back (h2load first in odd rounds, so drift of the host cancels). The target (TARGET=):
+#   nginx (the default, the issue's): one worker, `listen ... http2` (h2c with prior knowledge),
+#         `return 200 "OK"` (bench/lib/common.sh's start_nginx);
+#   serve: `stampede serve --cores 1` (h2c with prior knowledge, the same 2-byte body).
+# CPU per request is the generator's user+system time (/usr/bin/time) over the requests it
+# reports as answered (stampede: totalRequests - totalErrors; h2load: "N succeeded"). Prints the medians
 # and the median of the per-round stampede / h2load ratios of requests/s and CPU per request.
-#   bench/h2_gen.sh [ROUNDS=3] [REQUESTS=200000] [CONNS=10] [STREAMS=10]
+#   [TARGET=nginx|serve] bench/h2_gen.sh [ROUNDS=3] [REQUESTS=200000] [CONNS=10] [STREAMS=10]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
 bench_args ROUNDS=3 REQUESTS=200000 CONNS=10 STREAMS=10 -- "$@"
+TARGET=${TARGET:-nginx}
 command -v h2load > /dev/null || { echo "h2load is missing (apt-get install nghttp2-client)" >&2; exit 1; }
 
-port=$(free_port)
-taskset -c 0 "$STAMPEDE" serve --cores 1 --quiet --port "$port" > /dev/null &
-BENCH_PIDS+=($!)
-wait_port "$port"
-url="http://127.0.0.1:$port/"
+case $TARGET in
+  nginx) nginx_target 0 h2 ;;
+  serve)
+    port=$(free_port)
+    taskset -c 0 "$STAMPEDE" serve --cores 1 --quiet --port "$port" > /dev/null &
+    BENCH_PIDS+=($!)
+    wait_port "$port"
+    url="http://127.0.0.1:$port/" ;;
+  *) echo "h2_gen.sh: TARGET is nginx or serve, not '$TARGET'" >&2; exit 2 ;;
+esac
+echo "target: $TARGET at $url"
 ratios="$BENCH_TMP/ratios"
 : > "$ratios"
 
@@ -28,7 +38,7 @@ run() {
   /usr/bin/time -f "%U %S" -o "$t" taskset -c 1 "$@" > "$log" 2>&1 || true
   case $name in
     h2load*)
-      reqs=$(awk '/^requests:/ { print $4 }' "$log")   # "requests: N total, N started, N done, N succeeded"
+      reqs=$(awk '/^requests:/ { print $8 }' "$log")   # "requests: N total, N started, N done, N succeeded"
       rps=$(awk '/^finished in/ { print $4 }' "$log") ;;  # "finished in Xs, R req/s, ..."
     stampede*)
       reqs=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["totalRequests"] - j["totalErrors"])' "$log" 2>/dev/null || echo 0)

@@ -30,8 +30,10 @@ wait_port() {
   echo "nothing listens on port $1" >&2; return 1
 }
 
-# start_nginx CORE PORT [tls]: one worker, `return 200 "OK"`, keep-alive without limit, pinned.
-# With "tls": HTTPS (TLS 1.2 and 1.3) with a throwaway P-256 certificate.
+# start_nginx CORE PORT [tls|h2]: one worker, `return 200 "OK"`, keep-alive without limit, pinned.
+# With "tls": HTTPS (TLS 1.2 and 1.3) with a throwaway P-256 certificate. With "h2": HTTP/2 only,
+# h2c with prior knowledge (`listen ... http2` without ssl; keepalive_requests also bounds the
+# streams of one HTTP/2 connection since nginx 1.19.7, so none is closed during a run).
 start_nginx() {
   local core=$1 port=$2 dir="$BENCH_TMP/nginx-$2" listen_tls="" certs=""
   mkdir -p "$dir/logs"
@@ -40,6 +42,8 @@ start_nginx() {
       -days 2 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
     listen_tls=" ssl"
     certs="ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem; ssl_protocols TLSv1.2 TLSv1.3;"
+  elif [[ ${3:-} == h2 ]]; then
+    listen_tls=" http2"
   fi
   cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
@@ -62,7 +66,7 @@ CONF
   wait_port "$port"
 }
 
-# nginx_target CORE [tls]: start_nginx on a free port; sets `port` and `url` (http:// or, with
+# nginx_target CORE [tls|h2]: start_nginx on a free port; sets `port` and `url` (http:// or, with
 # "tls", https://127.0.0.1:PORT/).
 nginx_target() {
   port=$(free_port)

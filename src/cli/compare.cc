@@ -41,8 +41,9 @@ void define(CLI::App& app, CompareArgs& a) {
       ->expected(2);
   app.add_option("--fail-on", a.fail_on,
                  "Exit 3 when a significant change crosses a limit: METRIC:+N% or METRIC:-N%, "
-                 "comma-separated (rps, errors in percentage points, p50, p90, p99, max; e.g. "
-                 "p99:+10%,rps:-5%); default none")
+                 "comma-separated (rps, errors in percentage points, p50, p90, p99, max; "
+                 "rst_stream, goaway when both sides are HTTP/2; e.g. p99:+10%,rps:-5%); default "
+                 "none")
       ->multi_option_policy(last);
   app.add_option("--min-change", a.min_change,
                  "Changes smaller than this, in % (percentage points for errors), are never "

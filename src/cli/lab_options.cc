@@ -1,5 +1,7 @@
 #include "cli/lab_options.h"
 
+#include <tuple>
+
 #include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
@@ -19,9 +21,10 @@ struct Raw {
   std::string instances, connections, duration, cores, slow, sessions, session_requests;
   std::string health_intervals, outage_duration, kill_after, start_timeout, scenarios;
   std::string strategies, rps;
-  std::string hang_for, backend_timeout;  // the hang scenario (convert_load)
-  std::string sweep;                      // --sweep-connections (convert_sweep)
-  std::string limit;                      // --limit NAME[=N] (convert_limit)
+  std::string hang_for, backend_timeout;   // the hang scenario (convert_load)
+  std::string sweep;                       // --sweep-connections (convert_sweep)
+  std::string limit;                       // --limit NAME[=N] (convert_limit)
+  std::string h2_connections, h2_streams;  // the h2 scenario's load (convert_h2)
   std::vector<std::string> instance_specs, delays;
 };
 
@@ -56,6 +59,11 @@ void declare(CLI::App& app, Raw& raw, LabConfig& c) {
   app.add_option("--limit", raw.limit,
                  "NAME[=N]: the limit scenario's instance and its connection cap; default the "
                  "last, 2");
+  app.add_option("--h2-connections", raw.h2_connections,
+                 "HTTP/2 connections of the h2 scenario, fewer than the instances; default 2 (1 "
+                 "for a pool of 2)");
+  app.add_option("--h2-streams", raw.h2_streams,
+                 "Streams per HTTP/2 connection of the h2 scenario, 1 to 1000; default 10");
   app.add_option("--sessions", raw.sessions, "Sticky sessions; default 4");
   app.add_option("--session-requests", raw.session_requests, "Requests per session; default 300");
   app.add_option("--kill", c.kill_instance, "The instance the outage kills; default the last");
@@ -237,6 +245,20 @@ Expected<void> convert_limit(const Raw& raw, LabConfig& c) {
   return {};
 }
 
+// --h2-connections and --h2-streams as numbers (validate_h2, lab/h2.h, checks their ranges
+// against the pool and whether h2 runs).
+Expected<void> convert_h2(const Raw& raw, LabConfig& c) {
+  for (auto [flag, text, field] :
+       {std::tuple{"--h2-connections", &raw.h2_connections, &c.h2_connections},
+        std::tuple{"--h2-streams", &raw.h2_streams, &c.h2_streams}}) {
+    if (text->empty()) continue;
+    auto n = to_count(flag, *text);
+    if (!n) return n.error();
+    *field = *n;
+  }
+  return {};
+}
+
 // --sweep-connections: the steps (the generator's syntax); given without --scenarios, the lab
 // runs the sweep alone.
 Expected<void> convert_sweep(const Raw& raw, LabConfig& c) {
@@ -311,6 +333,7 @@ Expected<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   if (r) r = convert_load(raw, c);
   if (r) r = convert_scenarios(raw, c);
   if (r) r = convert_limit(raw, c);
+  if (r) r = convert_h2(raw, c);
   if (r) r = choose_balancer(raw, c);
   if (r) r = convert_sweep(raw, c);
   if (!r) return r.error();

@@ -8,6 +8,7 @@
 
 #include "balancer/config.h"
 #include "http/url.h"
+#include "lab/h2.h"
 #include "lab/limit.h"
 
 namespace stampede::lab {
@@ -247,6 +248,7 @@ Expected<std::optional<http::Url>> check_config(const LabConfig& config) {
   if (!balancer_url) return balancer_url.error();
   if (auto r = validate_balancer(config); !r) return r.error();
   if (auto r = validate_limit(config); !r) return r.error();
+  if (auto r = validate_h2(config); !r) return r.error();
   const LoadSettings& load = config.load;
   if (load.connections < 1 || load.connections > kMaxConnections) {
     return make_error(fmt::format("-c/--connections: 1 to {} connections", kMaxConnections));

@@ -77,6 +77,11 @@ struct LabConfig {
   std::string hang_instance;
   std::chrono::nanoseconds hang_for = std::chrono::seconds(2);
   Millis backend_timeout{1000};
+  // h2 scenario: --h2-connections HTTP/2 connections of --h2-streams streams each. Not given:
+  // 2 connections (1 for a pool of 2) and 10 streams (h2_load_of, h2.h); always fewer
+  // connections than instances, and given while h2 does not run: refused (validate).
+  std::optional<std::uint32_t> h2_connections;
+  std::optional<std::uint32_t> h2_streams;
 
   // --sweep-connections: the connection counts of the sweep through the balancer and straight to
   // the first instance (each step -t long); empty: no sweep.

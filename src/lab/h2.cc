@@ -25,12 +25,41 @@ void plan_h2_runs(const PlanInput& input, std::vector<RunPlan>& runs) {
                   std::nullopt});
 }
 
-loadgen::Config h2_load_config(const LoadSettings& load, const std::string& url,
-                               std::size_t instances) {
-  loadgen::Config config = make_load_config(load, url);
+Expected<void> validate_h2(const LabConfig& config) {
+  const bool runs = std::find(config.scenarios.begin(), config.scenarios.end(), ScenarioKind::H2) !=
+                    config.scenarios.end();
+  if (!runs) {
+    if (!config.h2_connections && !config.h2_streams) return {};
+    return make_error(
+        "--h2-connections and --h2-streams set the h2 scenario's load: add h2 to --scenarios");
+  }
+  const std::size_t instances = config.instances.size();
+  const H2Load load = h2_load_of(config);
+  if (load.connections < 1 || load.connections >= instances) {
+    return make_error(fmt::format(
+        "--h2-connections: 1 to {} with {} instances: the h2 scenario needs fewer connections "
+        "than instances, or a balancer of whole connections could reach every instance and look "
+        "like one of requests",
+        instances - 1, instances));
+  }
+  if (load.streams < 1 || load.streams > loadgen::kMaxStreams) {
+    return make_error(
+        fmt::format("--h2-streams: 1 to {} streams per connection", loadgen::kMaxStreams));
+  }
+  return {};
+}
+
+H2Load h2_load_of(const LabConfig& config) {
+  return {config.h2_connections.value_or(h2_connections(config.instances.size())),
+          config.h2_streams.value_or(kH2Streams)};
+}
+
+loadgen::Config h2_load_config(const LabConfig& lab, const std::string& url) {
+  const H2Load load = h2_load_of(lab);
+  loadgen::Config config = make_load_config(lab.load, url);
   config.http2 = true;
-  config.streams = kH2Streams;
-  config.concurrency = h2_connections(instances);
+  config.streams = load.streams;
+  config.concurrency = load.connections;
   config.cores = 1;
   return config;
 }

@@ -134,7 +134,7 @@ Expected<HeaderCounts> run_hang_load(const Bench& b, const RunPlan& plan, const 
 
 // The h2 scenario's run: a few HTTP/2 connections of many streams each (h2.h).
 Expected<HeaderCounts> run_h2_load(const Bench& b, const std::string& url, RunRecord& rec) {
-  const loadgen::Config config = h2_load_config(b.config.load, url, b.pool.size());
+  const loadgen::Config config = h2_load_config(b.config, url);
   auto result = run_load(config, b.interrupt);
   if (!result) return result.error();
   fill_outcome(rec, *result);

@@ -216,7 +216,7 @@ std::string scenario_title(const LabResult& result, ScenarioKind kind) {
     case ScenarioKind::H2:
       return fmt::format(
           "h2 — {} HTTP/2 connections (h2c) x {} streams: per request or per connection?",
-          h2_connections(c.instances.size()), kH2Streams);
+          h2_load_of(c).connections, h2_load_of(c).streams);
   }
   return "";
 }

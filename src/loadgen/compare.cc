@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/units.h"
+#include "h2/error_codes.h"
 #include "loadgen/compare_stats.h"
 
 namespace stampede::loadgen {
@@ -14,6 +15,39 @@ namespace {
 
 double ms(std::int64_t ns) {
   return static_cast<double>(ns) / 1e6;
+}
+
+std::uint64_t total(const CodeCounts& counts) {
+  std::uint64_t n = 0;
+  for (const auto& [code, count] : counts)
+    n += count;
+  return n;
+}
+
+// Counts by error code's name (codes the RFC does not define add up under "UNKNOWN").
+CodeCounts named(const std::map<std::uint32_t, std::uint64_t>& by_code) {
+  CodeCounts out;
+  for (const auto& [code, n] : by_code)
+    out[std::string(h2::error_code_name(code))] += n;
+  return out;
+}
+
+// A side's HTTP/2 figures over all its runs; nullopt for an HTTP/1.1 side.
+std::optional<H2Totals> h2_totals(const Side& side) {
+  if (side.runs.empty() || !side.runs.front().h2) return std::nullopt;
+  H2Totals t;
+  t.streams = side.runs.front().h2->streams;
+  t.streams_used_min = t.streams_used_max = side.runs.front().h2->streams_used;
+  for (const RunFigures& run : side.runs) {
+    if (!run.h2) continue;  // a side read from a file never mixes protocols (add_run)
+    t.streams_used_min = std::min(t.streams_used_min, run.h2->streams_used);
+    t.streams_used_max = std::max(t.streams_used_max, run.h2->streams_used);
+    for (const auto& [code, n] : run.h2->rst_stream)
+      t.rst_stream[code] += n;
+    for (const auto& [code, n] : run.h2->goaway)
+      t.goaway[code] += n;
+  }
+  return t;
 }
 
 // The figure of `metric` in the unit its row shows (error rate in %).
@@ -31,6 +65,10 @@ double figure(const RunFigures& f, Metric metric) {
       return f.p99_ms;
     case Metric::Max:
       return f.max_ms;
+    case Metric::RstStream:
+      return f.h2 ? static_cast<double>(total(f.h2->rst_stream)) : 0;
+    case Metric::Goaway:
+      return f.h2 ? static_cast<double>(total(f.h2->goaway)) : 0;
   }
   return 0;
 }
@@ -62,6 +100,7 @@ Row row_of(const Side& baseline, const Side& current, Metric metric, const Compa
   row.current = median(b);
   row.change = change_of(metric, row.baseline, row.current);
   const bool higher = row.current > row.baseline;
+  // Lower throughput is worse; more of anything else (latency, errors, resets, GOAWAYs) is.
   row.worse = metric == Metric::Rps ? !higher && row.current != row.baseline : higher;
   if (a.size() == 1 && b.size() == 1) {
     row.verdict = Verdict::OneRunEach;
@@ -102,8 +141,12 @@ Expected<Metric> metric_named(std::string_view name) {
   for (Metric m : kMetrics) {
     if (metric_name(m) == name) return m;
   }
-  return make_error(fmt::format("--fail-on: unknown metric '{}' (rps, errors, p50, p90, p99, max)",
-                                std::string(name)));
+  for (Metric m : kH2Metrics) {
+    if (metric_name(m) == name) return m;
+  }
+  return make_error(fmt::format(
+      "--fail-on: unknown metric '{}' (rps, errors, p50, p90, p99, max, rst_stream, goaway)",
+      std::string(name)));
 }
 
 Expected<FailLimit> parse_limit(std::string_view part) {
@@ -138,6 +181,10 @@ RunFigures figures_of(const RunResult& r) {
   f.p90_ms = ms(r.latency.percentile(90));
   f.p99_ms = ms(r.latency.percentile(99));
   f.max_ms = ms(r.latency.max());
+  if (r.http2) {
+    f.h2 = H2Figures{r.streams, effective_streams(r.h2, r.streams), named(r.h2.rst_stream),
+                     named(r.h2.goaway)};
+  }
   return f;
 }
 
@@ -155,6 +202,10 @@ std::string_view metric_name(Metric metric) {
       return "p99";
     case Metric::Max:
       return "max";
+    case Metric::RstStream:
+      return "rst_stream";
+    case Metric::Goaway:
+      return "goaway";
   }
   return "";
 }
@@ -165,6 +216,12 @@ Comparison compare(const Side& baseline, const Side& current, const CompareParam
   out.current_runs = current.runs.size();
   for (Metric m : kMetrics)
     out.rows.push_back(row_of(baseline, current, m, params));
+  out.baseline_h2 = h2_totals(baseline);
+  out.current_h2 = h2_totals(current);
+  if (out.baseline_h2 && out.current_h2) {
+    for (Metric m : kH2Metrics)
+      out.rows.push_back(row_of(baseline, current, m, params));
+  }
   out.differences = differences(baseline, current);
   return out;
 }

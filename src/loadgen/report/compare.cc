@@ -28,6 +28,10 @@ const char* label(Metric metric) {
       return "p99 ms";
     case Metric::Max:
       return "max ms";
+    case Metric::RstStream:
+      return "RST_STREAM";
+    case Metric::Goaway:
+      return "GOAWAY";
   }
   return "";
 }
@@ -40,6 +44,10 @@ const char* direction(const Row& row) {
       return up ? "higher" : "lower";
     case Metric::ErrorRate:
       return up ? "more errors" : "fewer errors";
+    case Metric::RstStream:
+      return up ? "more resets" : "fewer resets";
+    case Metric::Goaway:
+      return up ? "more GOAWAYs" : "fewer GOAWAYs";
     default:
       return up ? "slower" : "faster";
   }
@@ -47,6 +55,10 @@ const char* direction(const Row& row) {
 
 std::string value_text(Metric metric, double value) {
   if (metric == Metric::Rps) return fmt::format("{:.1f}", value);
+  if (metric == Metric::RstStream || metric == Metric::Goaway) {
+    // Counts per run: whole, or halfway between two runs' counts (the median of an even number).
+    return value == std::floor(value) ? fmt::format("{:.0f}", value) : fmt::format("{:.1f}", value);
+  }
   if (metric == Metric::ErrorRate) return fmt::format("{:.2f}", value);
   return fmt::format("{:.3f}", value);
 }
@@ -76,6 +88,57 @@ const char* verdict_key(Verdict verdict) {
       return "cannot tell";
   }
   return "";
+}
+
+// "12 x CANCEL, 3 x REFUSED_STREAM", or "0".
+std::string code_list(const CodeCounts& counts) {
+  std::string out;
+  for (const auto& [name, n] : counts)
+    out += fmt::format("{}{} x {}", out.empty() ? "" : ", ", n, name);
+  return out.empty() ? "0" : out;
+}
+
+std::string streams_text(const H2Totals& t) {
+  const std::string used = t.streams_used_min == t.streams_used_max
+                               ? std::to_string(t.streams_used_min)
+                               : fmt::format("{} to {}", t.streams_used_min, t.streams_used_max);
+  return t.streams_used_max < t.streams ? fmt::format("{} (--streams {})", used, t.streams) : used;
+}
+
+const char* side_protocol(const std::optional<H2Totals>& h2) {
+  return h2 ? "HTTP/2" : "HTTP/1.1";
+}
+
+// The HTTP/2 block under the table: both sides' streams per connection and their RST_STREAM and
+// GOAWAY frames by code, summed over each side's runs; one line when only one side is HTTP/2.
+void write_h2_block(const Comparison& c, std::ostream& out) {
+  if (!c.baseline_h2 && !c.current_h2) return;
+  if (!c.baseline_h2 || !c.current_h2) {
+    fmt::print(out,
+               "\nHTTP/2: the baseline is {}, the current {}: the HTTP/2 figures (streams, "
+               "RST_STREAM, GOAWAY) of one side are not compared.\n",
+               side_protocol(c.baseline_h2), side_protocol(c.current_h2));
+    return;
+  }
+  const H2Totals &a = *c.baseline_h2, &b = *c.current_h2;
+  fmt::print(out, "\nHTTP/2, each side's runs together:\n");
+  fmt::print(out, "  {:<20}{:<32}{}\n", "", "baseline", "current");
+  fmt::print(out, "  {:<20}{:<32}{}\n", "streams/connection", streams_text(a), streams_text(b));
+  fmt::print(out, "  {:<20}{:<32}{}\n", "RST_STREAM received", code_list(a.rst_stream),
+             code_list(b.rst_stream));
+  fmt::print(out, "  {:<20}{:<32}{}\n", "GOAWAY received", code_list(a.goaway),
+             code_list(b.goaway));
+}
+
+nlohmann::ordered_json h2_side_json(const std::optional<H2Totals>& h2) {
+  if (!h2) return nullptr;
+  Json j;
+  j["streamsPerConnection"] = h2->streams;
+  j["streamsUsedMin"] = h2->streams_used_min;
+  j["streamsUsedMax"] = h2->streams_used_max;
+  j["rstStream"] = h2->rst_stream;
+  j["goaway"] = h2->goaway;
+  return j;
 }
 
 std::string figures_line(std::size_t index, const RunResult& r) {
@@ -122,6 +185,7 @@ void write_compare_text(const Comparison& c, const CompareParams& params,
                value_text(row.metric, row.baseline), value_text(row.metric, row.current),
                change_text(row), verdict_text(row, c, params));
   }
+  write_h2_block(c, out);
 }
 
 nlohmann::ordered_json compare_json(const Comparison& c, const CompareParams& params) {
@@ -145,6 +209,9 @@ nlohmann::ordered_json compare_json(const Comparison& c, const CompareParams& pa
     rows.push_back(std::move(r));
   }
   j["rows"] = std::move(rows);
+  j["http2"] = c.baseline_h2 || c.current_h2 ? Json{{"baseline", h2_side_json(c.baseline_h2)},
+                                                    {"current", h2_side_json(c.current_h2)}}
+                                             : Json(nullptr);
   j["differences"] = c.differences;
   return j;
 }

@@ -4,6 +4,7 @@
 
 #include "core/input_file.h"
 #include "core/json_input.h"
+#include "loadgen/config.h"
 #include "loadgen/report/json.h"
 #include "loadgen/result_file.h"
 
@@ -16,13 +17,55 @@ using InputJson = nlohmann::json;
 constexpr const char* kIdentityKeys[] = {"url",        "cores", "concurrency",      "maxRequests",
                                          "maxSeconds", "agent", "requestsPerSecond"};
 
+// "HTTP/1.1", or "HTTP/2, N streams per connection" (--streams): one field, so that a baseline
+// of the one against a current of the other is one line of differences.
+std::string protocol_of(const InputJson& run) {
+  const auto h2 = run.find("http2");
+  if (h2 == run.end() || !h2->is_object()) return "HTTP/1.1";
+  const auto streams = h2->find("streamsPerConnection");
+  const std::string n = streams == h2->end() ? std::string("?") : streams->dump();
+  return fmt::format("HTTP/2, {} stream{} per connection", n, n == "1" ? "" : "s");
+}
+
 RunIdentity identity_of(const InputJson& run) {
   RunIdentity id = RunIdentity::object();
   for (const char* key : kIdentityKeys) {
     const auto it = run.find(key);
     id[key] = it == run.end() ? InputJson(nullptr) : *it;
   }
+  id["protocol"] = protocol_of(run);
   return id;
+}
+
+// The counts of an "rstStream" or "goaway" object (error code name -> count); nullopt when it
+// is not one.
+std::optional<CodeCounts> code_counts_at(const InputJson& h2, const char* key) {
+  const auto it = h2.find(key);
+  if (it == h2.end() || !it->is_object()) return std::nullopt;
+  CodeCounts out;
+  for (const auto& [name, n] : it->items()) {
+    if (!n.is_number_unsigned() || name.empty() || name.size() > 64) return std::nullopt;
+    out[name] = n.get<std::uint64_t>();
+  }
+  return out;
+}
+
+// The "http2" object of an --http2 run (json.h's h2_json); nullopt when it is malformed.
+std::optional<H2Figures> h2_figures_of_json(const InputJson& h2) {
+  if (!h2.is_object()) return std::nullopt;
+  const auto streams = h2.find("streamsPerConnection");
+  const auto used = h2.find("streamsUsed");
+  if (streams == h2.end() || used == h2.end() || !streams->is_number_unsigned() ||
+      !used->is_number_unsigned()) {
+    return std::nullopt;
+  }
+  const auto configured = streams->get<std::uint64_t>(), in_use = used->get<std::uint64_t>();
+  if (configured < 1 || configured > kMaxStreams || in_use > configured) return std::nullopt;
+  auto rst = code_counts_at(h2, "rstStream");
+  auto goaway = code_counts_at(h2, "goaway");
+  if (!rst || !goaway) return std::nullopt;
+  return H2Figures{static_cast<std::uint32_t>(configured), static_cast<std::uint32_t>(in_use),
+                   std::move(*rst), std::move(*goaway)};
 }
 
 // A number at `key` (nested under `inner` when given), or nullopt.
@@ -63,6 +106,10 @@ std::optional<RunFigures> figures_of_json(const InputJson& run) {
   f.p90_ms = *p90;
   f.p99_ms = *p99;
   f.max_ms = *max;
+  if (const auto h2 = run.find("http2"); h2 != run.end()) {
+    f.h2 = h2_figures_of_json(*h2);
+    if (!f.h2) return std::nullopt;
+  }
   return f;
 }
 

@@ -134,5 +134,23 @@ TEST(LabOptions, LoopbackHosts) {
   EXPECT_FALSE(is_loopback_host("example.com"));
 }
 
+// --h2-connections and --h2-streams: numbers into the config; their ranges, the pool and the
+// scenario are prepare()'s (lab/h2.h; tests/unit/lab/h2_sizes_test.cc), one line each.
+TEST(LabOptions, H2SizesGoToTheH2Scenario) {
+  auto cli = parse({"--scenarios", "h2", "-n", "5", "--h2-connections", "4", "--h2-streams", "32"});
+  ASSERT_TRUE(cli.ok()) << cli.error().message;
+  EXPECT_EQ(cli->plan.config.h2_connections, 4u);
+  EXPECT_EQ(cli->plan.config.h2_streams, 32u);
+  EXPECT_EQ(error_of({"--scenarios", "h2", "--h2-streams", "ten"}),
+            "--h2-streams: expected a whole number, got 'ten'");
+  EXPECT_EQ(error_of({"--scenarios", "h2", "--h2-connections", "3"})
+                .rfind("--h2-connections: 1 to 2 with 3 instances: the h2 scenario needs fewer "
+                       "connections than instances",
+                       0),
+            0u);
+  EXPECT_EQ(error_of({"--h2-streams", "8"}),
+            "--h2-connections and --h2-streams set the h2 scenario's load: add h2 to --scenarios");
+}
+
 }  // namespace
 }  // namespace stampede::lab

@@ -124,9 +124,10 @@ TEST(OptionRanges, BalanceHeaderAndAddressOptionsRefuseHostileBytes) {
 }
 
 TEST(OptionRanges, LabNumbersOutOfRangeOrMalformed) {
-  for (const char* option : {"--instances", "--connections", "--duration", "--cores", "--rps",
-                             "--sessions", "--session-requests", "--outage-duration",
-                             "--kill-after", "--start-timeout", "--health-intervals"}) {
+  for (const char* option :
+       {"--instances", "--connections", "--duration", "--cores", "--rps", "--sessions",
+        "--session-requests", "--outage-duration", "--kill-after", "--start-timeout",
+        "--health-intervals", "--h2-connections", "--h2-streams"}) {
     for (const std::string& value : bad_numbers()) {
       EXPECT_TRUE(lab_refuses({option, value}, option));
     }

@@ -37,10 +37,11 @@ TEST(H2Scenario, OpensFewerConnectionsThanInstances) {
   EXPECT_EQ(h2_connections(2), 1u);
   EXPECT_EQ(h2_connections(3), 2u);
   EXPECT_EQ(h2_connections(8), 2u);
-  LoadSettings load;
-  load.connections = 12;
-  load.cores = 4;
-  const loadgen::Config c = h2_load_config(load, "http://127.0.0.1:9/", 3);
+  LabConfig lab;
+  lab.instances = default_instances(3);
+  lab.load.connections = 12;
+  lab.load.cores = 4;
+  const loadgen::Config c = h2_load_config(lab, "http://127.0.0.1:9/");
   EXPECT_TRUE(c.http2);
   EXPECT_EQ(c.concurrency, 2u);
   EXPECT_EQ(c.streams, kH2Streams);
