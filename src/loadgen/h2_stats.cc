@@ -1,7 +1,9 @@
 #include "loadgen/h2_stats.h"
 
+#include <algorithm>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -17,18 +19,36 @@ void add_code_counts(std::map<std::uint32_t, std::uint64_t>& into,
     into[code] += n;
 }
 
+// Counts by the code's name, in code order: codes the RFC does not define add up under
+// "UNKNOWN" (one entry, not one each that a JSON object would overwrite).
+std::vector<std::pair<std::string, std::uint64_t>> by_name(
+    const std::map<std::uint32_t, std::uint64_t>& counts) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const auto& [code, n] : counts) {
+    const std::string name(h2::error_code_name(code));
+    auto same =
+        std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
+    if (same == out.end()) {
+      out.emplace_back(name, n);
+    } else {
+      same->second += n;
+    }
+  }
+  return out;
+}
+
 std::string code_list(const std::map<std::uint32_t, std::uint64_t>& counts) {
   if (counts.empty()) return "0";
   std::string out;
-  for (const auto& [code, n] : counts)
-    out += fmt::format("{}{} x {}", out.empty() ? "" : ", ", n, h2::error_code_name(code));
+  for (const auto& [name, n] : by_name(counts))
+    out += fmt::format("{}{} x {}", out.empty() ? "" : ", ", n, name);
   return out;
 }
 
 nlohmann::ordered_json code_object(const std::map<std::uint32_t, std::uint64_t>& counts) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [code, n] : counts)
-    j[std::string(h2::error_code_name(code))] = n;
+  for (const auto& [name, n] : by_name(counts))
+    j[name] = n;
   return j;
 }
 

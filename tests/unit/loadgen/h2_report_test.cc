@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "loadgen/h2_stats.h"
 #include "loadgen/report/html.h"
 #include "loadgen/report/text.h"
 #include "support/temp_dir.h"
@@ -43,6 +44,22 @@ const report::Table* table_titled(const report::ReportData& d, const std::string
     if (t.title == title) return &t;
   }
   return nullptr;
+}
+
+// Two codes the RFC does not define are both "UNKNOWN": they add up, in the JSON object (where
+// one key used to overwrite the other) and in the text.
+TEST(H2Counts, CodesTheRfcDoesNotDefineAddUpUnderUnknown) {
+  H2Counts counts;
+  counts.rst_stream = {{7, 1}, {0x1f, 2}, {0x20, 3}};
+  counts.goaway = {{0x40, 4}};
+  const nlohmann::ordered_json j = h2_json(counts, 1);
+  EXPECT_EQ(j["rstStream"]["REFUSED_STREAM"], 1);
+  EXPECT_EQ(j["rstStream"]["UNKNOWN"], 5);
+  EXPECT_EQ(j["rstStream"].size(), 2u);
+  EXPECT_EQ(j["goaway"]["UNKNOWN"], 4);
+  std::ostringstream text;
+  write_h2_text(counts, 1, text);
+  EXPECT_THAT(text.str(), HasSubstr("1 x REFUSED_STREAM, 5 x UNKNOWN"));
 }
 
 TEST(H2HtmlReport, AnHttp2RunHasTheHttp2Table) {
