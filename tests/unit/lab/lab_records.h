@@ -60,4 +60,15 @@ inline RunRecord outage_run(std::int64_t health_ms, std::uint64_t total, std::ui
   return run;
 }
 
+// The hang of the guide's figures: c stopped 1 s into a 4 s run for 2 s (20 ms resolution, the
+// balancer's backend timeout 1 s).
+inline HangTiming guide_hang() {
+  return {.hung = "c",
+          .stop_at_s = 1.0,
+          .hang_s = 2.0,
+          .run_s = 4.0,
+          .resolution_s = 0.02,
+          .backend_timeout_ms = 1000};
+}
+
 }  // namespace stampede::lab::testing
