@@ -48,9 +48,7 @@ TEST(Plan, TheEngineNeverParsesTheConfigAgain) {
 // https: one client context from the command line to the end of the run (there were three: one
 // thrown away by the command line's check, one by run()'s, one kept).
 TEST(Plan, AnHttpsRunBuildsOneTlsContext) {
-  server::ServerOptions options;
-  options.tls_self_signed = true;
-  auto server = testing::start_server(options);
+  auto server = testing::start_server({.tls_self_signed = true});
   ASSERT_TRUE(server);
   const std::string url = "https://127.0.0.1:" + std::to_string(server->port()) + "/";
   const int before = test::tls_contexts_made.load();

@@ -150,9 +150,7 @@ TEST(ServerLimits, RefusalIsDeliveredWhileTheClientKeepsSending) {
 }
 
 TEST(ServerLimits, HeaderTimeoutClosesASlowClient) {
-  ServerOptions o;
-  o.header_timeout = std::chrono::milliseconds(200);
-  auto server = start_server(o);
+  auto server = start_server({.header_timeout = std::chrono::milliseconds(200)});
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -169,9 +167,7 @@ TEST(ServerLimits, HeaderTimeoutClosesASlowClient) {
 }
 
 TEST(ServerLimits, HeaderTimeoutIsNotResetByTrickling) {
-  ServerOptions o;
-  o.header_timeout = std::chrono::milliseconds(300);
-  auto server = start_server(o);
+  auto server = start_server({.header_timeout = std::chrono::milliseconds(300)});
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -187,9 +183,7 @@ TEST(ServerLimits, HeaderTimeoutIsNotResetByTrickling) {
 }
 
 TEST(ServerLimits, SilentConnectionIsClosedAfterTheHeaderTimeout) {
-  ServerOptions o;
-  o.header_timeout = std::chrono::milliseconds(150);
-  auto server = start_server(o);
+  auto server = start_server({.header_timeout = std::chrono::milliseconds(150)});
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -198,9 +192,7 @@ TEST(ServerLimits, SilentConnectionIsClosedAfterTheHeaderTimeout) {
 }
 
 TEST(ServerLimits, IdleKeepAliveConnectionIsClosedAfterTheIdleTimeout) {
-  ServerOptions o;
-  o.idle_timeout = std::chrono::milliseconds(200);
-  auto server = start_server(o);
+  auto server = start_server({.idle_timeout = std::chrono::milliseconds(200)});
   ASSERT_TRUE(server);
   RawClient client(server->port());
   ASSERT_TRUE(client.exchange(get("/")));
@@ -212,9 +204,7 @@ TEST(ServerLimits, IdleKeepAliveConnectionIsClosedAfterTheIdleTimeout) {
 }
 
 TEST(ServerLimits, ActiveConnectionOutlivesTheIdleTimeout) {
-  ServerOptions o;
-  o.idle_timeout = std::chrono::milliseconds(300);
-  auto server = start_server(o);
+  auto server = start_server({.idle_timeout = std::chrono::milliseconds(300)});
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -256,9 +246,7 @@ TEST(ServerLimits, HalfCloseAfterACompleteRequestStillGetsTheAnswer) {
 }
 
 TEST(ServerLimits, AbruptResetsDoNotDisturbOthers) {
-  ServerOptions o;
-  o.delay = std::chrono::milliseconds(20);
-  auto server = start_server(o);
+  auto server = start_server({.delay = std::chrono::milliseconds(20)});
   ASSERT_TRUE(server);
   for (int i = 0; i < 20; ++i) {
     RawClient client(server->port());

@@ -110,9 +110,7 @@ TEST(LoadgenWs, RefusedHandshakesAreCountedByStatus) {
 }
 
 TEST(LoadgenWs, ClosesByTheServerAreCountedByCode) {
-  server::ServerOptions options;
-  options.error_percent = 10;
-  auto s = start_server(options);
+  auto s = start_server({.error_percent = 10});
   ASSERT_TRUE(s);
   Config c = ws_config(s->port());
   c.max_requests = 100;

@@ -119,9 +119,7 @@ TEST(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
 }
 
 TEST(ServerWs, DelayAppliesPerMessage) {
-  server::ServerOptions options;
-  options.delay = std::chrono::milliseconds(100);
-  auto server = start_server(options);
+  auto server = start_server({.delay = std::chrono::milliseconds(100)});
   ASSERT_TRUE(server);
   RawWs client(server->port());
   ASSERT_TRUE(switched(client.upgrade()));
@@ -142,10 +140,7 @@ TEST(ServerWs, DelayAppliesPerMessage) {
 }
 
 TEST(ServerWs, SimulatedErrorsCloseWith1011) {
-  server::ServerOptions options;
-  options.error_status = 500;
-  options.error_percent = 50;
-  auto server = start_server(options);
+  auto server = start_server({.error_status = 500, .error_percent = 50});
   ASSERT_TRUE(server);
   RawWs client(server->port());
   ASSERT_TRUE(switched(client.upgrade()));
