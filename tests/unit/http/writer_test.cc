@@ -20,14 +20,13 @@ TEST(FormatRequest, DefaultGet) {
 }
 
 TEST(FormatRequest, HeadersInOrderBodyAndClose) {
-  RequestSpec spec;
-  spec.method = "POST";
-  spec.target = "/api/items?x=1";
-  spec.host = "[::1]:8080";
-  spec.headers = {{"X-B", "2"}, {"X-A", "1"}, {"X-B", "3"}};
-  spec.body = "{\"k\":1}";
-  spec.content_type = "application/json";
-  spec.keep_alive = false;
+  const RequestSpec spec{.method = "POST",
+                         .target = "/api/items?x=1",
+                         .host = "[::1]:8080",
+                         .headers = {{"X-B", "2"}, {"X-A", "1"}, {"X-B", "3"}},
+                         .body = "{\"k\":1}",
+                         .keep_alive = false,
+                         .content_type = "application/json"};
   EXPECT_EQ(format_request(spec),
             "POST /api/items?x=1 HTTP/1.1\r\nHost: [::1]:8080\r\nX-B: 2\r\nX-A: 1\r\nX-B: 3\r\n"
             "Content-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n"
@@ -51,15 +50,14 @@ TEST(FormatRequest, ContentLengthForBodyMethodsEvenWhenEmpty) {
 }
 
 TEST(FormatRequest, ExplicitHeadersWin) {
-  RequestSpec spec;
-  spec.method = "POST";
-  spec.target = "http://origin/p";
-  spec.host = "ignored";
-  spec.headers = {{"host", "mine"},
-                  {"CONNECTION", "Upgrade"},
-                  {"Content-Type", "text/x"},
-                  {"Transfer-Encoding", "chunked"}};
-  spec.content_type = "text/plain";
+  const RequestSpec spec{.method = "POST",
+                         .target = "http://origin/p",
+                         .host = "ignored",
+                         .headers = {{"host", "mine"},
+                                     {"CONNECTION", "Upgrade"},
+                                     {"Content-Type", "text/x"},
+                                     {"Transfer-Encoding", "chunked"}},
+                         .content_type = "text/plain"};
   EXPECT_EQ(format_request(spec),
             "POST http://origin/p HTTP/1.1\r\nhost: mine\r\nCONNECTION: Upgrade\r\n"
             "Content-Type: text/x\r\nTransfer-Encoding: chunked\r\n\r\n");
