@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -264,21 +265,23 @@ TEST(ResponseHead, AppendsAndOmitsContentLengthWhereItMustNot) {
 }
 
 TEST(ResponseHead, ReasonPhrases) {
-  EXPECT_EQ(reason_phrase(100), "Continue");
-  EXPECT_EQ(reason_phrase(101), "Switching Protocols");
-  EXPECT_EQ(reason_phrase(201), "Created");
-  EXPECT_EQ(reason_phrase(301), "Moved Permanently");
-  EXPECT_EQ(reason_phrase(304), "Not Modified");
-  EXPECT_EQ(reason_phrase(400), "Bad Request");
-  EXPECT_EQ(reason_phrase(413), "Content Too Large");
-  EXPECT_EQ(reason_phrase(414), "URI Too Long");
-  EXPECT_EQ(reason_phrase(429), "Too Many Requests");
-  EXPECT_EQ(reason_phrase(431), "Request Header Fields Too Large");
-  EXPECT_EQ(reason_phrase(500), "Internal Server Error");
-  EXPECT_EQ(reason_phrase(502), "Bad Gateway");
-  EXPECT_EQ(reason_phrase(503), "Service Unavailable");
-  EXPECT_EQ(reason_phrase(504), "Gateway Timeout");
-  EXPECT_EQ(reason_phrase(505), "HTTP Version Not Supported");
+  const std::pair<int, std::string_view> cases[] = {{100, "Continue"},
+                                                    {101, "Switching Protocols"},
+                                                    {201, "Created"},
+                                                    {301, "Moved Permanently"},
+                                                    {304, "Not Modified"},
+                                                    {400, "Bad Request"},
+                                                    {413, "Content Too Large"},
+                                                    {414, "URI Too Long"},
+                                                    {429, "Too Many Requests"},
+                                                    {431, "Request Header Fields Too Large"},
+                                                    {500, "Internal Server Error"},
+                                                    {502, "Bad Gateway"},
+                                                    {503, "Service Unavailable"},
+                                                    {504, "Gateway Timeout"},
+                                                    {505, "HTTP Version Not Supported"}};
+  for (const auto& [input, expected] : cases)
+    EXPECT_EQ(reason_phrase(input), expected) << input;
   for (int unknown : {0, 99, 299, 599, 600, 1000, -1})
     EXPECT_EQ(reason_phrase(unknown), "");
 }
