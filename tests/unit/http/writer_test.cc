@@ -203,12 +203,11 @@ TEST(FormatRequest, FramingHeadersAndASecondHostAreRefused) {
 }
 
 TEST(FormatRequest, RoundTripsThroughRequestParser) {
-  RequestSpec spec;
-  spec.method = "PUT";
-  spec.target = "/r?q=1";
-  spec.host = "h:81";
-  spec.headers = {{"X-Id", "42"}};
-  spec.body = "payload";
+  const RequestSpec spec{.method = "PUT",
+                         .target = "/r?q=1",
+                         .host = "h:81",
+                         .headers = {{"X-Id", "42"}},
+                         .body = "payload"};
   const std::string wire = format_request(spec);
   RequestParser p;
   Step s = p.feed(wire);
