@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,14 +54,15 @@ TEST(FormatRequest, ContentLengthForBodyMethodsEvenWhenEmpty) {
 }
 
 TEST(FormatRequest, ExplicitHeadersWin) {
-  const RequestSpec spec{.method = "POST",
-                         .target = "http://origin/p",
-                         .host = "ignored",
-                         .headers = {{"host", "mine"},
-                                     {"CONNECTION", "Upgrade"},
-                                     {"Content-Type", "text/x"},
-                                     {"Transfer-Encoding", "chunked"}},
-                         .content_type = "text/plain"};
+  RequestSpec spec;
+  spec.method = "POST";
+  spec.target = "http://origin/p";
+  spec.host = "ignored";
+  spec.headers = {{"host", "mine"},
+                  {"CONNECTION", "Upgrade"},
+                  {"Content-Type", "text/x"},
+                  {"Transfer-Encoding", "chunked"}};
+  spec.content_type = "text/plain";
   EXPECT_EQ(format_request(spec),
             "POST http://origin/p HTTP/1.1\r\nhost: mine\r\nCONNECTION: Upgrade\r\n"
             "Content-Type: text/x\r\nTransfer-Encoding: chunked\r\n\r\n");
@@ -69,24 +73,24 @@ TEST(FormatRequest, Validation) {
   ok.host = "h";
   ok.headers = {{"X-Fine", "value with spaces"}};
   EXPECT_TRUE(validate_request(ok).ok());
-  RequestSpec bad = ok;
-  bad.method = "GE T";
-  EXPECT_FALSE(validate_request(bad).ok());
-  bad = ok;
-  bad.target = "/a b";
-  EXPECT_FALSE(validate_request(bad).ok());
-  bad = ok;
-  bad.target = "";
-  EXPECT_FALSE(validate_request(bad).ok());
-  bad = ok;
-  bad.headers = {{"X-Evil", "a\r\nInjected: 1"}};
-  EXPECT_NE(validate_request(bad).error().message.find("X-Evil"), std::string::npos);
-  bad = ok;
-  bad.headers = {{"Bad Name", "v"}};
-  EXPECT_FALSE(validate_request(bad).ok());
-  bad = ok;
-  bad.host = "h\r\nX: y";
-  EXPECT_FALSE(validate_request(bad).ok());
+  // Each a change of `ok` that makes it invalid.
+  const std::function<void(RequestSpec&)> invalid[] = {
+      [](RequestSpec& r) { r.method = "GE T"; },
+      [](RequestSpec& r) { r.target = "/a b"; },
+      [](RequestSpec& r) { r.target = ""; },
+      [](RequestSpec& r) {
+        r.headers = {{"Bad Name", "v"}};
+      },
+      [](RequestSpec& r) { r.host = "h\r\nX: y"; },
+  };
+  for (std::size_t i = 0; i < std::size(invalid); ++i) {
+    RequestSpec bad = ok;
+    invalid[i](bad);
+    EXPECT_FALSE(validate_request(bad).ok()) << "change " << i;
+  }
+  RequestSpec evil = ok;
+  evil.headers = {{"X-Evil", "a\r\nInjected: 1"}};
+  EXPECT_NE(validate_request(evil).error().message.find("X-Evil"), std::string::npos);
 }
 
 // Found by request_builder_fuzz: what validate_request passed, RequestParser refused or read as
