@@ -48,6 +48,13 @@ class OwnerHarness : public ::testing::Test, public ConnectionOwner {
     s.fail_at(2, testing::TestStream::Fault::WouldBlock);
   }
 
+  // One request, failed with `err` and counted as one error.
+  void expect_one_failure(int err) {
+    EXPECT_EQ(stats_.requests(), 1u);
+    EXPECT_EQ(stats_.failure_count(err), 1u);
+    EXPECT_EQ(stats_.errors(), 1u);
+  }
+
   // The stream of the latest connection.
   testing::TestStream& stream() { return *shared_.streams.back(); }
 

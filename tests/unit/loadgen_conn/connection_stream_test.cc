@@ -129,9 +129,7 @@ TEST_F(ConnectionOverStream, CloseInTheMiddleOfAWriteIsOneEpipeFailure) {
   shared_.prepare = [](TestStream& s) { s.fail_at(1, Fault::CloseMidWrite, 5); };
   auto connection = start(1);
   EXPECT_EQ(stream().written(), request_bytes(1).substr(0, 5));
-  EXPECT_EQ(stats_.requests(), 1u);
-  EXPECT_EQ(stats_.failure_count(EPIPE), 1u);
-  EXPECT_EQ(stats_.errors(), 1u);
+  expect_one_failure(EPIPE);
   EXPECT_EQ(stats_.status_count(200), 0u);
 }
 
@@ -140,9 +138,7 @@ TEST_F(ConnectionOverStream, EofBeforeAnyResponseByteIsAConnectionReset) {
   shared_.prepare = [](TestStream& s) { s.feed_eof(); };
   auto connection = start(1);
   connection->on_events(EPOLLIN | EPOLLRDHUP);
-  EXPECT_EQ(stats_.requests(), 1u);
-  EXPECT_EQ(stats_.failure_count(ECONNRESET), 1u);
-  EXPECT_EQ(stats_.errors(), 1u);
+  expect_one_failure(ECONNRESET);
   EXPECT_EQ(stats_.bytes_read(), 0u);
 }
 
