@@ -5,7 +5,9 @@
 // socket.
 #pragma once
 
+#include <errno.h>
 #include <gtest/gtest.h>
+#include <sys/epoll.h>
 
 #include <cstdint>
 #include <memory>
@@ -53,6 +55,17 @@ class OwnerHarness : public ::testing::Test, public ConnectionOwner {
     EXPECT_EQ(stats_.requests(), 1u);
     EXPECT_EQ(stats_.failure_count(err), 1u);
     EXPECT_EQ(stats_.errors(), 1u);
+  }
+
+  // A peer that closes before sending a byte: the client `start` returns (the fixture's, with
+  // one permit) counts one ECONNRESET and has read nothing.
+  template <typename Start>
+  void expect_eof_first_is_a_reset(Start start) {
+    shared_.prepare = [](testing::TestStream& s) { s.feed_eof(); };
+    auto client = start();
+    client->on_events(EPOLLIN | EPOLLRDHUP);
+    expect_one_failure(ECONNRESET);
+    EXPECT_EQ(stats_.bytes_read(), 0u);
   }
 
   // The stream of the latest connection.

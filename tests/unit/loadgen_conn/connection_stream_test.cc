@@ -135,11 +135,7 @@ TEST_F(ConnectionOverStream, CloseInTheMiddleOfAWriteIsOneEpipeFailure) {
 
 // Closed before any byte of the response: Node's "socket hang up", counted as ECONNRESET.
 TEST_F(ConnectionOverStream, EofBeforeAnyResponseByteIsAConnectionReset) {
-  shared_.prepare = [](TestStream& s) { s.feed_eof(); };
-  auto connection = start(1);
-  connection->on_events(EPOLLIN | EPOLLRDHUP);
-  expect_one_failure(ECONNRESET);
-  EXPECT_EQ(stats_.bytes_read(), 0u);
+  expect_eof_first_is_a_reset([this] { return start(1); });
 }
 
 }  // namespace

@@ -164,11 +164,7 @@ TEST_F(WsClientOverStream, CloseInTheMiddleOfTheMessageIsOneEpipeFailure) {
 }
 
 TEST_F(WsClientOverStream, EofBeforeAnyAnswerByteIsAConnectionReset) {
-  shared_.prepare = [](TestStream& s) { s.feed_eof(); };
-  auto client = start(1);
-  client->on_events(EPOLLIN | EPOLLRDHUP);
-  expect_one_failure(ECONNRESET);
-  EXPECT_EQ(stats_.bytes_read(), 0u);
+  expect_eof_first_is_a_reset([this] { return start(1); });
 }
 
 // The 101 and the server's close in one readiness event (edge-triggered: none follows): the
