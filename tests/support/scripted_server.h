@@ -20,7 +20,7 @@
 namespace stampede::testing {
 
 struct ScriptedReply {
-  std::string bytes;                   // written as they are, after the request arrived
+  std::string bytes{};                 // written as they are, after the request arrived
   bool close_after = false;            // close the connection once `bytes` are written
   std::chrono::milliseconds delay{0};  // wait this long before answering
   bool silent = false;                 // never answer (the connection stays open)

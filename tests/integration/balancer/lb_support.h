@@ -75,8 +75,8 @@ class EchoBackend {
  public:
   struct Options {
     std::string name = "echo";
-    std::string extra_headers;  // raw lines added to every response head
-    bool chunked = false;       // answer with Transfer-Encoding: chunked
+    std::string extra_headers{};  // raw lines added to every response head
+    bool chunked = false;         // answer with Transfer-Encoding: chunked
   };
   explicit EchoBackend(Options options);
   explicit EchoBackend(std::string name, std::string extra_headers = "", bool chunked = false)

@@ -155,7 +155,7 @@ TEST(Http2, ExactCountsOverStreamsAndConnections) {
 }
 
 TEST(Http2, TheServersStreamLimitIsUsedAndReported) {
-  auto s = start_server({.max_streams = 2});
+  auto s = start_server_with([](server::ServerOptions& o) { o.max_streams = 2; });
   ASSERT_TRUE(s);
   const RunResult r = must_run(h2_config_for(*s, 200, 1, 16));
   s->stop();
@@ -222,7 +222,7 @@ TEST(Http2, AgainstNghttpd) {
 // https: ALPN "h2" is offered, the test server's TLS selects it (h2 before http/1.1), and the
 // streams run over TLS with the same exact counts as over h2c.
 TEST(Http2, HttpsWithAlpnH2AgainstTheTestServer) {
-  auto s = start_server({.tls_self_signed = true});
+  auto s = start_server_with([](server::ServerOptions& o) { o.tls_self_signed = true; });
   ASSERT_TRUE(s);
   Config c = h2_config("https://127.0.0.1:" + std::to_string(s->port()) + "/", 300, 2, 4);
   c.insecure = true;

@@ -48,7 +48,8 @@ TEST(Plan, TheEngineNeverParsesTheConfigAgain) {
 // https: one client context from the command line to the end of the run (there were three: one
 // thrown away by the command line's check, one by run()'s, one kept).
 TEST(Plan, AnHttpsRunBuildsOneTlsContext) {
-  auto server = testing::start_server({.tls_self_signed = true});
+  auto server =
+      testing::start_server_with([](server::ServerOptions& o) { o.tls_self_signed = true; });
   ASSERT_TRUE(server);
   const std::string url = "https://127.0.0.1:" + std::to_string(server->port()) + "/";
   const int before = test::tls_contexts_made.load();

@@ -67,7 +67,7 @@ RunResult expect_exactly_n(const ScriptedServer& server, std::uint64_t n,
 
 TEST(Run, ExactlyNRequestsWithKeepAlive) {
   ScriptedServer server(answer_ok());
-  const RunResult r = expect_exactly_n(server, 1000, 10);
+  RunResult r = expect_exactly_n(server, 1000, 10);
   EXPECT_EQ(r.total_errors, 0u);
   EXPECT_EQ(r.status_counts[200], 1000u);
   EXPECT_EQ(r.latency.count(), 1000u);

@@ -49,7 +49,10 @@ std::vector<int> load(Server& server, int connections, int per_connection,
 }
 
 TEST(ServerCounting, CountAndResetAreExactAcrossWorkers) {
-  auto server = start_server({.cores = 2, .id = "a"});
+  auto server = start_server_with([](server::ServerOptions& o) {
+    o.cores = 2;
+    o.id = "a";
+  });
   ASSERT_TRUE(server);
   ASSERT_EQ(server->workers(), 2);
   EXPECT_EQ(count(*server)["served"], 0);
@@ -72,7 +75,7 @@ TEST(ServerCounting, CountAndResetAreExactAcrossWorkers) {
 
 TEST(ServerCounting, ManyConnectionsCountExactly) {
   // SO_REUSEPORT spreads connections by hash: the sum is exact whichever worker got what.
-  auto server = start_server({.cores = 2});
+  auto server = start_server_with([](server::ServerOptions& o) { o.cores = 2; });
   ASSERT_TRUE(server);
   load(*server, 64, 3);
   EXPECT_EQ(count(*server)["served"], 192);
@@ -80,7 +83,7 @@ TEST(ServerCounting, ManyConnectionsCountExactly) {
 }
 
 TEST(ServerCounting, InstanceNamesEveryResponse) {
-  auto server = start_server({.id = "b"});
+  auto server = start_server_with([](server::ServerOptions& o) { o.id = "b"; });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   auto reply = client.exchange(get("/"));
@@ -101,7 +104,10 @@ TEST(ServerCounting, InstanceNamesEveryResponse) {
 }
 
 TEST(ServerCounting, BodyOptionWinsOverTheIdBody) {
-  auto server = start_server({.body = "plain", .id = "c"});
+  auto server = start_server_with([](server::ServerOptions& o) {
+    o.body = "plain";
+    o.id = "c";
+  });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   auto reply = client.exchange(get("/"));
@@ -112,13 +118,14 @@ TEST(ServerCounting, BodyOptionWinsOverTheIdBody) {
 }
 
 TEST(ServerCounting, CountReportsTheConfiguredDelay) {
-  auto server = start_server({.delay = std::chrono::milliseconds(5)});
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(5); });
   ASSERT_TRUE(server);
   EXPECT_EQ(count(*server)["delay"], 5);
 }
 
 TEST(ServerCounting, ErrorStatusForEveryRequest) {
-  auto server = start_server({.error_status = 503});
+  auto server = start_server_with([](server::ServerOptions& o) { o.error_status = 503; });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   for (int i = 0; i < 20; ++i) {
@@ -133,7 +140,7 @@ TEST(ServerCounting, ErrorStatusForEveryRequest) {
 }
 
 TEST(ServerCounting, PercentIsExactWithOneWorker) {
-  auto server = start_server({.error_percent = 10});
+  auto server = start_server_with([](server::ServerOptions& o) { o.error_percent = 10; });
   ASSERT_TRUE(server);
   const std::vector<int> statuses = load(*server, 4, 250);
   EXPECT_EQ(statuses[500], 100);
@@ -142,7 +149,11 @@ TEST(ServerCounting, PercentIsExactWithOneWorker) {
 }
 
 TEST(ServerCounting, PercentIsWithinTheWorkerCountWithTwoWorkers) {
-  auto server = start_server({.error_status = 429, .error_percent = 10, .cores = 2});
+  auto server = start_server_with([](server::ServerOptions& o) {
+    o.error_status = 429;
+    o.error_percent = 10;
+    o.cores = 2;
+  });
   ASSERT_TRUE(server);
   const std::vector<int> statuses = load(*server, 8, 125);
   EXPECT_GE(statuses[429], 98);

@@ -149,8 +149,16 @@ TEST(ServerLimits, RefusalIsDeliveredWhileTheClientKeepsSending) {
   expect_still_serving(*server);
 }
 
+// A test server whose header timeout, or idle timeout, is `limit`.
+std::unique_ptr<server::Server> with_header_timeout(std::chrono::milliseconds limit) {
+  return start_server_with([limit](server::ServerOptions& o) { o.header_timeout = limit; });
+}
+std::unique_ptr<server::Server> with_idle_timeout(std::chrono::milliseconds limit) {
+  return start_server_with([limit](server::ServerOptions& o) { o.idle_timeout = limit; });
+}
+
 TEST(ServerLimits, HeaderTimeoutClosesASlowClient) {
-  auto server = start_server({.header_timeout = std::chrono::milliseconds(200)});
+  auto server = with_header_timeout(std::chrono::milliseconds(200));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -167,7 +175,7 @@ TEST(ServerLimits, HeaderTimeoutClosesASlowClient) {
 }
 
 TEST(ServerLimits, HeaderTimeoutIsNotResetByTrickling) {
-  auto server = start_server({.header_timeout = std::chrono::milliseconds(300)});
+  auto server = with_header_timeout(std::chrono::milliseconds(300));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -183,7 +191,7 @@ TEST(ServerLimits, HeaderTimeoutIsNotResetByTrickling) {
 }
 
 TEST(ServerLimits, SilentConnectionIsClosedAfterTheHeaderTimeout) {
-  auto server = start_server({.header_timeout = std::chrono::milliseconds(150)});
+  auto server = with_header_timeout(std::chrono::milliseconds(150));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -192,7 +200,7 @@ TEST(ServerLimits, SilentConnectionIsClosedAfterTheHeaderTimeout) {
 }
 
 TEST(ServerLimits, IdleKeepAliveConnectionIsClosedAfterTheIdleTimeout) {
-  auto server = start_server({.idle_timeout = std::chrono::milliseconds(200)});
+  auto server = with_idle_timeout(std::chrono::milliseconds(200));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   ASSERT_TRUE(client.exchange(get("/")));
@@ -204,7 +212,7 @@ TEST(ServerLimits, IdleKeepAliveConnectionIsClosedAfterTheIdleTimeout) {
 }
 
 TEST(ServerLimits, ActiveConnectionOutlivesTheIdleTimeout) {
-  auto server = start_server({.idle_timeout = std::chrono::milliseconds(300)});
+  auto server = with_idle_timeout(std::chrono::milliseconds(300));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -246,7 +254,8 @@ TEST(ServerLimits, HalfCloseAfterACompleteRequestStillGetsTheAnswer) {
 }
 
 TEST(ServerLimits, AbruptResetsDoNotDisturbOthers) {
-  auto server = start_server({.delay = std::chrono::milliseconds(20)});
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(20); });
   ASSERT_TRUE(server);
   for (int i = 0; i < 20; ++i) {
     RawClient client(server->port());

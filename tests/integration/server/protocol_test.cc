@@ -252,7 +252,8 @@ TEST(ServerProtocol, BadOverrideIs400AndKeepsTheConnection) {
 }
 
 TEST(ServerProtocol, ServerDelayIsAtLeastTheDelay) {
-  auto server = start_server({.delay = std::chrono::milliseconds(50)});
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(50); });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   for (int i = 0; i < 3; ++i) {
@@ -267,7 +268,8 @@ TEST(ServerProtocol, ServerDelayIsAtLeastTheDelay) {
 }
 
 TEST(ServerProtocol, QueryDelayOverridesServerDelay) {
-  auto server = start_server({.delay = std::chrono::seconds(30)});
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::seconds(30); });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   auto start = Clock::now();
@@ -317,7 +319,7 @@ TEST(ServerProtocol, BodyFromFile) {
   const std::string& dir = temp_dir.path();
   const std::string path = dir + "/body.json";
   std::ofstream(path) << R"({"hello":"world"})";
-  auto server = start_server({.body_file = path});
+  auto server = start_server_with([&](server::ServerOptions& o) { o.body_file = path; });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   auto reply = client.exchange(get("/"));
@@ -327,7 +329,8 @@ TEST(ServerProtocol, BodyFromFile) {
 }
 
 TEST(ServerProtocol, StopFinishesInFlightRequests) {
-  auto server = start_server({.delay = std::chrono::milliseconds(300)});
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(300); });
   ASSERT_TRUE(server);
   RawClient busy(server->port());
   RawClient idle(server->port());
@@ -344,7 +347,8 @@ TEST(ServerProtocol, StopFinishesInFlightRequests) {
 }
 
 TEST(ServerProtocol, StopIsBoundedByTheDrainTimeout) {
-  auto server = start_server({.drain_timeout = std::chrono::milliseconds(100)});
+  auto server = start_server_with(
+      [](server::ServerOptions& o) { o.drain_timeout = std::chrono::milliseconds(100); });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   ASSERT_TRUE(client.send(get("/?delay=60000")));

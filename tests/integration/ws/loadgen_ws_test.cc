@@ -113,7 +113,7 @@ TEST(LoadgenWs, RefusedHandshakesAreCountedByStatus) {
 }
 
 TEST(LoadgenWs, ClosesByTheServerAreCountedByCode) {
-  auto s = start_server({.error_percent = 10});
+  auto s = start_server_with([](server::ServerOptions& o) { o.error_percent = 10; });
   ASSERT_TRUE(s);
   Config c = ws_config(s->port(), 100, 1);
   const RunResult r = must_run(c);

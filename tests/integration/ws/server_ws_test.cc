@@ -113,7 +113,8 @@ TEST(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
 }
 
 TEST(ServerWs, DelayAppliesPerMessage) {
-  auto server = start_server({.delay = std::chrono::milliseconds(100)});
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(100); });
   ASSERT_TRUE(server);
   RawWs client(server->port());
   ASSERT_TRUE(switched(client.upgrade()));
@@ -132,7 +133,10 @@ TEST(ServerWs, DelayAppliesPerMessage) {
 }
 
 TEST(ServerWs, SimulatedErrorsCloseWith1011) {
-  auto server = start_server({.error_status = 500, .error_percent = 50});
+  auto server = start_server_with([](server::ServerOptions& o) {
+    o.error_status = 500;
+    o.error_percent = 50;
+  });
   ASSERT_TRUE(server);
   RawWs client(server->port());
   ASSERT_TRUE(switched(client.upgrade()));

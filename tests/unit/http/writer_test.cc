@@ -211,7 +211,8 @@ TEST(FormatRequest, RoundTripsThroughRequestParser) {
                          .target = "/r?q=1",
                          .host = "h:81",
                          .headers = {{"X-Id", "42"}},
-                         .body = "payload"};
+                         .body = "payload",
+                         .content_type = ""};
   const std::string wire = format_request(spec);
   RequestParser p;
   Step s = p.feed(wire);
