@@ -37,6 +37,7 @@ namespace {
 using testing::error_count;
 using testing::must_run;
 using testing::start_server;
+using testing::start_server_with;
 
 // An --http2 run of `requests` over `concurrency` connections of `streams` streams each against
 // `url`.

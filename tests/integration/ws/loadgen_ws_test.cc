@@ -27,6 +27,7 @@ namespace {
 
 using testing::must_run;
 using testing::start_server;
+using testing::start_server_with;
 
 Config ws_config(std::uint16_t port, std::string_view target = "/") {
   Config c;
