@@ -48,29 +48,13 @@ fi
 if [[ " $TARGETS " == *" nginx "* ]]; then
 nginx_port=$(free_port)
 dir="$BENCH_TMP/nginx-limit"
-mkdir -p "$dir/logs" "$dir/html"
+mkdir -p "$dir/html"
 echo OK > "$dir/html/index.html"
 chmod 711 "$BENCH_TMP" && chmod 755 "$dir" "$dir/html"  # nginx's worker runs as nobody
-cat > "$dir/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-error_log $dir/logs/error.log crit;
-pid $dir/nginx.pid;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000000;
-  limit_req_zone \$server_port zone=one:1m rate=500r/s;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    # A file, not return: return answers in the rewrite phase, before limit_req's.
-    location / { limit_req zone=one burst=20 nodelay; root $dir/html; }
-  }
-}
-CONF
-taskset -c 1 nginx -c "$dir/nginx.conf" -p "$dir" &
-BENCH_PIDS+=($!)
-wait_port "$nginx_port"
+# A file, not return: return answers in the rewrite phase, before limit_req's.
+nginx_conf "$dir" "$nginx_port" 'limit_req_zone $server_port zone=one:1m rate=500r/s;' \
+  "location / { limit_req zone=one burst=20 nodelay; root $dir/html; }"
+run_nginx 1 "$dir" "$nginx_port"
 echo "nginx limit_req 500r/s, -c 64 (truth 500 req/s):"
 search nginx-500 "http://127.0.0.1:$nginx_port/" -c 64
 fi

@@ -27,47 +27,29 @@ case $TARGET in
   *) echo "h2_gen.sh: TARGET is nginx or serve, not '$TARGET'" >&2; exit 2 ;;
 esac
 echo "target: $TARGET at $url"
-ratios="$BENCH_TMP/ratios"
-: > "$ratios"
 
 # run NAME CMD...: pinned to core 1 under /usr/bin/time; records requests/s and CPU µs/request
-# in $out and in $BENCH_TMP/last ("RPS US").
+# (record_run).
 run() {
-  local name=$1; shift
-  local log="$BENCH_TMP/log" t="$BENCH_TMP/time" reqs rps us
-  /usr/bin/time -f "%U %S" -o "$t" taskset -c 1 "$@" > "$log" 2>&1 || true
+  local name=$1 log="$BENCH_TMP/log" reqs rps; shift
+  timed_run 1 "$@"
   case $name in
     h2load*)
       reqs=$(awk '/^requests:/ { print $8 }' "$log")   # "requests: N total, N started, N done, N succeeded"
       rps=$(awk '/^finished in/ { print $4 }' "$log") ;;  # "finished in Xs, R req/s, ..."
-    stampede*)
-      reqs=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["totalRequests"] - j["totalErrors"])' "$log" 2>/dev/null || echo 0)
-      rps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["effectiveRps"])' "$log" 2>/dev/null || echo 0) ;;
+    stampede*) reqs=$(log_json 'j["totalRequests"] - j["totalErrors"]'); rps=$(log_json 'j["effectiveRps"]') ;;
   esac
-  us=$(awk -v t="$(awk '{ print $1 + $2 }' "$t")" -v n="${reqs:-0}" 'BEGIN { if (n > 0) printf "%.3f", t * 1e6 / n; else print "nan" }')
-  echo "$name c=$CONNS ${rps:-0} $us" >> "$out"
-  echo "${rps:-0} $us" > "$BENCH_TMP/last"
-  printf '  %-28s %10.0f req/s  %7s µs CPU/req  (%s requests answered)\n' "$name" "${rps:-0}" "$us" "${reqs:-0}"
+  record_run "$name" "$rps" "$reqs" "$BENCH_TMP/time" "  (${reqs:-0} requests answered)"
 }
 
 stampede_run() { run "stampede --http2 -m$STREAMS" "$STAMPEDE" --http2 -c "$CONNS" --streams "$STREAMS" -n "$REQUESTS" --cores 1 --quiet --json "$url"; }
 h2load_run() { run "h2load -m$STREAMS" h2load -t1 -c "$CONNS" -m "$STREAMS" -n "$REQUESTS" "$url"; }
 
 echo "load: $(uptime)"
-for round in $(seq 1 "$ROUNDS"); do
-  echo "round $round"
-  if (( round % 2 )); then
-    h2load_run; h=$(cat "$BENCH_TMP/last"); stampede_run; s=$(cat "$BENCH_TMP/last")
-  else
-    stampede_run; s=$(cat "$BENCH_TMP/last"); h2load_run; h=$(cat "$BENCH_TMP/last")
-  fi
-  awk -v s="$s" -v h="$h" 'BEGIN { split(s, a, " "); split(h, b, " "); if (b[1] > 0 && b[2] > 0) printf "%.4f %.4f\n", a[1] / b[1], a[2] / b[2] }' >> "$ratios"
-done
+alternate_rounds h2load_run stampede_run
 
 echo
 echo "median over rounds (requests/s, CPU µs per request):"
 print_medians "$out"
-printf '  stampede / h2load, median of per-round ratios: requests/s %.3f, CPU per request %.3f\n' \
-  "$(awk '{ print $1 }' "$ratios" | median)" "$(awk '{ print $2 }' "$ratios" | median)"
-printf '  rounds (rps ratio, CPU ratio): %s\n' "$(awk '{ printf "(%s, %s) ", $1, $2 }' "$ratios")"
+print_ratios h2load
 echo "load: $(uptime)"

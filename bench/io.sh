@@ -10,8 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-ROUNDS=${1:-5}
-SECS=${2:-5}
+bench_args ROUNDS=5 SECS=5 -- "$@"
 nginx_target 1
 NGINX_URL=$url
 

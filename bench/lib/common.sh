@@ -30,21 +30,13 @@ wait_port() {
   echo "nothing listens on port $1" >&2; return 1
 }
 
-# start_nginx CORE PORT [tls|h2]: one worker, `return 200 "OK"`, keep-alive without limit, pinned.
-# With "tls": HTTPS (TLS 1.2 and 1.3) with a throwaway P-256 certificate. With "h2": HTTP/2 only,
-# h2c with prior knowledge (`listen ... http2` without ssl; keepalive_requests also bounds the
-# streams of one HTTP/2 connection since nginx 1.19.7, so none is closed during a run).
-start_nginx() {
-  local core=$1 port=$2 dir="$BENCH_TMP/nginx-$2" listen_tls="" certs=""
+# nginx_conf DIR PORT HTTP_LINES SERVER_LINES: writes DIR/nginx.conf (logs in DIR/logs): one
+# worker in the foreground, no access log, keep-alive without limit, one server listening on
+# 127.0.0.1:PORT (plus LISTEN_SUFFIX, e.g. " ssl") with SERVER_LINES; HTTP_LINES go in the http
+# block.
+nginx_conf() {
+  local dir=$1 port=$2
   mkdir -p "$dir/logs"
-  if [[ ${3:-} == tls ]]; then
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost \
-      -days 2 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
-    listen_tls=" ssl"
-    certs="ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem; ssl_protocols TLSv1.2 TLSv1.3;"
-  elif [[ ${3:-} == h2 ]]; then
-    listen_tls=" http2"
-  fi
   cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
@@ -54,16 +46,40 @@ events { worker_connections 20000; }
 http {
   access_log off;
   keepalive_requests 1000000000;
+  $3
   server {
-    listen 127.0.0.1:$port$listen_tls backlog=4096;
-    $certs
-    location / { return 200 "OK"; }
+    listen 127.0.0.1:$port${LISTEN_SUFFIX:-} backlog=4096;
+    $4
   }
 }
 CONF
-  taskset -c "$core" nginx -c "$dir/nginx.conf" -p "$dir" &
+}
+
+# run_nginx CORE DIR PORT: nginx with DIR/nginx.conf pinned to CORE; waits until PORT listens.
+run_nginx() {
+  taskset -c "$1" nginx -c "$2/nginx.conf" -p "$2" &
   BENCH_PIDS+=($!)
-  wait_port "$port"
+  wait_port "$3"
+}
+
+# start_nginx CORE PORT [tls|h2]: one worker, `return 200 "OK"`, keep-alive without limit, pinned.
+# With "tls": HTTPS (TLS 1.2 and 1.3) with a throwaway P-256 certificate. With "h2": HTTP/2 only,
+# h2c with prior knowledge (`listen ... http2` without ssl; keepalive_requests also bounds the
+# streams of one HTTP/2 connection since nginx 1.19.7, so none is closed during a run).
+start_nginx() {
+  local core=$1 port=$2 dir="$BENCH_TMP/nginx-$2" certs=""
+  mkdir -p "$dir"
+  if [[ ${3:-} == tls ]]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=localhost \
+      -days 2 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+    certs="ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem; ssl_protocols TLSv1.2 TLSv1.3;"
+  fi
+  local suffix=""
+  case ${3:-} in tls) suffix=" ssl" ;; h2) suffix=" http2" ;; esac
+  LISTEN_SUFFIX=$suffix \
+    nginx_conf "$dir" "$port" "" "$certs
+    location / { return 200 \"OK\"; }"
+  run_nginx "$core" "$dir" "$port"
 }
 
 # nginx_target CORE [tls|h2]: start_nginx on a free port; sets `port` and `url` (http:// or, with
@@ -108,6 +124,56 @@ server_cpu() {
     total=$(awk -v t="$total" -v c="$(cpu_seconds "$p")" 'BEGIN { print t + c }')
   done
   echo "$total"
+}
+
+# timed_run CORE CMD...: CMD pinned to CORE under /usr/bin/time; its output goes to
+# $BENCH_TMP/log, its user and system CPU seconds to $BENCH_TMP/time. A failure is not fatal.
+timed_run() {
+  local core=$1; shift
+  /usr/bin/time -f "%U %S" -o "$BENCH_TMP/time" taskset -c "$core" "$@" > "$BENCH_TMP/log" 2>&1 || true
+}
+
+# log_json EXPR: EXPR (Python, over `j`) of the JSON report in $BENCH_TMP/log; 0 when unreadable.
+log_json() {
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print('"$1"')' "$BENCH_TMP/log" 2>/dev/null || echo 0
+}
+
+# record_run NAME RPS REQUESTS TIME_FILE [NOTE]: the CPU µs per request of a generator run from
+# TIME_FILE (/usr/bin/time -f "%U %S") over REQUESTS; appends "NAME c=$CONNS RPS US" to $out,
+# writes "RPS US" to $BENCH_TMP/last (for alternate_rounds) and prints the line with NOTE.
+record_run() {
+  local us
+  us=$(awk -v t="$(awk '{ print $1 + $2 }' "$4")" -v n="${3:-0}" 'BEGIN { if (n > 0) printf "%.3f", t * 1e6 / n; else print "nan" }')
+  echo "$1 c=$CONNS ${2:-0} $us" >> "$out"
+  echo "${2:-0} $us" > "$BENCH_TMP/last"
+  printf '  %-28s %10.0f req/s  %7s µs CPU/req%s\n' "$1" "${2:-0}" "$us" "${5:-}"
+}
+
+# alternate_rounds OTHER OURS: $ROUNDS rounds of the run functions OTHER and OURS back to back
+# (OTHER first in odd rounds, so drift of the host cancels); each leaves "RPS US" in
+# $BENCH_TMP/last. Writes each round's OURS/OTHER ratios of requests/s and of CPU per request to
+# $BENCH_TMP/ratios.
+alternate_rounds() {
+  local round o s
+  : > "$BENCH_TMP/ratios"
+  for round in $(seq 1 "$ROUNDS"); do
+    echo "round $round"
+    if (( round % 2 )); then
+      "$1"; o=$(cat "$BENCH_TMP/last"); "$2"; s=$(cat "$BENCH_TMP/last")
+    else
+      "$2"; s=$(cat "$BENCH_TMP/last"); "$1"; o=$(cat "$BENCH_TMP/last")
+    fi
+    awk -v s="$s" -v o="$o" 'BEGIN { split(s, a, " "); split(o, b, " "); if (b[1] > 0 && b[2] > 0) printf "%.4f %.4f\n", a[1] / b[1], a[2] / b[2] }' >> "$BENCH_TMP/ratios"
+  done
+}
+
+# print_ratios OTHER [NOTE]: the median of the per-round ratios alternate_rounds wrote, then
+# every round's.
+print_ratios() {
+  local ratios="$BENCH_TMP/ratios"
+  printf '  stampede / %s, median of per-round ratios: requests/s %.3f, CPU per request %.3f%s\n' \
+    "$1" "$(awk '{ print $1 }' "$ratios" | median)" "$(awk '{ print $2 }' "$ratios" | median)" "${2:-}"
+  printf '  rounds (rps ratio, CPU ratio): %s\n' "$(awk '{ printf "(%s, %s) ", $1, $2 }' "$ratios")"
 }
 
 # median: reads numbers, one per line, prints the median.

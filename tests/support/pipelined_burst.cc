@@ -1,5 +1,7 @@
 #include "support/pipelined_burst.h"
 
+#include <gtest/gtest.h>
+
 #include <errno.h>
 #include <unistd.h>
 
@@ -52,6 +54,27 @@ BurstResult send_burst(std::uint16_t port, std::string_view burst,
   }
   result.garbled = !parse_replies(bytes, result.replies);
   return result;
+}
+
+std::string burst_with_malformed(const std::function<std::string(int)>& request) {
+  std::string burst;
+  for (int i = 0; i < kBurstRequests; ++i)
+    burst +=
+        i == kBurstMalformed ? "GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n" : request(i);
+  return burst;
+}
+
+void expect_stopped_at_malformed(const BurstResult& result,
+                                 const std::function<std::string(int)>& body_of) {
+  ASSERT_TRUE(result.connected);
+  EXPECT_FALSE(result.garbled);
+  EXPECT_TRUE(result.closed);
+  ASSERT_EQ(result.replies.size(), static_cast<std::size_t>(kBurstMalformed + 1));
+  for (int i = 0; i < kBurstMalformed; ++i) {
+    EXPECT_EQ(result.replies[i].status, 200) << i;
+    EXPECT_EQ(result.replies[i].body, body_of(i)) << i;  // its own, in order
+  }
+  EXPECT_EQ(result.replies.back().status, 400);
 }
 
 }  // namespace stampede::testing

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,5 +29,15 @@ struct BurstResult {
 // or nothing arrives for `quiet` (then `closed` is false).
 BurstResult send_burst(std::uint16_t port, std::string_view burst,
                        std::chrono::milliseconds quiet = std::chrono::milliseconds(5000));
+
+// The case both suites run: kBurstRequests requests in one write, the one at kBurstMalformed with
+// a header line without a colon. burst_with_malformed builds it from `request(i)` for the others;
+// expect_stopped_at_malformed checks what came back: the answers of the requests before it, in
+// order, each 200 with the body `body_of(i)`, then its 400, then the close.
+constexpr int kBurstRequests = 100;
+constexpr int kBurstMalformed = 50;
+std::string burst_with_malformed(const std::function<std::string(int)>& request);
+void expect_stopped_at_malformed(const BurstResult& result,
+                                 const std::function<std::string(int)>& body_of);
 
 }  // namespace stampede::testing

@@ -65,6 +65,22 @@ ScriptedReply ok_reply(const std::string& request) {
   return r;
 }
 
+ScriptedServer::Script answer_ok() {
+  return [](std::uint64_t, const std::string& request) { return ok_reply(request); };
+}
+
+ScriptedServer::Script answer_always(ScriptedReply reply) {
+  return [reply](std::uint64_t, const std::string&) { return reply; };
+}
+
+ScriptedServer::Script answer_ok_after(std::chrono::milliseconds delay, std::uint64_t from) {
+  return [delay, from](std::uint64_t index, const std::string& request) {
+    ScriptedReply reply = ok_reply(request);
+    if (index >= from) reply.delay = delay;
+    return reply;
+  };
+}
+
 struct ScriptedServer::Client {
   struct Pending {
     SteadyTime due;

@@ -20,7 +20,7 @@
 namespace stampede::testing {
 
 struct ScriptedReply {
-  std::string bytes;                   // written as they are, after the request arrived
+  std::string bytes{};                 // written as they are, after the request arrived
   bool close_after = false;            // close the connection once `bytes` are written
   std::chrono::milliseconds delay{0};  // wait this long before answering
   bool silent = false;                 // never answer (the connection stays open)
@@ -84,6 +84,12 @@ class ScriptedServer {
 
 // A 127.0.0.1 port on which nothing listens (bound, not listening, while the object lives):
 // connecting to it is refused.
+// Scripts for the common cases: every request answered ok_reply(request); every request answered
+// `reply`; ok_reply(request) delayed by `delay` for the requests from index `from` on.
+ScriptedServer::Script answer_ok();
+ScriptedServer::Script answer_always(ScriptedReply reply);
+ScriptedServer::Script answer_ok_after(std::chrono::milliseconds delay, std::uint64_t from = 0);
+
 class RefusedPort {
  public:
   RefusedPort();

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -26,6 +27,15 @@ inline std::unique_ptr<server::Server> start_server(server::ServerOptions option
   auto s = server::Server::start(std::move(plan).value());
   EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
   return s.ok() ? std::move(s).value() : nullptr;
+}
+
+// start_server with the options `set` changes from the defaults (a lambda that sets a field or
+// two, in place of a named ServerOptions).
+inline std::unique_ptr<server::Server> start_server_with(
+    const std::function<void(server::ServerOptions&)>& set) {
+  server::ServerOptions options;
+  set(options);
+  return start_server(std::move(options));
 }
 
 }  // namespace stampede::testing

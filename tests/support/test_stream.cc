@@ -16,13 +16,12 @@ std::string TestStream::take_written() {
   return out;
 }
 
-bool TestStream::next(Planned* planned) {
+std::optional<TestStream::Planned> TestStream::next() {
   ++operations_;
   wants_write_ = false;
   const auto it = faults_.find(operations_);
-  if (it == faults_.end()) return false;
-  *planned = it->second;
-  return true;
+  if (it == faults_.end()) return std::nullopt;
+  return it->second;
 }
 
 net::IoStatus TestStream::fail(int err) {
@@ -30,13 +29,10 @@ net::IoStatus TestStream::fail(int err) {
   return net::IoStatus::Error;
 }
 
-net::IoStatus TestStream::handshake() {
-  ++handshakes_;
-  Planned planned{};
-  const bool faulty = next(&planned);
-  if (error_ != 0) return net::IoStatus::Error;
-  if (!faulty) return net::IoStatus::Done;
-  switch (planned.fault) {
+std::optional<net::IoStatus> TestStream::fail_now(Fault fault) {
+  switch (fault) {
+    case Fault::WouldBlock:
+      return net::IoStatus::WouldBlock;
     case Fault::WantWrite:
       wants_write_ = true;
       return net::IoStatus::WouldBlock;
@@ -45,35 +41,29 @@ net::IoStatus TestStream::handshake() {
       return fail(ECONNRESET);
     case Fault::Eof:
       return net::IoStatus::Eof;
-    case Fault::WouldBlock:
     case Fault::Short:
-      return net::IoStatus::WouldBlock;
+      break;
   }
-  return net::IoStatus::Done;
+  return std::nullopt;
+}
+
+net::IoStatus TestStream::handshake() {
+  ++handshakes_;
+  const std::optional<Planned> planned = next();
+  if (error_ != 0) return net::IoStatus::Error;
+  if (!planned) return net::IoStatus::Done;
+  if (const auto status = fail_now(planned->fault)) return *status;
+  return net::IoStatus::WouldBlock;  // Short: the handshake needs another round
 }
 
 net::IoStatus TestStream::read(char* buffer, std::size_t capacity, std::size_t& n) {
   n = 0;
-  Planned planned{};
-  const bool faulty = next(&planned);
+  const std::optional<Planned> planned = next();
   if (error_ != 0) return net::IoStatus::Error;
   std::size_t limit = std::min(capacity, read_limit_);
-  if (faulty) {
-    switch (planned.fault) {
-      case Fault::WouldBlock:
-        return net::IoStatus::WouldBlock;
-      case Fault::WantWrite:
-        wants_write_ = true;
-        return net::IoStatus::WouldBlock;
-      case Fault::Reset:
-      case Fault::CloseMidWrite:
-        return fail(ECONNRESET);
-      case Fault::Eof:
-        return net::IoStatus::Eof;
-      case Fault::Short:
-        limit = std::min(limit, std::max<std::size_t>(planned.bytes, 1));
-        break;
-    }
+  if (planned) {
+    if (const auto status = fail_now(planned->fault)) return *status;
+    limit = std::min(limit, std::max<std::size_t>(planned->bytes, 1));  // Short
   }
   const std::size_t available = input_.size() - read_pos_;
   if (available == 0) return eof_ ? net::IoStatus::Eof : net::IoStatus::WouldBlock;
@@ -97,31 +87,26 @@ net::IoStatus TestStream::write(const char* data, std::size_t length, std::size_
 
 net::IoStatus TestStream::writev(const iovec* parts, int count, std::size_t& n) {
   n = 0;
-  Planned planned{};
-  const bool faulty = next(&planned);
+  const std::optional<Planned> planned = next();
   if (error_ != 0) return net::IoStatus::Error;
   if (write_shut_) return fail(EPIPE);
   std::size_t limit = static_cast<std::size_t>(-1);
-  if (faulty) {
-    switch (planned.fault) {
-      case Fault::WouldBlock:
-        return net::IoStatus::WouldBlock;
-      case Fault::WantWrite:
-        wants_write_ = true;
-        return net::IoStatus::WouldBlock;
-      case Fault::Reset:
-        return fail(ECONNRESET);
+  if (planned) {
+    switch (planned->fault) {
       case Fault::Eof:
         return fail(EPIPE);
       case Fault::Short:
-        limit = std::max<std::size_t>(planned.bytes, 1);
+        limit = std::max<std::size_t>(planned->bytes, 1);
         break;
       case Fault::CloseMidWrite:
-        for (int i = 0; i < count && planned.bytes > 0; ++i) {
-          planned.bytes -=
-              take(static_cast<const char*>(parts[i].iov_base), parts[i].iov_len, planned.bytes);
-        }
+        for (std::size_t left = planned->bytes, i = 0;
+             i < static_cast<std::size_t>(count) && left > 0; ++i)
+          left -= take(static_cast<const char*>(parts[i].iov_base), parts[i].iov_len, left);
         return fail(EPIPE);
+      case Fault::WouldBlock:
+      case Fault::WantWrite:
+      case Fault::Reset:
+        return *fail_now(planned->fault);  // as in a read
     }
   }
   if (write_capacity_ == 0) {

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -73,9 +74,12 @@ class TestStream final : public net::Stream {
     Fault fault;
     std::size_t bytes;
   };
-  // Counts the operation; true (with *planned set) when a fault is planned for it.
-  bool next(Planned* planned);
+  // Counts the operation; the fault planned for it, if any.
+  std::optional<Planned> next();
   net::IoStatus fail(int err);
+  // What a handshake or a read returns when `fault` is planned for it; nullopt for Short, which
+  // each handles its own way.
+  std::optional<net::IoStatus> fail_now(Fault fault);
   // Appends up to `length` bytes within the capacity; returns how many.
   std::size_t take(const char* data, std::size_t length, std::size_t limit);
 

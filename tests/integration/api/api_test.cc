@@ -7,20 +7,13 @@
 #include <sstream>
 #include <string>
 
+#include "api_options.h"
 #include "stampede/stampede.h"
 #include "support/scripted_server.h"
 
 namespace {
 
-stampede::LoadTestOptions options_for(const stampede::ServerHandle& server,
-                                      const std::string& path = "/") {
-  stampede::LoadTestOptions o;
-  o.url = "http://127.0.0.1:" + std::to_string(server.port()) + path;
-  o.concurrency = 4;
-  o.keep_alive = true;
-  o.timeout = std::chrono::seconds(10);  // a bug fails the test instead of hanging it
-  return o;
-}
+using stampede::testing::options_for;
 
 // What the server counted since it started, from its /count endpoint (not counted itself).
 std::string served(const stampede::ServerHandle& server) {

@@ -2,10 +2,12 @@
 // parameter callback, against the in-process test server.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
 
+#include "api_options.h"
 #include "stampede/stampede.h"
 
 namespace {
@@ -13,13 +15,20 @@ namespace {
 // One worker unless a test asks for more; 4 keep-alive connections, a 10 s request timeout.
 stampede::LoadTestOptions one_worker_options(const stampede::ServerHandle& server,
                                              const std::string& path = "/") {
-  stampede::LoadTestOptions o;
-  o.url = "http://127.0.0.1:" + std::to_string(server.port()) + path;
-  o.concurrency = 4;
+  stampede::LoadTestOptions o = stampede::testing::options_for(server, path);
   o.cores = 1;
-  o.keep_alive = true;
-  o.timeout = std::chrono::seconds(10);
   return o;
+}
+
+// `requests` requests to `path` of `server`, its `param` replaced by `text(index)`.
+stampede::Result run_with_index_text(const stampede::ServerHandle& server, const std::string& path,
+                                     const std::string& param, std::uint64_t requests,
+                                     std::function<std::string(std::uint64_t)> text) {
+  stampede::LoadTestOptions o = one_worker_options(server, path);
+  o.max_requests = requests;
+  o.index_param = param;
+  o.index_param_callback = std::move(text);
+  return stampede::load_test(o);
 }
 
 std::uint64_t code(const stampede::Result& r, const std::string& name) {
@@ -169,13 +178,10 @@ TEST(ApiCallbacks, GeneratorFailuresAreCounted) {
 // The index text goes into the path: CR LF there would add headers, so the rule refuses it.
 TEST(ApiCallbacks, IndexTextCannotAddHeaders) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = one_worker_options(server, "/?n=IDX");
-  o.max_requests = 10;
-  o.index_param = "IDX";
-  o.index_param_callback = [](std::uint64_t index) {
-    return index == 2 ? std::string("1\r\nTransfer-Encoding: chunked") : std::to_string(index);
-  };
-  const stampede::Result r = stampede::load_test(o);
+  const stampede::Result r =
+      run_with_index_text(server, "/?n=IDX", "IDX", 10, [](std::uint64_t index) {
+        return index == 2 ? std::string("1\r\nTransfer-Encoding: chunked") : std::to_string(index);
+      });
   EXPECT_EQ(r.total_requests, 10u);
   EXPECT_EQ(code(r, "generator error"), 1u);
   EXPECT_EQ(r.total_errors, 1u);
@@ -183,13 +189,9 @@ TEST(ApiCallbacks, IndexTextCannotAddHeaders) {
 
 TEST(ApiCallbacks, IndexParamCallback) {
   stampede::ServerHandle server = stampede::start_server({});
-  stampede::LoadTestOptions o = one_worker_options(server, "/?status=CODE");
-  o.max_requests = 40;
-  o.index_param = "CODE";
-  o.index_param_callback = [](std::uint64_t index) {
-    return std::string(index % 4 == 0 ? "502" : "200");
-  };
-  const stampede::Result r = stampede::load_test(o);
+  const stampede::Result r = run_with_index_text(
+      server, "/?status=CODE", "CODE", 40,
+      [](std::uint64_t index) { return std::string(index % 4 == 0 ? "502" : "200"); });
   EXPECT_EQ(r.status_codes.at(200), 30u);
   EXPECT_EQ(code(r, "502"), 10u);
 }

@@ -19,18 +19,14 @@ using stampede::testing::ScriptedServer;
 // The backend frames requests by their blank line only, so chunk bytes that reached it would
 // show up as a request of their own.
 TEST(BalancerFraming, BadChunkCrlfIsNeverForwarded) {
-  ScriptedServer backend([](std::uint64_t, const std::string&) {
-    ScriptedReply reply;
-    reply.silent = true;  // no answer: the client's status can only come from the balancer
-    return reply;
-  });
+  // No answer: the client's status can only come from the balancer.
+  ScriptedServer backend(stampede::testing::answer_always({.silent = true}));
   auto lb = start_balancer(base_config({spec("b", backend.port())}));
   ASSERT_TRUE(lb);
   Client client(lb->port());
-  ASSERT_TRUE(
-      client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                  "5\r\nhelloXX0\r\n\r\n"));
-  auto r = client.read_response();
+  auto r = client.exchange(
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\nhelloXX0\r\n\r\n");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
   EXPECT_TRUE(client.closed_by_peer());

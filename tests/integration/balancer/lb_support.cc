@@ -120,6 +120,11 @@ std::optional<Response> Client::get(const std::string& target, const std::string
   return read_response();
 }
 
+std::optional<Response> Client::exchange(std::string_view bytes, bool head_request) {
+  if (!send(bytes)) return std::nullopt;
+  return read_response(head_request);
+}
+
 std::optional<std::string> Client::read_until(std::string_view marker) {
   while (fd_) {
     std::size_t at = pending_.find(marker);
@@ -372,6 +377,18 @@ std::unique_ptr<Balancer> start_balancer(const BalancerConfig& config) {
   auto lb = Balancer::start(std::move(*plan));
   if (!lb) ADD_FAILURE() << lb.error().message;
   return lb ? std::move(*lb) : nullptr;
+}
+
+EchoBehindBalancer::EchoBehindBalancer(EchoBackend::Options options,
+                                       const std::function<void(BalancerConfig&)>& adjust)
+    : echo(options) {
+  if (!echo.start()) {
+    ADD_FAILURE() << "echo backend " << options.name << " did not start";
+    return;
+  }
+  BalancerConfig config = base_config({spec(options.name, echo.port())});
+  if (adjust) adjust(config);
+  lb = start_balancer(config);
 }
 
 nlohmann::json backend_stats(const Balancer& lb, const std::string& name) {

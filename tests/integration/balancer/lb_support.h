@@ -50,6 +50,8 @@ class Client {
   std::optional<Response> read_response(bool head_request = false);
   // Sends a GET (extra headers as "Name: value\r\n" lines) and reads the response.
   std::optional<Response> get(const std::string& target, const std::string& extra = "");
+  // Sends `bytes` and reads one response (as read_response); nullopt when the send fails too.
+  std::optional<Response> exchange(std::string_view bytes, bool head_request = false);
   // Reads until `marker` arrives; returns the bytes up to and including it (dropped from the
   // connection's pending input), nullopt on timeout or EOF.
   std::optional<std::string> read_until(std::string_view marker);
@@ -73,8 +75,8 @@ class EchoBackend {
  public:
   struct Options {
     std::string name = "echo";
-    std::string extra_headers;  // raw lines added to every response head
-    bool chunked = false;       // answer with Transfer-Encoding: chunked
+    std::string extra_headers{};  // raw lines added to every response head
+    bool chunked = false;         // answer with Transfer-Encoding: chunked
   };
   explicit EchoBackend(Options options);
   explicit EchoBackend(std::string name, std::string extra_headers = "", bool chunked = false)
@@ -156,6 +158,20 @@ BackendSpec spec(const std::string& name, std::uint16_t port);
 BalancerConfig base_config(std::vector<BackendSpec> backends,
                            Strategy strategy = Strategy::RoundRobin);
 std::unique_ptr<Balancer> start_balancer(const BalancerConfig& config);
+// An EchoBackend (named "e" unless `options` say otherwise) behind a balancer of base_config over
+// it alone, changed by `adjust`: the setup of the tests that speak to one backend through the
+// balancer. Both stop when it goes out of scope.
+struct EchoBehindBalancer {
+  explicit EchoBehindBalancer(EchoBackend::Options options = {.name = "e"},
+                              const std::function<void(BalancerConfig&)>& adjust = {});
+  // Both started; a test failure is recorded when either did not.
+  bool ok() const { return lb != nullptr; }
+  std::uint16_t port() const { return lb->port(); }
+
+  EchoBackend echo;
+  std::unique_ptr<Balancer> lb;
+};
+
 // Backend `name`'s entry of /lb-stats (null when there is none).
 nlohmann::json backend_stats(const Balancer& lb, const std::string& name);
 

@@ -18,22 +18,19 @@ struct Case {
 class Malformed : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Malformed, RefusedClosedAndNeverForwarded) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(base_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
-  Client client(lb->port());
-  ASSERT_TRUE(client.send(GetParam().bytes));
-  auto r = client.read_response();
+  const EchoBehindBalancer setup;
+  ASSERT_TRUE(setup.ok());
+  Client client(setup.port());
+  auto r = client.exchange(GetParam().bytes);
   ASSERT_TRUE(r) << GetParam().name;
   EXPECT_EQ(r->status, GetParam().status) << GetParam().name;
   EXPECT_EQ(r->header("connection"), "close");
   EXPECT_TRUE(client.closed_by_peer());
   // A well-formed request afterwards is forwarded: the backend was reachable all along.
-  auto ok = http_get(lb->port(), "/ok");
+  auto ok = http_get(setup.port(), "/ok");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
-  auto seen = echo.requests();
+  auto seen = setup.echo.requests();
   ASSERT_EQ(seen.size(), 1u) << GetParam().name << " reached the backend";
   EXPECT_EQ(seen[0].rfind("GET /ok ", 0), 0u);
 }
@@ -69,11 +66,9 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 TEST(MalformedBody, BadChunkAfterTheHeadWasForwardedCutsTheRequest) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(base_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
-  Client client(lb->port());
+  const EchoBehindBalancer setup;
+  ASSERT_TRUE(setup.ok());
+  Client client(setup.port());
   ASSERT_TRUE(
       client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                   "5\r\nhello\r\n"));
@@ -83,17 +78,14 @@ TEST(MalformedBody, BadChunkAfterTheHeadWasForwardedCutsTheRequest) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 400);
   EXPECT_TRUE(client.closed_by_peer());
-  EXPECT_EQ(echo.request_count(), 0u);  // no complete request reached the backend
+  EXPECT_EQ(setup.echo.request_count(), 0u);  // no complete request reached the backend
 }
 
 TEST(IdleTimeouts, SlowHeaderGets408) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  BalancerConfig config = base_config({spec("e", echo.port())});
-  config.header_timeout = Millis(200);
-  auto lb = start_balancer(config);
-  ASSERT_TRUE(lb);
-  Client client(lb->port());
+  const EchoBehindBalancer setup({.name = "e"},
+                                 [](BalancerConfig& c) { c.header_timeout = Millis(200); });
+  ASSERT_TRUE(setup.ok());
+  Client client(setup.port());
   ASSERT_TRUE(client.send("GET / HTTP/1.1\r\nHost: x\r\n"));  // and nothing more
   auto t0 = std::chrono::steady_clock::now();
   auto r = client.read_response();
@@ -104,13 +96,10 @@ TEST(IdleTimeouts, SlowHeaderGets408) {
 }
 
 TEST(IdleTimeouts, IdleClientIsClosed) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  BalancerConfig config = base_config({spec("e", echo.port())});
-  config.client_timeout = Millis(200);
-  auto lb = start_balancer(config);
-  ASSERT_TRUE(lb);
-  Client client(lb->port());
+  const EchoBehindBalancer setup({.name = "e"},
+                                 [](BalancerConfig& c) { c.client_timeout = Millis(200); });
+  ASSERT_TRUE(setup.ok());
+  Client client(setup.port());
   auto r = client.get("/");
   ASSERT_TRUE(r);
   auto t0 = std::chrono::steady_clock::now();

@@ -12,10 +12,7 @@
 namespace stampede::balancer::testing {
 namespace {
 
-using stampede::testing::send_burst;
-
-constexpr int kRequests = 100;
-constexpr int kMalformed = 50;  // a header line without a colon
+using stampede::testing::kBurstMalformed;
 
 std::string post(int i) {
   const std::string body = "body-" + std::to_string(i);
@@ -25,25 +22,13 @@ std::string post(int i) {
 }
 
 TEST(BalancerPipelining, HundredInOneWriteStopAtTheMalformedOne) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(base_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
-  std::string burst;
-  for (int i = 0; i < kRequests; ++i) {
-    burst += i == kMalformed ? "GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n" : post(i);
-  }
-  const auto result = send_burst(lb->port(), burst);
-  ASSERT_TRUE(result.connected);
-  EXPECT_FALSE(result.garbled);
-  EXPECT_TRUE(result.closed);
-  ASSERT_EQ(result.replies.size(), static_cast<std::size_t>(kMalformed + 1));
-  for (int i = 0; i < kMalformed; ++i) {
-    EXPECT_EQ(result.replies[i].status, 200) << i;
-    EXPECT_EQ(result.replies[i].body, "body-" + std::to_string(i)) << i;
-  }
-  EXPECT_EQ(result.replies.back().status, 400);
-  EXPECT_EQ(echo.request_count(), static_cast<std::size_t>(kMalformed));
+  const EchoBehindBalancer setup;
+  ASSERT_TRUE(setup.ok());
+  const auto result =
+      stampede::testing::send_burst(setup.port(), stampede::testing::burst_with_malformed(post));
+  stampede::testing::expect_stopped_at_malformed(result,
+                                                 [](int i) { return "body-" + std::to_string(i); });
+  EXPECT_EQ(setup.echo.request_count(), static_cast<std::size_t>(kBurstMalformed));
 }
 
 }  // namespace

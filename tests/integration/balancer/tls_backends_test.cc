@@ -33,6 +33,12 @@ class TlsBackends : public ::testing::Test {
         new ServeProcess("known", {"--tls-cert", ca_file_, "--tls-key", dir_->path() + "/key.pem"});
     throwaway_ = new ServeProcess("throwaway", {"--tls-self-signed"});
   }
+  // A balancer over `backends` that verifies their certificates against the CA file.
+  static std::unique_ptr<Balancer> start_verifying(std::vector<BackendSpec> backends) {
+    BalancerConfig config = base_config(std::move(backends));
+    config.backend_ca = ca_file_;
+    return start_balancer(config);
+  }
   static void TearDownTestSuite() {
     delete known_;
     delete throwaway_;
@@ -56,6 +62,14 @@ std::uint64_t served_via(Client& client) {
   if (!r || r->status != 200) return 0;
   const auto pos = r->body.find("\"served\":");
   return pos == std::string::npos ? 0 : std::stoull(r->body.substr(pos + 9));
+}
+
+// GET / through `lb` is answered 200 by the backend `name`.
+void expect_answered_by(const Balancer& lb, const std::string& name) {
+  auto r = http_get(lb.port(), "/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->raw;
+  EXPECT_EQ(r->header("x-backend"), name);
 }
 
 TEST_F(TlsBackends, InsecureReachesSelfSignedBackendsAndChecksThemOverTls) {
@@ -86,28 +100,17 @@ TEST_F(TlsBackends, InsecureReachesSelfSignedBackendsAndChecksThemOverTls) {
 }
 
 TEST_F(TlsBackends, VerifiesAgainstTheCaFile) {
-  BalancerConfig config = base_config({https_spec("a", known_->port())});
-  config.backend_ca = ca_file_;
-  auto lb = start_balancer(config);
+  auto lb = start_verifying({https_spec("a", known_->port())});
   ASSERT_TRUE(lb);
-  auto r = http_get(lb->port(), "/");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 200) << r->raw;
-  EXPECT_EQ(r->header("x-backend"), "a");
+  expect_answered_by(*lb, "a");
 }
 
 // A certificate the CA file does not vouch for: a connect failure of that backend (out of
 // rotation); the request goes to the other one, and alone it is a 502.
 TEST_F(TlsBackends, UnverifiedCertificateIsAConnectFailureOfThatBackend) {
-  BalancerConfig config =
-      base_config({https_spec("a", throwaway_->port()), https_spec("b", known_->port())});
-  config.backend_ca = ca_file_;
-  auto lb = start_balancer(config);
+  auto lb = start_verifying({https_spec("a", throwaway_->port()), https_spec("b", known_->port())});
   ASSERT_TRUE(lb);
-  auto r = http_get(lb->port(), "/");
-  ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, 200) << r->raw;
-  EXPECT_EQ(r->header("x-backend"), "b");
+  expect_answered_by(*lb, "b");
   EXPECT_FALSE(lb->backend_live("a"));
   EXPECT_TRUE(lb->backend_live("b"));
 

@@ -7,30 +7,29 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <mutex>
+#include <string>
+#include <string_view>
+
 #include "lb_support.h"
+#include "support/accept_loop.h"
 #include "support/loopback.h"
 
 namespace stampede::balancer::testing {
 namespace {
 
-// Accepts one connection, answers its head with 101 and then echoes bytes until EOF.
+// Answers the head of each connection with 101 and then echoes bytes until EOF.
 class UpgradeEchoBackend {
  public:
-  UpgradeEchoBackend() {
-    thread_ = std::thread([this] { serve(); });
+  std::uint16_t port() const { return loop_.port(); }
+  // The head of the last connection, as the backend received it.
+  std::string head() const {
+    std::lock_guard lock(mutex_);
+    return head_;
   }
-  ~UpgradeEchoBackend() {
-    shutdown(listener_.fd.get(), SHUT_RDWR);
-    thread_.join();
-  }
-  std::uint16_t port() const { return listener_.port; }
-  std::string head() const { return head_; }
 
  private:
-  void serve() {
-    const net::Fd accepted = stampede::testing::accept_within(listener_.fd.get(), 30s);
-    if (!accepted) return;
-    const int fd = accepted.get();
+  void serve(int fd) {
     timeval tv{5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     std::string buf;
@@ -41,22 +40,25 @@ class UpgradeEchoBackend {
       buf.append(chunk, static_cast<std::size_t>(n));
     }
     std::size_t end = buf.find("\r\n\r\n");
-    head_ = buf.substr(0, end == std::string::npos ? buf.size() : end + 4);
+    {
+      std::lock_guard lock(mutex_);
+      head_ = buf.substr(0, end == std::string::npos ? buf.size() : end + 4);
+    }
     std::string rest = end == std::string::npos ? "" : buf.substr(end + 4);
-    std::string answer =
+    stampede::testing::send_all(
+        fd,
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n" +
-        rest;
-    send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+            rest);
     for (;;) {
       ssize_t n = stampede::testing::recv_some(fd, chunk, sizeof chunk);
       if (n <= 0) break;
-      send(fd, chunk, static_cast<std::size_t>(n), MSG_NOSIGNAL);
+      stampede::testing::send_all(fd, std::string_view(chunk, static_cast<std::size_t>(n)));
     }
   }
 
-  stampede::testing::LoopbackListener listener_ = stampede::testing::listen_loopback();
+  mutable std::mutex mutex_;
   std::string head_;
-  std::thread thread_;
+  stampede::testing::AcceptLoop loop_{[this](int fd) { serve(fd); }};  // last: stops first
 };
 
 TEST(Tunnel, UpgradeAnswered101BecomesATunnel) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lb_support.h"
+#include "support/accept_loop.h"
 #include "support/loopback.h"
 #include "support/scripted_server.h"
 
@@ -76,18 +77,11 @@ class RawClient {
   net::Fd fd_;
 };
 
-// A backend that accepts one connection and reads it until the balancer closes it, never
-// answering: it tells whether and when the balancer let go of the connection.
+// A backend that reads each connection until the balancer closes it, never answering: it tells
+// whether and when the balancer let go of the connection.
 class SinkBackend {
  public:
-  SinkBackend() {
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~SinkBackend() {
-    shutdown(listener_.fd.get(), SHUT_RDWR);
-    if (thread_.joinable()) thread_.join();
-  }
-  std::uint16_t port() const { return listener_.port; }
+  std::uint16_t port() const { return loop_.port(); }
   // Waits (at most 5 s) until the bytes received so far contain `marker`.
   bool wait_received(const std::string& marker) {
     std::unique_lock lock(mutex_);
@@ -95,36 +89,30 @@ class SinkBackend {
   }
   // Waits (at most 5 s) for the connection to end: true when the balancer closed it.
   bool closed_by_balancer() {
-    if (thread_.joinable()) thread_.join();
-    return closed_;
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, 5s, [&] { return closed_; });
   }
 
  private:
-  void serve() {
-    const net::Fd fd = stampede::testing::accept_within(listener_.fd.get(), 5s);
-    if (!fd) return;
-    const auto until = Clock::now() + 5s;
-    while (Clock::now() < until) {
-      pollfd q{fd.get(), POLLIN, 0};
-      if (poll(&q, 1, 50) <= 0) continue;
-      char chunk[65536];
-      ssize_t n = stampede::testing::recv_some(fd.get(), chunk, sizeof chunk);
-      if (n <= 0) {
-        closed_ = true;
-        return;
-      }
+  void serve(int fd) {
+    char chunk[65536];
+    for (;;) {
+      const ssize_t n = stampede::testing::recv_some(fd, chunk, sizeof chunk);
       std::lock_guard lock(mutex_);
-      received_.append(chunk, static_cast<std::size_t>(n));
+      if (n <= 0)
+        closed_ = true;
+      else
+        received_.append(chunk, static_cast<std::size_t>(n));
       changed_.notify_all();
+      if (n <= 0) return;
     }
   }
 
-  stampede::testing::LoopbackListener listener_ = stampede::testing::listen_loopback();
-  std::thread thread_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::string received_;
   bool closed_ = false;
+  stampede::testing::AcceptLoop loop_{[this](int fd) { serve(fd); }};  // last: stops first
 };
 
 // --- Malformed responses (items 5 and 7): 502 before anything was relayed ----------------
@@ -137,9 +125,7 @@ struct BadResponse {
 class MalformedResponse : public ::testing::TestWithParam<BadResponse> {};
 
 TEST_P(MalformedResponse, Is502CountedAndNothingRelayed) {
-  ScriptedServer backend([](std::uint64_t, const std::string&) {
-    return ScriptedReply{GetParam().bytes, true};
-  });
+  ScriptedServer backend(stampede::testing::answer_always({GetParam().bytes, true}));
   auto lb = start_balancer(base_config({spec("a", backend.port())}));
   ASSERT_TRUE(lb);
   Client client(lb->port());
@@ -192,9 +178,7 @@ INSTANTIATE_TEST_SUITE_P(
 class CutBody : public ::testing::TestWithParam<BadResponse> {};
 
 TEST_P(CutBody, Is502OrAClosedConnectionAndCounted) {
-  ScriptedServer backend([](std::uint64_t, const std::string&) {
-    return ScriptedReply{GetParam().bytes, true};
-  });
+  ScriptedServer backend(stampede::testing::answer_always({GetParam().bytes, true}));
   auto lb = start_balancer(base_config({spec("a", backend.port())}));
   ASSERT_TRUE(lb);
   RawClient client(lb->port());
@@ -275,6 +259,21 @@ TEST(CutHead, EveryRequestIsAnImmediate502) {
 
 // --- Client aborts (item 9) --------------------------------------------------------------
 
+// The balancer over backend "a" counted one client abort and no failure, with nothing in flight.
+void expect_one_client_abort(Balancer& lb) {
+  EXPECT_EQ(stat(lb, "failures"), 0u);  // the client went away: not the backend's fault
+  EXPECT_EQ(stat(lb, "client_aborts"), 1u);
+  EXPECT_EQ(stat(lb, "in_flight"), 0u);
+}
+
+// A balancer over the one backend "a" at `port`, with base_config changed by `adjust`.
+std::unique_ptr<Balancer> start_over_a(std::uint16_t port,
+                                       const std::function<void(BalancerConfig&)>& adjust) {
+  BalancerConfig config = base_config({spec("a", port)});
+  adjust(config);
+  return start_balancer(config);
+}
+
 void partial_body_then(bool half_close) {
   SinkBackend backend;
   auto lb = start_balancer(base_config({spec("a", backend.port())}));
@@ -295,9 +294,7 @@ void partial_body_then(bool half_close) {
   }
   EXPECT_LT(Clock::now() - t0, 3000ms);
   EXPECT_EQ(stat(*lb, "sent"), 1u);
-  EXPECT_EQ(stat(*lb, "failures"), 0u);  // the client went away: not the backend's fault
-  EXPECT_EQ(stat(*lb, "client_aborts"), 1u);
-  EXPECT_EQ(stat(*lb, "in_flight"), 0u);
+  expect_one_client_abort(*lb);
   EXPECT_TRUE(lb->backend_live("a"));
 }
 
@@ -311,9 +308,8 @@ TEST(ClientAbort, PartialBodyThenHalfCloseFreesBothSidesAtOnce) {
 
 TEST(ClientAbort, ResetWhileWaitingForTheResponseFreesBothSidesAtOnce) {
   SinkBackend backend;
-  BalancerConfig config = base_config({spec("a", backend.port())});
-  config.backend_timeout = Millis(20000);
-  auto lb = start_balancer(config);
+  auto lb =
+      start_over_a(backend.port(), [](BalancerConfig& c) { c.backend_timeout = Millis(20000); });
   ASSERT_TRUE(lb);
   const auto t0 = Clock::now();
   {
@@ -324,35 +320,27 @@ TEST(ClientAbort, ResetWhileWaitingForTheResponseFreesBothSidesAtOnce) {
   }
   EXPECT_TRUE(backend.closed_by_balancer()) << "the backend connection was held";
   EXPECT_LT(Clock::now() - t0, 3000ms);
-  EXPECT_EQ(stat(*lb, "failures"), 0u);
-  EXPECT_EQ(stat(*lb, "client_aborts"), 1u);
-  EXPECT_EQ(stat(*lb, "in_flight"), 0u);
+  expect_one_client_abort(*lb);
   EXPECT_EQ(lb->stats_json().find("\"504\":1"), std::string::npos);
 }
 
 TEST(ClientAbort, ClientStalledMidBodyIsNotTheBackendsFailure) {
   SinkBackend backend;
-  BalancerConfig config = base_config({spec("a", backend.port())});
-  config.client_timeout = Millis(300);
-  auto lb = start_balancer(config);
+  auto lb = start_over_a(backend.port(), [](BalancerConfig& c) { c.client_timeout = Millis(300); });
   ASSERT_TRUE(lb);
   RawClient client(lb->port());
   client.send_all("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc");
   ASSERT_TRUE(backend.wait_received("\r\n\r\nabc"));
   EXPECT_TRUE(client.read_to_eof(3000ms)) << "the stalled client was not closed";
   EXPECT_TRUE(backend.closed_by_balancer());
-  EXPECT_EQ(stat(*lb, "failures"), 0u);
-  EXPECT_EQ(stat(*lb, "client_aborts"), 1u);
-  EXPECT_EQ(stat(*lb, "in_flight"), 0u);
+  expect_one_client_abort(*lb);
 }
 
 TEST(ClientAbort, HalfCloseAfterACompleteRequestIsAnsweredThenClosed) {
-  EchoBackend echo("a");
-  ASSERT_TRUE(echo.start());
-  BalancerConfig config = base_config({spec("a", echo.port())});
-  config.client_timeout = Millis(30000);
-  auto lb = start_balancer(config);
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup({.name = "a"},
+                           [](BalancerConfig& c) { c.client_timeout = Millis(30000); });
+  ASSERT_TRUE(setup.ok());
+  Balancer* lb = setup.lb.get();
   const auto t0 = Clock::now();
   RawClient client(lb->port());
   client.send_with_fin("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
@@ -362,7 +350,7 @@ TEST(ClientAbort, HalfCloseAfterACompleteRequestIsAnsweredThenClosed) {
   EXPECT_LT(Clock::now() - t0, 3000ms);
   EXPECT_EQ(got->rfind("HTTP/1.1 200 OK\r\n", 0), 0u);
   EXPECT_NE(got->find("\r\n\r\nhello"), std::string::npos);
-  EXPECT_EQ(echo.request_count(), 1u);
+  EXPECT_EQ(setup.echo.request_count(), 1u);
   EXPECT_EQ(stat(*lb, "responses"), 1u);
   EXPECT_EQ(stat(*lb, "failures"), 0u);
   EXPECT_EQ(stat(*lb, "client_aborts"), 0u);

@@ -14,13 +14,6 @@
 namespace stampede::lab::testing {
 namespace {
 
-bool peer_installed(const std::string& program) {
-  for (const char* dir : {"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}) {
-    if (access((std::string(dir) + "/" + program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
 // examples/lab/haproxy.sh with HAPROXY_MODE=`mode`, as docs/lab.md shows it.
 std::string haproxy_h2_command(const std::string& mode) {
   return "HAPROXY_MODE=" + mode +
@@ -72,9 +65,8 @@ TEST(LabH2, BuiltInBalancerSpreadsEveryStream) {
 }
 
 TEST(LabH2, HaproxyHttpModeWithAnH2FrontSpreadsEveryStream) {
-  ASSERT_TRUE(peer_installed("haproxy"))
-      << "haproxy is not installed: `make test` installs it "
-         "(TEST_DEPS in the Makefile), or apt-get install haproxy";
+  ASSERT_TRUE(installed("haproxy")) << "haproxy is not installed: `make test` installs it "
+                                       "(TEST_DEPS in the Makefile), or apt-get install haproxy";
   expect_per_request(
       run_h2_lab({"--balancer-cmd", haproxy_h2_command("h2"), "--strategies", "roundrobin"}),
       "h2/roundrobin");
@@ -83,9 +75,8 @@ TEST(LabH2, HaproxyHttpModeWithAnH2FrontSpreadsEveryStream) {
 // mode tcp: each connection goes whole to one instance; with 2 connections over 3 instances
 // one instance serves nothing, and the lab says the shares follow connections.
 TEST(LabH2, HaproxyTcpModeSharesFollowConnections) {
-  ASSERT_TRUE(peer_installed("haproxy"))
-      << "haproxy is not installed: `make test` installs it "
-         "(TEST_DEPS in the Makefile), or apt-get install haproxy";
+  ASSERT_TRUE(installed("haproxy")) << "haproxy is not installed: `make test` installs it "
+                                       "(TEST_DEPS in the Makefile), or apt-get install haproxy";
   const LabRun lab =
       run_h2_lab({"--balancer-cmd", haproxy_h2_command("tcp"), "--strategies", "roundrobin"});
   ASSERT_EQ(lab.status, 0) << lab.err << lab.out;
@@ -111,8 +102,8 @@ TEST(LabH2, HaproxyTcpModeSharesFollowConnections) {
 // A balancer that takes no HTTP/2 from its clients (nginx.sh: its `listen` has no http2) ends
 // the lab at the first request, naming it, instead of a run of failures.
 TEST(LabH2, ABalancerWithoutHttp2EndsTheLabAtItsFirstRequest) {
-  ASSERT_TRUE(peer_installed("nginx")) << "nginx is not installed: `make test` installs it "
-                                          "(TEST_DEPS in the Makefile), or apt-get install nginx";
+  ASSERT_TRUE(installed("nginx")) << "nginx is not installed: `make test` installs it "
+                                     "(TEST_DEPS in the Makefile), or apt-get install nginx";
   const LabRun lab = run_h2_lab({"--balancer-cmd",
                                  "sh " STAMPEDE_SOURCE_DIR
                                  "/examples/lab/nginx.sh {dir} {port} {health} {retries} "

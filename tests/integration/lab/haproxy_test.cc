@@ -72,21 +72,6 @@ class LabHaproxy : public ::testing::Test {
 std::unique_ptr<stampede::testing::TempDir> LabHaproxy::temp_dir_;
 std::string LabHaproxy::dir_;
 
-void expect_round_robin_within_one_request(const nlohmann::json& doc) {
-  const auto& run = run_named(doc, "even/roundrobin");
-  const auto by_count = counts(run, "count");
-  ASSERT_EQ(by_count.size(), 3u);
-  EXPECT_EQ(by_count, counts(run, "x_instance"));
-  EXPECT_EQ(by_count, counts(run, "x_backend"));
-  std::uint64_t lo = UINT64_MAX, hi = 0;
-  for (const auto& [name, n] : by_count) {
-    lo = std::min(lo, n);
-    hi = std::max(hi, n);
-  }
-  EXPECT_GT(lo, 100u);
-  EXPECT_LE(hi - lo, 1u);
-}
-
 void expect_leastconn_under_five_percent(const nlohmann::json& doc) {
   const auto& slow = run_named(doc, "slow/leastconn");
   EXPECT_LT(shares(slow)["c"], 0.05) << slow.dump();
@@ -124,7 +109,7 @@ TEST_F(LabHaproxy, ReportsWhatRoundRobinLeastconnAndHeaderHashingDo) {
   EXPECT_EQ(findings_of(lab.doc, "sources-agree").size(), 1u) << lab.out;
   {
     SCOPED_TRACE("roundrobin: even within one request per instance");
-    expect_round_robin_within_one_request(lab.doc);
+    expect_round_robin_within_one_request(lab.doc, "even/roundrobin");
   }
   {
     SCOPED_TRACE("leastconn: the 50 ms instance under 5%");

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
 
 #include "net/socket.h"
 #include "support/process.h"
@@ -37,6 +41,21 @@ std::map<std::string, std::uint64_t> counts(const nlohmann::json& run, const std
   return out;
 }
 
+void expect_round_robin_within_one_request(const nlohmann::json& doc, const std::string& label) {
+  const auto& run = run_named(doc, label);
+  const auto by_count = counts(run, "count");
+  ASSERT_EQ(by_count.size(), 3u);
+  EXPECT_EQ(by_count, counts(run, "x_instance"));
+  EXPECT_EQ(by_count, counts(run, "x_backend"));
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto& [name, n] : by_count) {
+    lo = std::min(lo, n);
+    hi = std::max(hi, n);
+  }
+  EXPECT_GT(lo, 100u);
+  EXPECT_LE(hi - lo, 1u) << "round robin keeps the instances one request apart";
+}
+
 std::map<std::string, double> shares(const nlohmann::json& run) {
   std::map<std::string, double> out;
   if (!run.is_object()) return out;
@@ -51,6 +70,13 @@ std::vector<nlohmann::json> findings_of(const nlohmann::json& doc, const std::st
   for (const auto& f : doc["findings"])
     if (f["kind"] == kind) out.push_back(f);
   return out;
+}
+
+bool installed(const std::string& program) {
+  for (const char* dir : {"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}) {
+    if (access((std::string(dir) + "/" + program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
 }
 
 bool listening(std::uint16_t port) {

@@ -13,13 +13,6 @@
 namespace stampede::lab::testing {
 namespace {
 
-bool installed(const std::string& program) {
-  for (const char* dir : {"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}) {
-    if (access((std::string(dir) + "/" + program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
 // sh examples/lab/PEER.sh with every placeholder the scripts take.
 std::string peer_command(const std::string& peer) {
   return "sh " STAMPEDE_SOURCE_DIR "/examples/lab/" + peer +

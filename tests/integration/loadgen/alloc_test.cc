@@ -70,29 +70,29 @@ long allocations_for(const std::string& url, bool keep_alive, std::uint64_t requ
   return after - before;
 }
 
-TEST(SteadyState, KeepAliveRequestsDoNotAllocate) {
-  FixedServer server(false);
-  const long small = allocations_for(server.url(), true, 1000);
-  const long large = allocations_for(server.url(), true, 11000);
+// Runs `small` then `small` + `more` requests against a server that closes after each answer
+// or not (`close_each`): the larger run allocates fewer than 10 more times than the smaller.
+void expect_no_allocation_per_request(bool close_each, std::uint64_t small_n, std::uint64_t more,
+                                      std::uint32_t pipeline = 1) {
+  FixedServer server(close_each);
+  const long small = allocations_for(server.url(), !close_each, small_n, pipeline);
+  const long large = allocations_for(server.url(), !close_each, small_n + more, pipeline);
   EXPECT_LT(large - small, 10) << small << " vs " << large;
-  RecordProperty("allocations", std::to_string(small) + " vs " + std::to_string(large));
+  ::testing::Test::RecordProperty("allocations",
+                                  std::to_string(small) + " vs " + std::to_string(large));
+}
+
+TEST(SteadyState, KeepAliveRequestsDoNotAllocate) {
+  expect_no_allocation_per_request(/*close_each=*/false, 1000, 10000);
 }
 
 // --pipeline 16: the in-flight ring and the batch are sized once per connection.
 TEST(SteadyState, PipelinedRequestsDoNotAllocate) {
-  FixedServer server(false);
-  const long small = allocations_for(server.url(), true, 1000, 16);
-  const long large = allocations_for(server.url(), true, 11000, 16);
-  EXPECT_LT(large - small, 10) << small << " vs " << large;
-  RecordProperty("allocations", std::to_string(small) + " vs " + std::to_string(large));
+  expect_no_allocation_per_request(/*close_each=*/false, 1000, 10000, /*pipeline=*/16);
 }
 
 TEST(SteadyState, ConnectionPerRequestDoesNotAllocate) {
-  FixedServer server(true);
-  const long small = allocations_for(server.url(), false, 200);
-  const long large = allocations_for(server.url(), false, 2200);
-  EXPECT_LT(large - small, 10) << small << " vs " << large;
-  RecordProperty("allocations", std::to_string(small) + " vs " + std::to_string(large));
+  expect_no_allocation_per_request(/*close_each=*/true, 200, 2000);
 }
 
 }  // namespace

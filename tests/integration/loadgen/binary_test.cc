@@ -28,10 +28,6 @@ using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-ScriptedServer::Script ok() {
-  return [](std::uint64_t, const std::string& request) { return ok_reply(request); };
-}
-
 std::size_t lines(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
@@ -110,7 +106,7 @@ TEST(Binary, VersionAndHelp) {
 }
 
 TEST(Binary, TextReport) {
-  ScriptedServer server(ok());
+  ScriptedServer server(answer_ok());
   const RunResult r = run_stampede({"-n", "300", "-c", "3", "-k", server.url(), "--cores", "1"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(server.requests(), 300u);
@@ -125,7 +121,7 @@ TEST(Binary, TextReport) {
 }
 
 TEST(Binary, JsonReport) {
-  ScriptedServer server(ok());
+  ScriptedServer server(answer_ok());
   const RunResult r = run_stampede({server.url(), "--json", "-n", "120", "-c", "4", "-k"});
   EXPECT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -154,7 +150,7 @@ TEST(Binary, RefusedTargetEndsOnTimeWithExitZero) {
 }
 
 TEST(Binary, CtrlCStopsAndStillReports) {
-  ScriptedServer server(ok());
+  ScriptedServer server(answer_ok());
   ChildProcess child({STAMPEDE_BINARY, server.url(), "-k", "-c", "2", "-t", "60"});
   // Bounded wait for the run to be under way (a counter, not a sleep to order events).
   eventually([&] { return server.requests() >= 100; }, milliseconds(10000), milliseconds(5));

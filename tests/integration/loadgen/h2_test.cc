@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "loadgen/report/text.h"
 #include "loadgen/runner.h"
 #include "server/server.h"
+#include "support/generator_refusal.h"
 #include "support/in_process.h"
 #include "support/loopback.h"
 #include "support/process.h"
@@ -35,40 +37,112 @@ namespace {
 using testing::error_count;
 using testing::must_run;
 using testing::start_server;
+using testing::start_server_with;
 
-Config h2_config_for(const server::Server& s) {
+// An --http2 run of `requests` over `concurrency` connections of `streams` streams each against
+// `url`.
+Config h2_config(std::string url, std::uint64_t requests, std::uint32_t concurrency,
+                 std::uint32_t streams) {
   Config c;
-  c.url = "http://127.0.0.1:" + std::to_string(s.port()) + "/";
+  c.url = std::move(url);
   c.cores = 1;
   c.timeout = std::chrono::seconds(10);
   c.http2 = true;
+  c.max_requests = requests;
+  c.concurrency = concurrency;
+  c.streams = streams;
   return c;
 }
 
-Expected<CliRequest> h2_command_line(std::vector<std::string> args) {
+// The same against the test server `s` ("http://127.0.0.1:PORT/").
+Config h2_config_for(const server::Server& s, std::uint64_t requests, std::uint32_t concurrency,
+                     std::uint32_t streams) {
+  return h2_config("http://127.0.0.1:" + std::to_string(s.port()) + "/", requests, concurrency,
+                   streams);
+}
+
+// The checks of a run of `n` requests against the test server `s`, all answered 200 and seen by
+// the server (GET /count, then its totals once stopped); returns those totals.
+server::ServerTotals expect_exact_counts(const RunResult& r, server::Server& s, std::uint64_t n) {
+  EXPECT_EQ(s.served(), n);
+  const auto totals = s.stop();
+  EXPECT_EQ(r.total_requests, n);
+  EXPECT_EQ(r.total_errors, 0u);
+  EXPECT_EQ(r.status_counts.at(200), n);
+  EXPECT_EQ(totals.requests, n);
+  return totals;
+}
+
+// nghttpd serving a folder that holds index.html ("hello") on a port of 127.0.0.1, h2c or (with
+// `tls`) https with a self-signed certificate; stopped by SIGTERM when it goes out of scope.
+class Nghttpd {
+ public:
+  static constexpr const char* kPath = "/usr/sbin/nghttpd";
+
+  explicit Nghttpd(bool tls) : port_(testing::unused_loopback_port()) {
+    std::ofstream(dir_.file("index.html")) << "hello";
+    std::vector<std::string> argv{kPath};
+    if (!tls) argv.emplace_back("--no-tls");
+    argv.insert(argv.end(), {"-d", dir_.path(), std::to_string(port_)});
+    if (tls) {
+      const auto credentials = tls::make_self_signed();
+      EXPECT_TRUE(credentials.ok());
+      if (credentials.ok()) {
+        std::ofstream(dir_.file("cert.pem")) << credentials->cert_pem;
+        std::ofstream(dir_.file("key.pem")) << credentials->key_pem;
+      }
+      argv.insert(argv.end(), {dir_.file("key.pem"), dir_.file("cert.pem")});
+    }
+    process_.emplace(std::move(argv));
+  }
+  ~Nghttpd() {
+    process_->signal(SIGTERM);
+    process_->wait(std::chrono::milliseconds(5000));
+  }
+
+  // Whether it accepts connections within the default deadline of testing::eventually.
+  bool ready() const {
+    return testing::eventually([&] { return testing::connect_loopback(port_).valid(); });
+  }
+  std::string stderr_text() const { return process_->stderr_text(); }
+  // Its index.html over `scheme` ("http" or "https").
+  std::string url(const std::string& scheme) const {
+    return scheme + "://127.0.0.1:" + std::to_string(port_) + "/index.html";
+  }
+
+ private:
+  testing::TempDir dir_;
+  std::uint16_t port_;
+  std::optional<testing::ChildProcess> process_;
+};
+
+// The run of `requests` over 2 connections of 8 streams against nghttpd (h2c, or https with
+// `tls`), which is stopped before this returns, checked to count them all without error; empty,
+// with a test failure, when nghttpd does not start.
+RunResult expect_nghttpd_run(bool tls, std::uint64_t requests) {
+  const Nghttpd nghttpd(tls);
+  const bool ready = nghttpd.ready();
+  EXPECT_TRUE(ready) << nghttpd.stderr_text();
+  if (!ready) return {};
+  Config c = h2_config(nghttpd.url(tls ? "https" : "http"), requests, 2, 8);
+  c.insecure = tls;
+  RunResult r = must_run(c);
+  EXPECT_EQ(r.total_requests, requests);
+  EXPECT_EQ(r.total_errors, 0u) << ::testing::PrintToString(r.error_codes);
+  return r;
+}
+
+Expected<CliRequest> h2_command_line(const std::vector<std::string>& args) {
   const testing::TempDir dir;
-  args.insert(args.begin(), "stampede");
-  std::vector<const char*> argv;
-  for (const auto& a : args)
-    argv.push_back(a.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir.path());
+  return testing::generator_command_line(args, dir.path());
 }
 
 // stampede --http2 --streams 8 -n 1000 -c 2: nothing lost, nothing counted twice.
 TEST(Http2, ExactCountsOverStreamsAndConnections) {
   auto s = start_server();
   ASSERT_TRUE(s);
-  Config c = h2_config_for(*s);
-  c.max_requests = 1000;
-  c.concurrency = 2;
-  c.streams = 8;
-  const RunResult r = must_run(c);
-  EXPECT_EQ(s->served(), 1000u);  // what GET /count says
-  const auto totals = s->stop();
-  EXPECT_EQ(r.total_requests, 1000u);
-  EXPECT_EQ(r.total_errors, 0u);
-  EXPECT_EQ(r.status_counts.at(200), 1000u);
-  EXPECT_EQ(totals.requests, 1000u);
+  const RunResult r = must_run(h2_config_for(*s, 1000, 2, 8));
+  const auto totals = expect_exact_counts(r, *s, 1000);
   EXPECT_EQ(r.connections_opened, 2u);
   EXPECT_EQ(totals.connections, 2u);
   EXPECT_TRUE(r.http2);
@@ -82,15 +156,9 @@ TEST(Http2, ExactCountsOverStreamsAndConnections) {
 }
 
 TEST(Http2, TheServersStreamLimitIsUsedAndReported) {
-  server::ServerOptions options;
-  options.max_streams = 2;
-  auto s = start_server(options);
+  auto s = start_server_with([](server::ServerOptions& o) { o.max_streams = 2; });
   ASSERT_TRUE(s);
-  Config c = h2_config_for(*s);
-  c.max_requests = 200;
-  c.concurrency = 1;
-  c.streams = 16;
-  const RunResult r = must_run(c);
+  const RunResult r = must_run(h2_config_for(*s, 200, 1, 16));
   s->stop();
   EXPECT_EQ(r.total_requests, 200u);
   EXPECT_EQ(r.total_errors, 0u);  // never above the server's limit: no REFUSED_STREAM
@@ -113,11 +181,8 @@ TEST(Http2, TheServersStreamLimitIsUsedAndReported) {
 TEST(Http2, PacedRequestsWaitForAFreeStream) {
   auto s = start_server();
   ASSERT_TRUE(s);
-  Config c = h2_config_for(*s);
+  Config c = h2_config_for(*s, 20, 1, 2);
   c.url += "?delay=50";
-  c.max_requests = 20;
-  c.concurrency = 1;
-  c.streams = 2;
   c.rps = 100;
   const RunResult r = must_run(c);
   s->stop();
@@ -133,10 +198,7 @@ TEST(Http2, PacedRequestsWaitForAFreeStream) {
 TEST(Http2, QueryIndexAndBodyGoWithEveryStream) {
   auto s = start_server();
   ASSERT_TRUE(s);
-  Config c = h2_config_for(*s);
-  c.max_requests = 30;
-  c.concurrency = 1;
-  c.streams = 4;
+  Config c = h2_config_for(*s, 30, 1, 4);
   c.method = "POST";
   c.body = std::string(40000, 'b');  // more than one DATA frame
   c.url += "?status=201&i=INDEX";
@@ -148,32 +210,11 @@ TEST(Http2, QueryIndexAndBodyGoWithEveryStream) {
   EXPECT_GT(r.bytes_written, 30u * 40000u);
 }
 
-constexpr const char* kNghttpd = "/usr/sbin/nghttpd";
-
 // A peer no one here wrote: nghttpd (h2c with prior knowledge, its default 100 streams).
 TEST(Http2, AgainstNghttpd) {
-  if (!std::filesystem::exists(kNghttpd))
+  if (!std::filesystem::exists(Nghttpd::kPath))
     GTEST_SKIP() << "nghttpd is not installed (make test-deps)";
-  const testing::TempDir dir;
-  std::ofstream(dir.path() + "/index.html") << "hello";
-  const int port = stampede::testing::unused_loopback_port();
-  testing::ChildProcess nghttpd({kNghttpd, "--no-tls", "-d", dir.path(), std::to_string(port)});
-  ASSERT_TRUE(testing::eventually([&] {
-    return testing::connect_loopback(static_cast<std::uint16_t>(port)).valid();
-  })) << nghttpd.stderr_text();
-  Config c;
-  c.url = "http://127.0.0.1:" + std::to_string(port) + "/index.html";
-  c.cores = 1;
-  c.timeout = std::chrono::seconds(10);
-  c.http2 = true;
-  c.max_requests = 300;
-  c.concurrency = 2;
-  c.streams = 8;
-  const RunResult r = must_run(c);
-  nghttpd.signal(SIGTERM);
-  nghttpd.wait(std::chrono::milliseconds(5000));
-  EXPECT_EQ(r.total_requests, 300u);
-  EXPECT_EQ(r.total_errors, 0u) << ::testing::PrintToString(r.error_codes);
+  const RunResult r = expect_nghttpd_run(/*tls=*/false, 300);
   EXPECT_EQ(r.status_counts.count(200) ? r.status_counts.at(200) : 0u, 300u);
   ASSERT_TRUE(r.h2.server_settings.has_value());
   EXPECT_EQ(r.h2.server_settings->max_concurrent_streams, 100u);
@@ -182,23 +223,12 @@ TEST(Http2, AgainstNghttpd) {
 // https: ALPN "h2" is offered, the test server's TLS selects it (h2 before http/1.1), and the
 // streams run over TLS with the same exact counts as over h2c.
 TEST(Http2, HttpsWithAlpnH2AgainstTheTestServer) {
-  server::ServerOptions options;
-  options.tls_self_signed = true;
-  auto s = start_server(options);
+  auto s = start_server_with([](server::ServerOptions& o) { o.tls_self_signed = true; });
   ASSERT_TRUE(s);
-  Config c = h2_config_for(*s);
-  c.url = "https://127.0.0.1:" + std::to_string(s->port()) + "/";
+  Config c = h2_config("https://127.0.0.1:" + std::to_string(s->port()) + "/", 300, 2, 4);
   c.insecure = true;
-  c.max_requests = 300;
-  c.concurrency = 2;
-  c.streams = 4;
   const RunResult r = must_run(c);
-  EXPECT_EQ(s->served(), 300u);
-  const auto totals = s->stop();
-  EXPECT_EQ(r.total_requests, 300u);
-  EXPECT_EQ(r.total_errors, 0u);
-  EXPECT_EQ(r.status_counts.at(200), 300u);
-  EXPECT_EQ(totals.requests, 300u);
+  expect_exact_counts(r, *s, 300);
   EXPECT_EQ(r.tls_handshakes, 2u);
   ASSERT_TRUE(r.h2.server_settings.has_value());
   EXPECT_EQ(r.h2.server_settings->max_concurrent_streams, 128u);
@@ -211,12 +241,8 @@ TEST(Http2, HttpsWithoutH2InAlpnIsOneFailurePerConnection) {
   options.http2 = false;  // serve --no-http2: ALPN http/1.1 only
   auto s = start_server(options);
   ASSERT_TRUE(s);
-  Config c = h2_config_for(*s);
-  c.url = "https://127.0.0.1:" + std::to_string(s->port()) + "/";
+  Config c = h2_config("https://127.0.0.1:" + std::to_string(s->port()) + "/", 3, 1, 4);
   c.insecure = true;
-  c.max_requests = 3;
-  c.concurrency = 1;
-  c.streams = 4;
   const RunResult r = must_run(c);
   s->stop();
   EXPECT_EQ(r.total_requests, 3u);
@@ -226,34 +252,9 @@ TEST(Http2, HttpsWithoutH2InAlpnIsOneFailurePerConnection) {
 
 // https against nghttpd: ALPN h2, then as over h2c.
 TEST(Http2, HttpsAgainstNghttpd) {
-  if (!std::filesystem::exists(kNghttpd))
+  if (!std::filesystem::exists(Nghttpd::kPath))
     GTEST_SKIP() << "nghttpd is not installed (make test-deps)";
-  const testing::TempDir dir;
-  std::ofstream(dir.path() + "/index.html") << "hello";
-  const auto credentials = tls::make_self_signed();
-  ASSERT_TRUE(credentials.ok());
-  std::ofstream(dir.path() + "/cert.pem") << credentials->cert_pem;
-  std::ofstream(dir.path() + "/key.pem") << credentials->key_pem;
-  const int port = stampede::testing::unused_loopback_port();
-  testing::ChildProcess nghttpd({kNghttpd, "-d", dir.path(), std::to_string(port),
-                                 dir.path() + "/key.pem", dir.path() + "/cert.pem"});
-  ASSERT_TRUE(testing::eventually([&] {
-    return testing::connect_loopback(static_cast<std::uint16_t>(port)).valid();
-  })) << nghttpd.stderr_text();
-  Config c;
-  c.url = "https://127.0.0.1:" + std::to_string(port) + "/index.html";
-  c.insecure = true;
-  c.cores = 1;
-  c.timeout = std::chrono::seconds(10);
-  c.http2 = true;
-  c.max_requests = 200;
-  c.concurrency = 2;
-  c.streams = 8;
-  const RunResult r = must_run(c);
-  nghttpd.signal(SIGTERM);
-  nghttpd.wait(std::chrono::milliseconds(5000));
-  EXPECT_EQ(r.total_requests, 200u);
-  EXPECT_EQ(r.total_errors, 0u) << ::testing::PrintToString(r.error_codes);
+  const RunResult r = expect_nghttpd_run(/*tls=*/true, 200);
   EXPECT_EQ(r.tls_handshakes, 2u);
 }
 

@@ -9,8 +9,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,6 +84,18 @@ void expect_parse_refused(const CaseDir& dir, const HostileCase& c) {
   const std::optional<std::string> line = generator_refusal(c.args, dir.path());
   ASSERT_TRUE(line.has_value()) << "accepted: " << shown;
   EXPECT_EQ(*line, c.line) << shown;
+}
+
+// The sweep of a table: the first `in_process` cases (all of them by default) refused by the
+// parse in this process, and the cases at the indices `through_binary` by the binary too.
+void expect_cases_refused(const CaseDir& dir, const SilentListener& target,
+                          const std::vector<HostileCase>& cases,
+                          std::initializer_list<std::size_t> through_binary,
+                          std::size_t in_process = SIZE_MAX) {
+  for (std::size_t i = 0; i < cases.size() && i < in_process; ++i)
+    expect_parse_refused(dir, cases[i]);
+  for (const std::size_t i : through_binary)
+    expect_refused(dir, target, cases[i]);
 }
 
 // Files that are not what a file option expects: too deep, a directory, a FIFO with no writer,
@@ -193,11 +207,8 @@ TEST(HostileInput, GeneratorNumbers) {
        "--max-error-rate: expected a percentage from 0 to 100, got '101'"},
       {{url, "--min-rps", "inf"}, "--min-rps: expected a number of requests per second, got 'inf'"},
   };
-  for (const HostileCase& c : cases)
-    expect_parse_refused(dir, c);
   // Through the binary, one value of each kind: zero, too long, negative, not a number.
-  for (const std::size_t i : {0u, 4u, 13u, 22u})
-    expect_refused(dir, target, cases[i]);
+  expect_cases_refused(dir, target, cases, {0u, 4u, 13u, 22u});
 }
 
 // --pipeline: its bounds, and the combinations that cannot keep one request per answer in order
@@ -221,11 +232,8 @@ TEST(HostileInput, PipelineDepthAndCombinations) {
        "--pipeline does not work with Lua scripts or request callbacks (they see one request at "
        "a time on a connection)"},
   };
-  for (const HostileCase& c : cases)
-    expect_parse_refused(dir, c);
   // Through the binary: a bound, and a combination.
-  for (const std::size_t i : {2u, 5u})
-    expect_refused(dir, target, cases[i]);
+  expect_cases_refused(dir, target, cases, {2u, 5u});
 }
 
 // CR, LF and other control bytes: refused where they would reach the request's head, and
@@ -253,10 +261,7 @@ TEST(HostileInput, ControlBytesAreRefusedAndEscaped) {
   };
   // The generator's (the first nine) in this process; through the binary, one of them and the
   // other subcommands'.
-  for (std::size_t i = 0; i < 9; ++i)
-    expect_parse_refused(dir, cases[i]);
-  for (const std::size_t i : {3u, 9u, 10u, 11u})
-    expect_refused(dir, target, cases[i]);
+  expect_cases_refused(dir, target, cases, {3u, 9u, 10u, 11u}, /*in_process=*/9);
 }
 
 // The same rules for values from .loadtestrc.

@@ -81,11 +81,7 @@ TEST(Pipeline, HeadResponsesEachComplete) {
 // records one latency per batch, its last response's): of 4 requests written together, the
 // first is answered at once and the others 300 ms later.
 TEST(Pipeline, EachRequestHasItsOwnLatency) {
-  ScriptedServer server([](std::uint64_t index, const std::string& request) {
-    ScriptedReply reply = ok_reply(request);
-    if (index > 0) reply.delay = milliseconds(300);
-    return reply;
-  });
+  ScriptedServer server(testing::answer_ok_after(milliseconds(300), /*from=*/1));
   Config c = pipelined(server.port(), 4);
   c.max_requests = 4;
   RunResult r = must_run(c);
@@ -100,11 +96,7 @@ TEST(Pipeline, EachRequestHasItsOwnLatency) {
 // request at a time carries at most 10 a second; pipelined, the connection takes every permit
 // that is due (up to 16 in flight) and keeps the schedule of 100 a second.
 TEST(Pipeline, PipelinedConnectionsCarryTheSchedule) {
-  ScriptedServer server([](std::uint64_t, const std::string& request) {
-    ScriptedReply reply = ok_reply(request);
-    reply.delay = milliseconds(100);
-    return reply;
-  });
+  ScriptedServer server(testing::answer_ok_after(milliseconds(100)));
   Config c = pipelined(server.port(), 16);
   c.rps = 100;
   c.max_duration = milliseconds(1000);

@@ -11,6 +11,7 @@
 #include "cli/generator.h"
 #include "loadgen/runner.h"
 #include "support/counting_tls_contexts.h"
+#include "support/generator_refusal.h"
 #include "support/in_process.h"
 #include "support/temp_dir.h"
 
@@ -18,13 +19,9 @@ namespace stampede::loadgen {
 namespace {
 
 // The command line's plan for `args` (a fresh folder for .loadtestrc).
-Expected<CliRequest> planned_command_line(std::vector<std::string> args) {
+Expected<CliRequest> planned_command_line(const std::vector<std::string>& args) {
   const testing::TempDir dir;
-  args.insert(args.begin(), "stampede");
-  std::vector<const char*> argv;
-  for (const auto& a : args)
-    argv.push_back(a.c_str());
-  return parse_command_line(static_cast<int>(argv.size()), argv.data(), dir.path());
+  return testing::generator_command_line(args, dir.path());
 }
 
 // The Config's text is parsed by prepare() only: a run of a plan whose Config text has since
@@ -51,9 +48,8 @@ TEST(Plan, TheEngineNeverParsesTheConfigAgain) {
 // https: one client context from the command line to the end of the run (there were three: one
 // thrown away by the command line's check, one by run()'s, one kept).
 TEST(Plan, AnHttpsRunBuildsOneTlsContext) {
-  server::ServerOptions options;
-  options.tls_self_signed = true;
-  auto server = testing::start_server(options);
+  auto server =
+      testing::start_server_with([](server::ServerOptions& o) { o.tls_self_signed = true; });
   ASSERT_TRUE(server);
   const std::string url = "https://127.0.0.1:" + std::to_string(server->port()) + "/";
   const int before = test::tls_contexts_made.load();

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -84,11 +83,9 @@ TEST_F(RateBinary, HtmlAndJsonWithRps) {
   for (const auto& row : j["timeline"])
     sent += row["sent"].get<int>();
   EXPECT_EQ(j["sentRequests"], sent);
-  std::ifstream in(html);
-  std::stringstream page;
-  page << in.rdbuf();
-  EXPECT_THAT(page.str(), HasSubstr("uncorrected"));
-  EXPECT_THAT(page.str(), HasSubstr("<svg"));
+  const std::string page = testing::read_file(html);
+  EXPECT_THAT(page, HasSubstr("uncorrected"));
+  EXPECT_THAT(page, HasSubstr("<svg"));
 }
 
 TEST_F(RateBinary, HtmlCannotBeWritten) {

@@ -18,19 +18,14 @@ namespace stampede::loadgen {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::answer_always;
+using testing::answer_ok;
+using testing::answer_ok_after;
 using testing::error_count;
 using testing::must_run;
 using testing::ok_reply;
 using testing::ScriptedReply;
 using testing::ScriptedServer;
-
-ScriptedServer::Script always(ScriptedReply reply) {
-  return [reply](std::uint64_t, const std::string&) { return reply; };
-}
-
-ScriptedServer::Script ok() {
-  return [](std::uint64_t, const std::string& request) { return ok_reply(request); };
-}
 
 Config base(const ScriptedServer& server) {
   Config c;
@@ -41,16 +36,38 @@ Config base(const ScriptedServer& server) {
   return c;
 }
 
-TEST(Run, ExactlyNRequestsWithKeepAlive) {
-  ScriptedServer server(ok());
+// base() for `requests` requests over `concurrency` connections kept alive, on `cores` workers.
+Config kept_alive(const ScriptedServer& server, std::uint64_t requests,
+                  std::uint32_t concurrency = 4, std::uint32_t cores = 1) {
   Config c = base(server);
-  c.max_requests = 1000;
-  c.concurrency = 10;
-  c.cores = 2;
+  c.max_requests = requests;
+  c.concurrency = concurrency;
+  c.cores = cores;
   c.keep_alive = true;
-  RunResult r = must_run(c);
-  EXPECT_EQ(server.requests(), 1000u);
-  EXPECT_EQ(r.total_requests, 1000u);
+  return c;
+}
+
+// A run against a port that refuses every connection (RefusedPort), of `concurrency` clients.
+Config refused_config(const testing::RefusedPort& refused, std::uint32_t concurrency) {
+  Config c;
+  c.url = "http://127.0.0.1:" + std::to_string(refused.port()) + "/";
+  c.concurrency = concurrency;
+  return c;
+}
+
+// Runs kept_alive(server, n, concurrency, 2 cores) and checks that exactly `n` requests reached
+// `server` and were counted.
+RunResult expect_exactly_n(const ScriptedServer& server, std::uint64_t n,
+                           std::uint32_t concurrency) {
+  RunResult r = must_run(kept_alive(server, n, concurrency, 2));
+  EXPECT_EQ(server.requests(), n);
+  EXPECT_EQ(r.total_requests, n);
+  return r;
+}
+
+TEST(Run, ExactlyNRequestsWithKeepAlive) {
+  ScriptedServer server(answer_ok());
+  RunResult r = expect_exactly_n(server, 1000, 10);
   EXPECT_EQ(r.total_errors, 0u);
   EXPECT_EQ(r.status_counts[200], 1000u);
   EXPECT_EQ(r.latency.count(), 1000u);
@@ -62,24 +79,16 @@ TEST(Run, ExactlyNRequestsWithKeepAlive) {
 }
 
 TEST(Run, ExactlyNRequestsWithMoreClientsThanRequests) {
-  ScriptedServer server(ok());
-  Config c = base(server);
-  c.max_requests = 7;
-  c.concurrency = 50;
-  c.cores = 2;
-  c.keep_alive = true;
-  RunResult r = must_run(c);
-  EXPECT_EQ(server.requests(), 7u);
-  EXPECT_EQ(r.total_requests, 7u);
+  ScriptedServer server(answer_ok());
+  const RunResult r = expect_exactly_n(server, 7, 50);
   EXPECT_EQ(r.clients, 50u);
   EXPECT_LE(server.connections(), 7u);
 }
 
 TEST(Run, WithoutKeepAliveEveryRequestHasItsConnection) {
-  ScriptedServer server(ok());
-  Config c = base(server);
-  c.max_requests = 200;
-  c.cores = 2;
+  ScriptedServer server(answer_ok());
+  Config c = kept_alive(server, 200, 4, 2);
+  c.keep_alive = false;
   RunResult r = must_run(c);
   EXPECT_EQ(server.requests(), 200u);
   EXPECT_EQ(r.total_requests, 200u);
@@ -92,10 +101,8 @@ TEST(Run, WithoutKeepAliveEveryRequestHasItsConnection) {
 // `requests` keep-alive requests (base()'s 4 clients), every one answered 200 with `reply`: all
 // are counted as 200s without error, over `connections` sockets.
 void expect_framing(const ScriptedReply& reply, std::uint64_t requests, std::uint64_t connections) {
-  ScriptedServer server(always(reply));
-  Config c = base(server);
-  c.max_requests = requests;
-  c.keep_alive = true;
+  ScriptedServer server(answer_always(reply));
+  Config c = kept_alive(server, requests);
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, requests);
   EXPECT_EQ(r.status_counts[200], requests);
@@ -120,12 +127,10 @@ TEST(Run, CloseDelimitedResponses) {
 
 TEST(Run, InterimResponsesAreSkipped) {
   ScriptedServer server(
-      always({"HTTP/1.1 100 Continue\r\n\r\n"
-              "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
-              "HTTP/1.1 204 No Content\r\n\r\n"}));
-  Config c = base(server);
-  c.max_requests = 60;
-  c.keep_alive = true;
+      answer_always({"HTTP/1.1 100 Continue\r\n\r\n"
+                     "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+                     "HTTP/1.1 204 No Content\r\n\r\n"}));
+  Config c = kept_alive(server, 60);
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 60u);
   EXPECT_EQ(r.status_counts[204], 60u);
@@ -141,9 +146,7 @@ TEST(Run, ErrorStatusesAreCountedByCode) {
     if (i % 4 == 2) return {"HTTP/1.1 301 Moved\r\nLocation: /x\r\nContent-Length: 0\r\n\r\n"};
     return {"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK"};
   });
-  Config c = base(server);
-  c.max_requests = 400;
-  c.keep_alive = true;
+  Config c = kept_alive(server, 400);
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 400u);
   EXPECT_EQ(r.total_errors, 200u);
@@ -155,10 +158,8 @@ TEST(Run, ErrorStatusesAreCountedByCode) {
 }
 
 TEST(Run, ACloseInTheMiddleOfAResponseIsAReset) {
-  ScriptedServer server(always({"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", true}));
-  Config c = base(server);
-  c.max_requests = 12;
-  c.keep_alive = true;
+  ScriptedServer server(answer_always({"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", true}));
+  Config c = kept_alive(server, 12);
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 12u);
   EXPECT_EQ(r.total_errors, 12u);
@@ -167,7 +168,7 @@ TEST(Run, ACloseInTheMiddleOfAResponseIsAReset) {
 }
 
 TEST(Run, GarbageIsAProtocolError) {
-  ScriptedServer server(always({"this is not http\r\n\r\n", true}));
+  ScriptedServer server(answer_always({"this is not http\r\n\r\n", true}));
   Config c = base(server);
   c.max_requests = 8;
   RunResult r = must_run(c);
@@ -177,9 +178,7 @@ TEST(Run, GarbageIsAProtocolError) {
 
 TEST(Run, RefusedTargetEndsOnTimeWithoutSpinning) {
   testing::RefusedPort refused;
-  Config c;
-  c.url = "http://127.0.0.1:" + std::to_string(refused.port()) + "/";
-  c.concurrency = 10;
+  Config c = refused_config(refused, 10);
   c.max_duration = milliseconds(1000);
   const std::int64_t begin = mono_ns();
   RunResult r = must_run(c);
@@ -196,9 +195,7 @@ TEST(Run, RefusedTargetEndsOnTimeWithoutSpinning) {
 
 TEST(Run, RefusedTargetWithMaxRequestsReportsExactlyN) {
   testing::RefusedPort refused;
-  Config c;
-  c.url = "http://127.0.0.1:" + std::to_string(refused.port()) + "/";
-  c.concurrency = 10;
+  Config c = refused_config(refused, 10);
   c.max_requests = 30;
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 30u);
@@ -207,7 +204,7 @@ TEST(Run, RefusedTargetWithMaxRequestsReportsExactlyN) {
 }
 
 TEST(Run, SilentServerTimesOut) {
-  ScriptedServer server(always({"", false, milliseconds(0), true}));
+  ScriptedServer server(answer_always({"", false, milliseconds(0), true}));
   Config c = base(server);
   c.concurrency = 2;
   c.max_requests = 4;
@@ -220,11 +217,7 @@ TEST(Run, SilentServerTimesOut) {
 }
 
 TEST(Run, TimeLimitWaitsForRequestsInFlight) {
-  ScriptedServer server([](std::uint64_t, const std::string& request) {
-    ScriptedReply reply = ok_reply(request);
-    reply.delay = milliseconds(300);
-    return reply;
-  });
+  ScriptedServer server(answer_ok_after(milliseconds(300)));
   Config c = base(server);
   c.concurrency = 2;
   c.keep_alive = true;
@@ -240,7 +233,7 @@ TEST(Run, TimeLimitWaitsForRequestsInFlight) {
 }
 
 TEST(Run, TimeLimitAbandonsWhatNeverAnswers) {
-  ScriptedServer server(always({"", false, milliseconds(0), true}));
+  ScriptedServer server(answer_always({"", false, milliseconds(0), true}));
   Config c = base(server);
   c.timeout = {};
   c.concurrency = 3;
@@ -278,9 +271,7 @@ TEST(Run, CountsResponsesByHeaderValue) {
     return {std::string("HTTP/1.1 200 OK\r\nX-Instance: ") + (i % 3 == 0 ? "a" : "b") +
             "\r\nContent-Length: 0\r\n\r\n"};
   });
-  Config c = base(server);
-  c.max_requests = 300;
-  c.keep_alive = true;
+  Config c = kept_alive(server, 300);
   c.count_headers = {"x-instance", "x-absent"};
   RunResult r = must_run(c);
   EXPECT_EQ(r.header_counts["x-instance"]["a"], 100u);
@@ -296,12 +287,9 @@ TEST(Run, IndexParamGivesEveryRequestItsOwnIndex) {
     targets.insert(request.substr(0, request.find("\r\n")));
     return ok_reply(request);
   });
-  Config c = base(server);
+  Config c = kept_alive(server, 100, 4, 2);
   c.url = server.url("/item/ID");
   c.index_param = "ID";
-  c.max_requests = 100;
-  c.cores = 2;
-  c.keep_alive = true;
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 100u);
   std::lock_guard lock(mutex);
@@ -311,11 +299,9 @@ TEST(Run, IndexParamGivesEveryRequestItsOwnIndex) {
 }
 
 TEST(Run, HeadResponsesHaveNoBody) {
-  ScriptedServer server(always({"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"}));
-  Config c = base(server);
+  ScriptedServer server(answer_always({"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"}));
+  Config c = kept_alive(server, 20);
   c.method = "HEAD";
-  c.max_requests = 20;
-  c.keep_alive = true;
   RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 20u);
   EXPECT_EQ(r.total_errors, 0u);
@@ -323,7 +309,7 @@ TEST(Run, HeadResponsesHaveNoBody) {
 }
 
 TEST(Run, PostsTheBody) {
-  ScriptedServer server(ok());
+  ScriptedServer server(answer_ok());
   Config c = base(server);
   c.method = "POST";
   c.body = "{\"k\":1}";
@@ -338,16 +324,21 @@ TEST(Run, PostsTheBody) {
                                         "{\"k\":1}"));
 }
 
+// Runs `c` with a progress line every `interval` into `progress`.
+RunResult run_with_progress(const Config& c, milliseconds interval, std::ostringstream& progress) {
+  RunHooks hooks;
+  hooks.progress = &progress;
+  hooks.progress_interval = interval;
+  return must_run(c, hooks);
+}
+
 TEST(Run, ProgressLinesLikeLoadtests) {
-  ScriptedServer server(ok());
+  ScriptedServer server(answer_ok());
   Config c = base(server);
   c.keep_alive = true;
   c.max_duration = milliseconds(450);
   std::ostringstream progress;
-  RunHooks hooks;
-  hooks.progress = &progress;
-  hooks.progress_interval = milliseconds(100);
-  RunResult r = must_run(c, hooks);
+  const RunResult r = run_with_progress(c, milliseconds(100), progress);
   EXPECT_GT(r.total_requests, 0u);
   EXPECT_THAT(progress.str(),
               ::testing::MatchesRegex("(Requests: [0-9]+, requests per second: [0-9]+, "
@@ -356,15 +347,10 @@ TEST(Run, ProgressLinesLikeLoadtests) {
 
 TEST(Run, ProgressShowsPercentAndErrors) {
   testing::RefusedPort refused;
-  Config c;
-  c.url = "http://127.0.0.1:" + std::to_string(refused.port()) + "/";
-  c.concurrency = 2;
+  Config c = refused_config(refused, 2);
   c.max_requests = 12;
   std::ostringstream progress;
-  RunHooks hooks;
-  hooks.progress = &progress;
-  hooks.progress_interval = milliseconds(150);
-  RunResult r = must_run(c, hooks);
+  const RunResult r = run_with_progress(c, milliseconds(150), progress);
   EXPECT_EQ(r.total_requests, 12u);
   EXPECT_THAT(progress.str(), ::testing::ContainsRegex("Requests: [0-9]+ \\([0-9]+%\\)"));
   EXPECT_THAT(progress.str(), ::testing::ContainsRegex(

@@ -15,26 +15,41 @@ using std::chrono::milliseconds;
 using testing::must_run;
 using testing::start_server;
 
-Config config_for(const server::Server& s) {
+// `requests` requests over `concurrency` connections (kept alive unless `keep_alive` is false),
+// on one worker; run_against() points it at its server.
+Config load(std::uint64_t requests, std::uint32_t concurrency, bool keep_alive = true) {
   Config c;
-  c.url = "http://127.0.0.1:" + std::to_string(s.port()) + "/";
   c.cores = 1;
   c.timeout = std::chrono::seconds(10);
+  c.max_requests = requests;
+  c.concurrency = concurrency;
+  c.keep_alive = keep_alive;
   return c;
+}
+
+// What the generator and the server counted of one run.
+struct BothSides {
+  RunResult run;
+  server::ServerTotals server;
+};
+
+// Runs `c` against a test server started with `options` (stopped before this returns).
+BothSides run_against(const server::ServerOptions& options, Config c) {
+  auto s = start_server(options);
+  if (!s) return {};  // start_server recorded the failure
+  c.url = "http://127.0.0.1:" + std::to_string(s->port()) + "/";
+  BothSides both;
+  both.run = must_run(c);
+  both.server = s->stop();
+  return both;
 }
 
 // 1000 requests over 10 clients on `cores` cores: all of them reach the server, over
 // `connections` sockets.
 void expect_exact_counts(bool keep_alive, std::uint32_t cores, std::uint64_t connections) {
-  auto s = start_server();
-  ASSERT_TRUE(s);
-  Config c = config_for(*s);
-  c.max_requests = 1000;
-  c.concurrency = 10;
+  Config c = load(1000, 10, keep_alive);
   c.cores = cores;
-  c.keep_alive = keep_alive;
-  RunResult r = must_run(c);
-  const auto totals = s->stop();
+  const auto [r, totals] = run_against({}, c);
   EXPECT_EQ(r.total_requests, 1000u);
   EXPECT_EQ(r.total_errors, 0u);
   EXPECT_EQ(totals.requests, 1000u);
@@ -50,15 +65,9 @@ TEST(AgainstServer, ExactCountsWithoutKeepAlive) {
 }
 
 TEST(AgainstServer, MoreClientsThanRequests) {
-  auto s = start_server();
-  ASSERT_TRUE(s);
-  Config c = config_for(*s);
-  c.max_requests = 20;
-  c.concurrency = 64;
+  Config c = load(20, 64);
   c.cores = 2;
-  c.keep_alive = true;
-  RunResult r = must_run(c);
-  const auto totals = s->stop();
+  const auto [r, totals] = run_against({}, c);
   EXPECT_EQ(r.total_requests, 20u);
   EXPECT_EQ(totals.requests, 20u);
 }
@@ -67,14 +76,7 @@ TEST(AgainstServer, ServerErrorsAreCountedByStatus) {
   server::ServerOptions options;
   options.error_status = 503;
   options.error_percent = 50;
-  auto s = start_server(options);
-  ASSERT_TRUE(s);
-  Config c = config_for(*s);
-  c.max_requests = 400;
-  c.concurrency = 4;
-  c.keep_alive = true;
-  RunResult r = must_run(c);
-  const auto totals = s->stop();
+  auto [r, totals] = run_against(options, load(400, 4));
   EXPECT_EQ(r.total_requests, 400u);
   EXPECT_EQ(r.total_errors, totals.errors);
   EXPECT_GT(r.total_errors, 0u);
@@ -86,15 +88,9 @@ TEST(AgainstServer, ServerErrorsAreCountedByStatus) {
 TEST(AgainstServer, SlowServerTimesOut) {
   server::ServerOptions options;
   options.delay = milliseconds(500);
-  auto s = start_server(options);
-  ASSERT_TRUE(s);
-  Config c = config_for(*s);
-  c.max_requests = 6;
-  c.concurrency = 3;
-  c.keep_alive = true;
+  Config c = load(6, 3);
   c.timeout = milliseconds(50);
-  RunResult r = must_run(c);
-  s->stop();
+  auto [r, totals] = run_against(options, c);
   EXPECT_EQ(r.total_requests, 6u);
   EXPECT_EQ(r.error_codes["ETIMEDOUT"], 6u);
 }
@@ -102,15 +98,9 @@ TEST(AgainstServer, SlowServerTimesOut) {
 TEST(AgainstServer, CountsTheInstanceHeader) {
   server::ServerOptions options;
   options.id = "a";
-  auto s = start_server(options);
-  ASSERT_TRUE(s);
-  Config c = config_for(*s);
-  c.max_requests = 50;
-  c.concurrency = 2;
-  c.keep_alive = true;
+  Config c = load(50, 2);
   c.count_headers = {"x-instance"};
-  RunResult r = must_run(c);
-  s->stop();
+  auto [r, totals] = run_against(options, c);
   EXPECT_EQ(r.header_counts["x-instance"]["a"], 50u);
 }
 

@@ -4,8 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -56,11 +54,9 @@ TEST(SweepBinary, NamesTheKneeOfAServerThatServesFourAtATime) {
   ASSERT_TRUE(json["knee"].is_object()) << json["steps"].dump();
   EXPECT_EQ(json["knee"]["connections"], 4);
   EXPECT_THAT(json["finding"].get<std::string>(), HasSubstr("knee at 4 connections"));
-  std::ifstream page(html);
-  std::stringstream text;
-  text << page.rdbuf();
-  EXPECT_THAT(text.str(), HasSubstr("Throughput against connections"));
-  EXPECT_THAT(text.str(), HasSubstr("knee at 4 connections"));
+  const std::string text = testing::read_file(html);
+  EXPECT_THAT(text, HasSubstr("Throughput against connections"));
+  EXPECT_THAT(text, HasSubstr("knee at 4 connections"));
 }
 
 TEST(SweepBinary, TextReportHasAStepTableAndTheKneeLine) {

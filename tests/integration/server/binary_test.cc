@@ -14,10 +14,7 @@
 namespace stampede::server::testing {
 namespace {
 
-using stampede::testing::ChildProcess;
-using stampede::testing::run_command;
-using stampede::testing::TempDir;
-using stampede::testing::wait_for_port_file;
+using namespace stampede::testing;  // the child processes, temporary folders and waits
 using namespace std::chrono_literals;
 
 std::size_t count_lines(const std::string& text) {

@@ -49,10 +49,10 @@ std::vector<int> load(Server& server, int connections, int per_connection,
 }
 
 TEST(ServerCounting, CountAndResetAreExactAcrossWorkers) {
-  ServerOptions o;
-  o.cores = 2;
-  o.id = "a";
-  auto server = start_server(o);
+  auto server = start_server_with([](server::ServerOptions& o) {
+    o.cores = 2;
+    o.id = "a";
+  });
   ASSERT_TRUE(server);
   ASSERT_EQ(server->workers(), 2);
   EXPECT_EQ(count(*server)["served"], 0);
@@ -75,9 +75,7 @@ TEST(ServerCounting, CountAndResetAreExactAcrossWorkers) {
 
 TEST(ServerCounting, ManyConnectionsCountExactly) {
   // SO_REUSEPORT spreads connections by hash: the sum is exact whichever worker got what.
-  ServerOptions o;
-  o.cores = 2;
-  auto server = start_server(o);
+  auto server = start_server_with([](server::ServerOptions& o) { o.cores = 2; });
   ASSERT_TRUE(server);
   load(*server, 64, 3);
   EXPECT_EQ(count(*server)["served"], 192);
@@ -85,9 +83,7 @@ TEST(ServerCounting, ManyConnectionsCountExactly) {
 }
 
 TEST(ServerCounting, InstanceNamesEveryResponse) {
-  ServerOptions o;
-  o.id = "b";
-  auto server = start_server(o);
+  auto server = start_server_with([](server::ServerOptions& o) { o.id = "b"; });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   auto reply = client.exchange(get("/"));
@@ -108,10 +104,10 @@ TEST(ServerCounting, InstanceNamesEveryResponse) {
 }
 
 TEST(ServerCounting, BodyOptionWinsOverTheIdBody) {
-  ServerOptions o;
-  o.id = "c";
-  o.body = "plain";
-  auto server = start_server(o);
+  auto server = start_server_with([](server::ServerOptions& o) {
+    o.body = "plain";
+    o.id = "c";
+  });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   auto reply = client.exchange(get("/"));
@@ -122,17 +118,14 @@ TEST(ServerCounting, BodyOptionWinsOverTheIdBody) {
 }
 
 TEST(ServerCounting, CountReportsTheConfiguredDelay) {
-  ServerOptions o;
-  o.delay = std::chrono::milliseconds(5);
-  auto server = start_server(o);
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(5); });
   ASSERT_TRUE(server);
   EXPECT_EQ(count(*server)["delay"], 5);
 }
 
 TEST(ServerCounting, ErrorStatusForEveryRequest) {
-  ServerOptions o;
-  o.error_status = 503;
-  auto server = start_server(o);
+  auto server = start_server_with([](server::ServerOptions& o) { o.error_status = 503; });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   for (int i = 0; i < 20; ++i) {
@@ -147,9 +140,7 @@ TEST(ServerCounting, ErrorStatusForEveryRequest) {
 }
 
 TEST(ServerCounting, PercentIsExactWithOneWorker) {
-  ServerOptions o;
-  o.error_percent = 10;
-  auto server = start_server(o);
+  auto server = start_server_with([](server::ServerOptions& o) { o.error_percent = 10; });
   ASSERT_TRUE(server);
   const std::vector<int> statuses = load(*server, 4, 250);
   EXPECT_EQ(statuses[500], 100);
@@ -158,11 +149,11 @@ TEST(ServerCounting, PercentIsExactWithOneWorker) {
 }
 
 TEST(ServerCounting, PercentIsWithinTheWorkerCountWithTwoWorkers) {
-  ServerOptions o;
-  o.cores = 2;
-  o.error_percent = 10;
-  o.error_status = 429;
-  auto server = start_server(o);
+  auto server = start_server_with([](server::ServerOptions& o) {
+    o.error_status = 429;
+    o.error_percent = 10;
+    o.cores = 2;
+  });
   ASSERT_TRUE(server);
   const std::vector<int> statuses = load(*server, 8, 125);
   EXPECT_GE(statuses[429], 98);

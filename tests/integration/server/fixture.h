@@ -11,5 +11,6 @@ namespace stampede::server::testing {
 using stampede::testing::elapsed_ms;
 using stampede::testing::eventually;
 using stampede::testing::start_server;
+using stampede::testing::start_server_with;
 
 }  // namespace stampede::server::testing

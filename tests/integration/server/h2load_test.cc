@@ -16,9 +16,7 @@ constexpr const char* kH2load = "/usr/bin/h2load";
 
 TEST(ServerH2load, ThousandRequestsOverFourConnectionsAreAllCounted) {
   if (access(kH2load, X_OK) != 0) GTEST_SKIP() << kH2load << " missing (nghttp2-client)";
-  ServerOptions o;
-  o.cores = 2;
-  auto server = start_server(o);
+  auto server = start_server_with([](server::ServerOptions& o) { o.cores = 2; });
   ASSERT_TRUE(server);
   const std::string url = "http://127.0.0.1:" + std::to_string(server->port()) + "/";
   const stampede::testing::RunResult run = stampede::testing::run_command(

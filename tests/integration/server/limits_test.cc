@@ -149,10 +149,16 @@ TEST(ServerLimits, RefusalIsDeliveredWhileTheClientKeepsSending) {
   expect_still_serving(*server);
 }
 
+// A test server whose header timeout, or idle timeout, is `limit`.
+std::unique_ptr<server::Server> with_header_timeout(std::chrono::milliseconds limit) {
+  return start_server_with([limit](server::ServerOptions& o) { o.header_timeout = limit; });
+}
+std::unique_ptr<server::Server> with_idle_timeout(std::chrono::milliseconds limit) {
+  return start_server_with([limit](server::ServerOptions& o) { o.idle_timeout = limit; });
+}
+
 TEST(ServerLimits, HeaderTimeoutClosesASlowClient) {
-  ServerOptions o;
-  o.header_timeout = std::chrono::milliseconds(200);
-  auto server = start_server(o);
+  auto server = with_header_timeout(std::chrono::milliseconds(200));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -169,9 +175,7 @@ TEST(ServerLimits, HeaderTimeoutClosesASlowClient) {
 }
 
 TEST(ServerLimits, HeaderTimeoutIsNotResetByTrickling) {
-  ServerOptions o;
-  o.header_timeout = std::chrono::milliseconds(300);
-  auto server = start_server(o);
+  auto server = with_header_timeout(std::chrono::milliseconds(300));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -187,9 +191,7 @@ TEST(ServerLimits, HeaderTimeoutIsNotResetByTrickling) {
 }
 
 TEST(ServerLimits, SilentConnectionIsClosedAfterTheHeaderTimeout) {
-  ServerOptions o;
-  o.header_timeout = std::chrono::milliseconds(150);
-  auto server = start_server(o);
+  auto server = with_header_timeout(std::chrono::milliseconds(150));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -198,9 +200,7 @@ TEST(ServerLimits, SilentConnectionIsClosedAfterTheHeaderTimeout) {
 }
 
 TEST(ServerLimits, IdleKeepAliveConnectionIsClosedAfterTheIdleTimeout) {
-  ServerOptions o;
-  o.idle_timeout = std::chrono::milliseconds(200);
-  auto server = start_server(o);
+  auto server = with_idle_timeout(std::chrono::milliseconds(200));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   ASSERT_TRUE(client.exchange(get("/")));
@@ -212,9 +212,7 @@ TEST(ServerLimits, IdleKeepAliveConnectionIsClosedAfterTheIdleTimeout) {
 }
 
 TEST(ServerLimits, ActiveConnectionOutlivesTheIdleTimeout) {
-  ServerOptions o;
-  o.idle_timeout = std::chrono::milliseconds(300);
-  auto server = start_server(o);
+  auto server = with_idle_timeout(std::chrono::milliseconds(300));
   ASSERT_TRUE(server);
   RawClient client(server->port());
   const auto start = Clock::now();
@@ -256,9 +254,8 @@ TEST(ServerLimits, HalfCloseAfterACompleteRequestStillGetsTheAnswer) {
 }
 
 TEST(ServerLimits, AbruptResetsDoNotDisturbOthers) {
-  ServerOptions o;
-  o.delay = std::chrono::milliseconds(20);
-  auto server = start_server(o);
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(20); });
   ASSERT_TRUE(server);
   for (int i = 0; i < 20; ++i) {
     RawClient client(server->port());

@@ -8,9 +8,7 @@ namespace stampede::server::testing {
 namespace {
 
 TEST(MaxConnections, PastTheCapNothingIsAcceptedUntilOneCloses) {
-  ServerOptions options;
-  options.max_connections = 2;
-  auto server = start_server(options);
+  auto server = start_server_with([](server::ServerOptions& o) { o.max_connections = 2; });
   ASSERT_TRUE(server);
   auto first = std::make_unique<RawClient>(server->port());
   RawClient second(server->port());

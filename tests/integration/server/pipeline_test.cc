@@ -11,30 +11,15 @@
 namespace stampede::server::testing {
 namespace {
 
-using stampede::testing::send_burst;
-
-constexpr int kRequests = 100;
-constexpr int kMalformed = 50;  // a header line without a colon
-
 TEST(ServerPipelining, HundredInOneWriteStopAtTheMalformedOne) {
   auto server = start_server();
   ASSERT_TRUE(server);
-  std::string burst;
-  for (int i = 0; i < kRequests; ++i) {
-    burst += i == kMalformed
-                 ? "GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n"
-                 : "GET /?size=" + std::to_string(i + 1) + " HTTP/1.1\r\nHost: x\r\n\r\n";
-  }
-  const auto result = send_burst(server->port(), burst);
-  ASSERT_TRUE(result.connected);
-  EXPECT_FALSE(result.garbled);
-  EXPECT_TRUE(result.closed);
-  ASSERT_EQ(result.replies.size(), static_cast<std::size_t>(kMalformed + 1));
-  for (int i = 0; i < kMalformed; ++i) {
-    EXPECT_EQ(result.replies[i].status, 200) << i;
-    EXPECT_EQ(result.replies[i].body, std::string(i + 1, 'x')) << i;  // its own, in order
-  }
-  EXPECT_EQ(result.replies.back().status, 400);
+  const auto result = stampede::testing::send_burst(
+      server->port(), stampede::testing::burst_with_malformed([](int i) {
+        return "GET /?size=" + std::to_string(i + 1) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+      }));
+  stampede::testing::expect_stopped_at_malformed(result,
+                                                 [](int i) { return std::string(i + 1, 'x'); });
 }
 
 }  // namespace

@@ -50,9 +50,7 @@ TEST(ServerProtocol, KeepAliveServesManyRequestsOnOneConnection) {
 TEST(ServerProtocol, DateHeaderIsSent) {
   auto server = start_server();
   ASSERT_TRUE(server);
-  RawClient client(server->port());
-  ASSERT_TRUE(client.send(get("/", "Connection: close\r\n")));
-  const std::string raw = client.read_until_close();
+  const std::string raw = answer_until_close(server->port(), get("/", "Connection: close\r\n"));
   const std::size_t date = raw.find("\r\nDate: ");
   ASSERT_NE(date, std::string::npos) << raw;
   EXPECT_EQ(raw.substr(date + 8 + 25, 6), " GMT\r\n") << raw;
@@ -191,9 +189,8 @@ TEST(ServerProtocol, ExpectContinueGetsA100BeforeTheBody) {
 TEST(ServerProtocol, ExpectContinueWithoutBodyGetsNoInterim) {
   auto server = start_server();
   ASSERT_TRUE(server);
-  RawClient client(server->port());
-  ASSERT_TRUE(client.send(get("/", "Expect: 100-continue\r\nConnection: close\r\n")));
-  const std::string raw = client.read_until_close();
+  const std::string raw =
+      answer_until_close(server->port(), get("/", "Expect: 100-continue\r\nConnection: close\r\n"));
   EXPECT_EQ(raw.find("100 Continue"), std::string::npos) << raw;
   EXPECT_EQ(raw.rfind("HTTP/1.1 200 OK", 0), 0u) << raw;
 }
@@ -255,9 +252,8 @@ TEST(ServerProtocol, BadOverrideIs400AndKeepsTheConnection) {
 }
 
 TEST(ServerProtocol, ServerDelayIsAtLeastTheDelay) {
-  ServerOptions o;
-  o.delay = std::chrono::milliseconds(50);
-  auto server = start_server(o);
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(50); });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   for (int i = 0; i < 3; ++i) {
@@ -272,9 +268,8 @@ TEST(ServerProtocol, ServerDelayIsAtLeastTheDelay) {
 }
 
 TEST(ServerProtocol, QueryDelayOverridesServerDelay) {
-  ServerOptions o;
-  o.delay = std::chrono::seconds(30);
-  auto server = start_server(o);
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::seconds(30); });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   auto start = Clock::now();
@@ -324,9 +319,7 @@ TEST(ServerProtocol, BodyFromFile) {
   const std::string& dir = temp_dir.path();
   const std::string path = dir + "/body.json";
   std::ofstream(path) << R"({"hello":"world"})";
-  ServerOptions o;
-  o.body_file = path;
-  auto server = start_server(o);
+  auto server = start_server_with([&](server::ServerOptions& o) { o.body_file = path; });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   auto reply = client.exchange(get("/"));
@@ -336,9 +329,8 @@ TEST(ServerProtocol, BodyFromFile) {
 }
 
 TEST(ServerProtocol, StopFinishesInFlightRequests) {
-  ServerOptions o;
-  o.delay = std::chrono::milliseconds(300);
-  auto server = start_server(o);
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(300); });
   ASSERT_TRUE(server);
   RawClient busy(server->port());
   RawClient idle(server->port());
@@ -355,9 +347,8 @@ TEST(ServerProtocol, StopFinishesInFlightRequests) {
 }
 
 TEST(ServerProtocol, StopIsBoundedByTheDrainTimeout) {
-  ServerOptions o;
-  o.drain_timeout = std::chrono::milliseconds(100);
-  auto server = start_server(o);
+  auto server = start_server_with(
+      [](server::ServerOptions& o) { o.drain_timeout = std::chrono::milliseconds(100); });
   ASSERT_TRUE(server);
   RawClient client(server->port());
   ASSERT_TRUE(client.send(get("/?delay=60000")));

@@ -106,6 +106,11 @@ std::string RawClient::read_until_close() {
   return std::exchange(buffered_, std::string());
 }
 
+std::string answer_until_close(std::uint16_t port, std::string_view request) {
+  RawClient client(port);
+  return client.send(request) ? client.read_until_close() : std::string();
+}
+
 std::string RawClient::read_until(std::string_view needle) {
   for (int rounds = 0; rounds < 100000; ++rounds) {
     if (buffered_.find(needle) != std::string::npos) break;

@@ -55,6 +55,10 @@ class RawClient {
   bool eof_ = false;
 };
 
+// Sends `request` on a fresh connection to 127.0.0.1:`port` and reads every byte until the
+// server closes it (bounded by RawClient's timeout); empty when the send fails.
+std::string answer_until_close(std::uint16_t port, std::string_view request);
+
 // "GET <target> HTTP/1.1" with a Host header and the extra header lines given (each ending
 // in \r\n), and an empty body.
 std::string get(std::string_view target, std::string_view extra_headers = "");

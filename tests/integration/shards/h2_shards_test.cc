@@ -39,9 +39,7 @@ loadgen::Config h2_config(const server::Server& s, loadgen::Shard shard) {
 }
 
 TEST(H2Shards, MergedShardsHaveTheSingleRunsHttp2Figures) {
-  server::ServerOptions options;
-  options.max_streams = 2;
-  auto s = start_server(options);
+  auto s = start_server_with([](server::ServerOptions& o) { o.max_streams = 2; });
   ASSERT_TRUE(s);
   const loadgen::RunResult single = must_run(h2_config(*s, loadgen::Shard{}));
   ASSERT_TRUE(single.h2.server_settings.has_value());

@@ -41,17 +41,15 @@ TEST(Https, ExactCountsWithKeepAlive) {
 TEST(Https, ReconnectsResumeTheirSession) {
   auto s = testing::start_tls_server(true);
   ASSERT_TRUE(s);
-  for (const char* protocol : {"TLSv1_2_method", "TLSv1_3_method"}) {
-    Config c = https_config(*s, 200, 4);
-    c.secure_protocol = protocol;
-    const RunResult r = must_run(c);
+  const auto check = [](const RunResult& r, const char* protocol) {
     EXPECT_EQ(r.total_requests, 200u) << protocol;
     EXPECT_EQ(r.total_errors, 0u) << protocol;
     EXPECT_EQ(r.connections_opened, 200u) << protocol;
     EXPECT_EQ(r.tls_handshakes, 200u) << protocol;
     // Each client's first handshake is a full one; every later one resumes.
     EXPECT_EQ(r.tls_resumed, 196u) << protocol;
-  }
+  };
+  testing::run_each_tls_version(https_config(*s, 200, 4), check);
   EXPECT_EQ(s->stop().requests, 400u);
 }
 
@@ -59,13 +57,8 @@ TEST(Proxy, PlainRequestsUseTheAbsoluteForm) {
   auto s = testing::start_tls_server(false);
   ASSERT_TRUE(s);
   testing::TestProxy proxy;
-  Config c;
   const std::string origin = "http://127.0.0.1:" + std::to_string(s->port());
-  c.url = origin + "/path?q=1";
-  c.cores = 1;
-  c.max_requests = 20;
-  c.concurrency = 2;
-  c.timeout = std::chrono::seconds(10);
+  Config c = testing::tls_client_config(origin + "/path?q=1", 20, 2);  // insecure: no TLS here
   c.proxy = proxy.url();
   const RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 20u);

@@ -30,4 +30,13 @@ std::string first_error(const loadgen::RunResult& r) {
   return r.error_codes.empty() ? "" : r.error_codes.begin()->first;
 }
 
+void run_each_tls_version(
+    loadgen::Config config,
+    const std::function<void(const loadgen::RunResult&, const char* protocol)>& check) {
+  for (const char* protocol : {"TLSv1_2_method", "TLSv1_3_method"}) {
+    config.secure_protocol = protocol;
+    check(must_run(config), protocol);
+  }
+}
+
 }  // namespace stampede::testing

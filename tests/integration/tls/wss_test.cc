@@ -70,10 +70,7 @@ TEST(Wss, LargeMessagesGoThroughWhole) {
 TEST(Wss, ReconnectsResumeTheirSession) {
   auto s = testing::start_tls_server(true, 500, 50);
   ASSERT_TRUE(s);
-  for (const char* protocol : {"TLSv1_2_method", "TLSv1_3_method"}) {
-    Config c = wss_config(*s, 200, 4);
-    c.secure_protocol = protocol;
-    const RunResult r = must_run(c);
+  const auto check = [](const RunResult& r, const char* protocol) {
     EXPECT_EQ(r.total_requests, 200u) << protocol;
     EXPECT_EQ(r.ws.messages, 100u) << protocol;
     EXPECT_EQ(r.total_errors, 100u) << protocol;
@@ -82,7 +79,8 @@ TEST(Wss, ReconnectsResumeTheirSession) {
     EXPECT_GT(r.connections_opened, 4u) << protocol;
     EXPECT_EQ(r.tls_handshakes, r.connections_opened) << protocol;
     EXPECT_EQ(r.tls_resumed, r.connections_opened - 4) << protocol;
-  }
+  };
+  testing::run_each_tls_version(wss_config(*s, 200, 4), check);
   EXPECT_EQ(s->stop().requests, 400u);
 }
 

@@ -8,7 +8,6 @@
 
 #include <memory>
 #include <sstream>
-#include <thread>
 
 #include "loadgen/report/json.h"
 #include "loadgen/report/text.h"
@@ -16,6 +15,7 @@
 #include "loadgen/ws_run.h"
 #include "net/fd.h"
 #include "server/server.h"
+#include "support/accept_loop.h"
 #include "support/in_process.h"
 #include "support/loopback.h"
 #include "support/scripted_server.h"
@@ -27,6 +27,7 @@ namespace {
 
 using testing::must_run;
 using testing::start_server;
+using testing::start_server_with;
 
 Config ws_config(std::uint16_t port, std::string_view target = "/") {
   Config c;
@@ -36,12 +37,19 @@ Config ws_config(std::uint16_t port, std::string_view target = "/") {
   return c;
 }
 
+// `messages` messages over `concurrency` connections to `target` on 127.0.0.1:`port`.
+Config ws_config(std::uint16_t port, std::uint64_t messages, std::uint32_t concurrency,
+                 std::string_view target = "/") {
+  Config c = ws_config(port, target);
+  c.max_requests = messages;
+  c.concurrency = concurrency;
+  return c;
+}
+
 TEST(LoadgenWs, ExactMessageCounts) {
   auto s = start_server();
   ASSERT_TRUE(s);
-  Config c = ws_config(s->port());
-  c.max_requests = 500;
-  c.concurrency = 10;
+  Config c = ws_config(s->port(), 500, 10);
   c.cores = 2;
   const RunResult r = must_run(c);
   const auto totals = s->stop();
@@ -75,9 +83,7 @@ TEST(LoadgenWs, TimeLimitedRunEndsCleanly) {
 // counts the connections that were established.
 TEST(LoadgenWs, RefusedConnectsAreErrorsNotConnections) {
   testing::RefusedPort refused;
-  Config c = ws_config(refused.port());
-  c.max_requests = 3;
-  c.concurrency = 1;
+  Config c = ws_config(refused.port(), 3, 1);
   const RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 3u);
   EXPECT_EQ(r.total_errors, 3u);
@@ -91,9 +97,7 @@ TEST(LoadgenWs, RefusedConnectsAreErrorsNotConnections) {
 TEST(LoadgenWs, RefusedHandshakesAreCountedByStatus) {
   auto s = start_server();
   ASSERT_TRUE(s);
-  Config c = ws_config(s->port(), "/?status=503");
-  c.max_requests = 4;
-  c.concurrency = 1;
+  Config c = ws_config(s->port(), 4, 1, "/?status=503");
   const RunResult r = must_run(c);
   s->stop();
   EXPECT_EQ(r.total_requests, 4u);
@@ -110,13 +114,9 @@ TEST(LoadgenWs, RefusedHandshakesAreCountedByStatus) {
 }
 
 TEST(LoadgenWs, ClosesByTheServerAreCountedByCode) {
-  server::ServerOptions options;
-  options.error_percent = 10;
-  auto s = start_server(options);
+  auto s = start_server_with([](server::ServerOptions& o) { o.error_percent = 10; });
   ASSERT_TRUE(s);
-  Config c = ws_config(s->port());
-  c.max_requests = 100;
-  c.concurrency = 1;
+  Config c = ws_config(s->port(), 100, 1);
   const RunResult r = must_run(c);
   const auto totals = s->stop();
   EXPECT_EQ(r.total_requests, 100u);
@@ -135,25 +135,16 @@ TEST(LoadgenWs, ClosesByTheServerAreCountedByCode) {
 // A server that completes the handshake, then sends a masked frame (servers must not mask).
 class MaskingServer {
  public:
-  MaskingServer() {
-    thread_ = std::thread([this] { serve_one(); });
-  }
-  ~MaskingServer() {
-    ::shutdown(listener_.fd.get(), SHUT_RDWR);
-    if (thread_.joinable()) thread_.join();
-  }
-  std::uint16_t port() const { return listener_.port; }
+  std::uint16_t port() const { return loop_.port(); }
 
  private:
-  void serve_one() {
-    net::Fd client(::accept4(listener_.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!client) return;
+  static void serve(int fd) {
     timeval tv{5, 0};
-    ::setsockopt(client.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     std::string request;
     char buffer[4096];
     while (request.find("\r\n\r\n") == std::string::npos) {
-      const ssize_t n = ::recv(client.get(), buffer, sizeof buffer, 0);
+      const ssize_t n = testing::recv_some(fd, buffer, sizeof buffer);
       if (n <= 0) return;
       request.append(buffer, static_cast<std::size_t>(n));
     }
@@ -162,21 +153,18 @@ class MaskingServer {
     std::string answer;
     ws::append_accept(answer, key);
     answer += testing::ws_frame(0x1, "masked", true);
-    ::send(client.get(), answer.data(), answer.size(), MSG_NOSIGNAL);
-    while (::recv(client.get(), buffer, sizeof buffer, 0) > 0) {
+    testing::send_all(fd, answer);
+    while (testing::recv_some(fd, buffer, sizeof buffer) > 0) {
     }
   }
 
-  testing::LoopbackListener listener_ = testing::listen_loopback(4);
-  std::thread thread_;
+  testing::AcceptLoop loop_{serve, testing::AcceptLoop::Threads::One, 4};
 };
 
 TEST(LoadgenWs, ProtocolErrorsAreCountedByTheCodeWeClosedWith) {
   MaskingServer server;
   ASSERT_NE(server.port(), 0);
-  Config c = ws_config(server.port());
-  c.max_requests = 1;
-  c.concurrency = 1;
+  Config c = ws_config(server.port(), 1, 1);
   const RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 1u);
   EXPECT_EQ(r.total_errors, 1u);

@@ -7,6 +7,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "support/ws_frames.h"
+
 namespace stampede::testing {
 
 int Frame::close_code() const {
@@ -101,6 +103,11 @@ std::optional<Frame> RawWs::read_frame() {
   }
   buffered_.erase(0, header + length);
   return f;
+}
+
+std::optional<Frame> RawWs::exchange(std::uint8_t opcode, std::string_view payload) {
+  if (!send(ws_frame(opcode, payload, true))) return std::nullopt;
+  return read_frame();
 }
 
 bool RawWs::closed_by_peer() {

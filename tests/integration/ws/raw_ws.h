@@ -38,6 +38,9 @@ class RawWs {
   std::string read_until(std::string_view needle);
   // Reads one frame; nullopt on timeout, EOF or error.
   std::optional<Frame> read_frame();
+  // Sends one final, masked frame of `opcode` with `payload`, then reads one frame as
+  // read_frame() (nullopt when the send fails too).
+  std::optional<Frame> exchange(std::uint8_t opcode, std::string_view payload);
   // True when the peer closed (EOF or reset) with no more bytes, within the timeout.
   bool closed_by_peer();
 

@@ -29,31 +29,26 @@ TEST(ServerWs, EchoesTextAndBinaryAndCountsMessages) {
   ASSERT_TRUE(switched(client.upgrade("/any/path")));
   for (int i = 0; i < 20; ++i) {
     const std::string text = "message " + std::to_string(i);
-    ASSERT_TRUE(client.send(ws_frame(0x1, text, true)));
-    auto echo = client.read_frame();
+    auto echo = client.exchange(0x1, text);
     ASSERT_TRUE(echo) << i;
     EXPECT_EQ(echo->opcode, 0x1);
     EXPECT_FALSE(echo->masked);
     EXPECT_EQ(echo->payload, text);
   }
   const std::string binary("\x00\xff\x01", 3);
-  ASSERT_TRUE(client.send(ws_frame(0x2, binary, true)));
-  auto echo = client.read_frame();
+  auto echo = client.exchange(0x2, binary);
   ASSERT_TRUE(echo);
   EXPECT_EQ(echo->opcode, 0x2);
   EXPECT_EQ(echo->payload, binary);
   const std::string big(100000, 'z');
-  ASSERT_TRUE(client.send(ws_frame(0x1, big, true)));
-  echo = client.read_frame();
+  echo = client.exchange(0x1, big);
   ASSERT_TRUE(echo);
   EXPECT_EQ(echo->payload, big);
   EXPECT_EQ(server->served(), 22u);
 
-  ASSERT_TRUE(client.send(ws_frame(0x8,
-                                   "\x03\xe8"
-                                   "bye",
-                                   true)));  // close 1000
-  auto close = client.read_frame();
+  auto close = client.exchange(0x8,
+                               "\x03\xe8"  // close 1000
+                               "bye");
   ASSERT_TRUE(close);
   EXPECT_EQ(close->close_code(), 1000);
   EXPECT_TRUE(client.closed_by_peer());
@@ -112,49 +107,43 @@ TEST(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
   }
   RawWs after(server->port());
   ASSERT_TRUE(switched(after.upgrade()));
-  ASSERT_TRUE(after.send(ws_frame(0x1, "still here", true)));
-  auto echo = after.read_frame();
+  auto echo = after.exchange(0x1, "still here");
   ASSERT_TRUE(echo);
   EXPECT_EQ(echo->payload, "still here");
 }
 
 TEST(ServerWs, DelayAppliesPerMessage) {
-  server::ServerOptions options;
-  options.delay = std::chrono::milliseconds(100);
-  auto server = start_server(options);
+  auto server =
+      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(100); });
   ASSERT_TRUE(server);
   RawWs client(server->port());
   ASSERT_TRUE(switched(client.upgrade()));
   const auto start = Clock::now();
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(client.send(ws_frame(0x1, "slow", true)));
-    ASSERT_TRUE(client.read_frame());
+    ASSERT_TRUE(client.exchange(0x1, "slow"));
   }
   EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(300));
 
   RawWs fast(server->port());  // ?delay= on the upgrade replaces --delay for that socket
   ASSERT_TRUE(switched(fast.upgrade("/?delay=0")));
   const auto fast_start = Clock::now();
-  ASSERT_TRUE(fast.send(ws_frame(0x1, "quick", true)));
-  ASSERT_TRUE(fast.read_frame());
+  ASSERT_TRUE(fast.exchange(0x1, "quick"));
   // Not delayed: the reply comes in less than one delay.
   EXPECT_LT(Clock::now() - fast_start, std::chrono::milliseconds(100));
 }
 
 TEST(ServerWs, SimulatedErrorsCloseWith1011) {
-  server::ServerOptions options;
-  options.error_status = 500;
-  options.error_percent = 50;
-  auto server = start_server(options);
+  auto server = start_server_with([](server::ServerOptions& o) {
+    o.error_status = 500;
+    o.error_percent = 50;
+  });
   ASSERT_TRUE(server);
   RawWs client(server->port());
   ASSERT_TRUE(switched(client.upgrade()));
-  ASSERT_TRUE(client.send(ws_frame(0x1, "one", true)));
-  auto echo = client.read_frame();
+  auto echo = client.exchange(0x1, "one");
   ASSERT_TRUE(echo);
   EXPECT_EQ(echo->payload, "one");
-  ASSERT_TRUE(client.send(ws_frame(0x1, "two", true)));
-  auto close = client.read_frame();
+  auto close = client.exchange(0x1, "two");
   ASSERT_TRUE(close);
   EXPECT_EQ(close->close_code(), 1011);
   ASSERT_TRUE(client.send(ws_frame(0x8, "\x03\xf3", true)));  // our close answer
@@ -198,8 +187,7 @@ TEST(ServerWs, StoppingClosesWithGoingAway) {
   ASSERT_TRUE(server);
   RawWs client(server->port());
   ASSERT_TRUE(switched(client.upgrade()));
-  ASSERT_TRUE(client.send(ws_frame(0x1, "x", true)));
-  ASSERT_TRUE(client.read_frame());
+  ASSERT_TRUE(client.exchange(0x1, "x"));
   std::thread stopper([&] { server->stop(); });
   auto close = client.read_frame();
   ASSERT_TRUE(close);

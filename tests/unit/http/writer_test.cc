@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <functional>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,14 +24,13 @@ TEST(FormatRequest, DefaultGet) {
 }
 
 TEST(FormatRequest, HeadersInOrderBodyAndClose) {
-  RequestSpec spec;
-  spec.method = "POST";
-  spec.target = "/api/items?x=1";
-  spec.host = "[::1]:8080";
-  spec.headers = {{"X-B", "2"}, {"X-A", "1"}, {"X-B", "3"}};
-  spec.body = "{\"k\":1}";
-  spec.content_type = "application/json";
-  spec.keep_alive = false;
+  const RequestSpec spec{.method = "POST",
+                         .target = "/api/items?x=1",
+                         .host = "[::1]:8080",
+                         .headers = {{"X-B", "2"}, {"X-A", "1"}, {"X-B", "3"}},
+                         .body = "{\"k\":1}",
+                         .keep_alive = false,
+                         .content_type = "application/json"};
   EXPECT_EQ(format_request(spec),
             "POST /api/items?x=1 HTTP/1.1\r\nHost: [::1]:8080\r\nX-B: 2\r\nX-A: 1\r\nX-B: 3\r\n"
             "Content-Type: application/json\r\nContent-Length: 7\r\nConnection: close\r\n\r\n"
@@ -70,24 +73,24 @@ TEST(FormatRequest, Validation) {
   ok.host = "h";
   ok.headers = {{"X-Fine", "value with spaces"}};
   EXPECT_TRUE(validate_request(ok).ok());
-  RequestSpec bad = ok;
-  bad.method = "GE T";
-  EXPECT_FALSE(validate_request(bad).ok());
-  bad = ok;
-  bad.target = "/a b";
-  EXPECT_FALSE(validate_request(bad).ok());
-  bad = ok;
-  bad.target = "";
-  EXPECT_FALSE(validate_request(bad).ok());
-  bad = ok;
-  bad.headers = {{"X-Evil", "a\r\nInjected: 1"}};
-  EXPECT_NE(validate_request(bad).error().message.find("X-Evil"), std::string::npos);
-  bad = ok;
-  bad.headers = {{"Bad Name", "v"}};
-  EXPECT_FALSE(validate_request(bad).ok());
-  bad = ok;
-  bad.host = "h\r\nX: y";
-  EXPECT_FALSE(validate_request(bad).ok());
+  // Each a change of `ok` that makes it invalid.
+  const std::function<void(RequestSpec&)> invalid[] = {
+      [](RequestSpec& r) { r.method = "GE T"; },
+      [](RequestSpec& r) { r.target = "/a b"; },
+      [](RequestSpec& r) { r.target = ""; },
+      [](RequestSpec& r) {
+        r.headers = {{"Bad Name", "v"}};
+      },
+      [](RequestSpec& r) { r.host = "h\r\nX: y"; },
+  };
+  for (std::size_t i = 0; i < std::size(invalid); ++i) {
+    RequestSpec bad = ok;
+    invalid[i](bad);
+    EXPECT_FALSE(validate_request(bad).ok()) << "change " << i;
+  }
+  RequestSpec evil = ok;
+  evil.headers = {{"X-Evil", "a\r\nInjected: 1"}};
+  EXPECT_NE(validate_request(evil).error().message.find("X-Evil"), std::string::npos);
 }
 
 // Found by request_builder_fuzz: what validate_request passed, RequestParser refused or read as
@@ -204,12 +207,12 @@ TEST(FormatRequest, FramingHeadersAndASecondHostAreRefused) {
 }
 
 TEST(FormatRequest, RoundTripsThroughRequestParser) {
-  RequestSpec spec;
-  spec.method = "PUT";
-  spec.target = "/r?q=1";
-  spec.host = "h:81";
-  spec.headers = {{"X-Id", "42"}};
-  spec.body = "payload";
+  const RequestSpec spec{.method = "PUT",
+                         .target = "/r?q=1",
+                         .host = "h:81",
+                         .headers = {{"X-Id", "42"}},
+                         .body = "payload",
+                         .content_type = ""};
   const std::string wire = format_request(spec);
   RequestParser p;
   Step s = p.feed(wire);
@@ -266,21 +269,23 @@ TEST(ResponseHead, AppendsAndOmitsContentLengthWhereItMustNot) {
 }
 
 TEST(ResponseHead, ReasonPhrases) {
-  EXPECT_EQ(reason_phrase(100), "Continue");
-  EXPECT_EQ(reason_phrase(101), "Switching Protocols");
-  EXPECT_EQ(reason_phrase(201), "Created");
-  EXPECT_EQ(reason_phrase(301), "Moved Permanently");
-  EXPECT_EQ(reason_phrase(304), "Not Modified");
-  EXPECT_EQ(reason_phrase(400), "Bad Request");
-  EXPECT_EQ(reason_phrase(413), "Content Too Large");
-  EXPECT_EQ(reason_phrase(414), "URI Too Long");
-  EXPECT_EQ(reason_phrase(429), "Too Many Requests");
-  EXPECT_EQ(reason_phrase(431), "Request Header Fields Too Large");
-  EXPECT_EQ(reason_phrase(500), "Internal Server Error");
-  EXPECT_EQ(reason_phrase(502), "Bad Gateway");
-  EXPECT_EQ(reason_phrase(503), "Service Unavailable");
-  EXPECT_EQ(reason_phrase(504), "Gateway Timeout");
-  EXPECT_EQ(reason_phrase(505), "HTTP Version Not Supported");
+  const std::pair<int, std::string_view> cases[] = {{100, "Continue"},
+                                                    {101, "Switching Protocols"},
+                                                    {201, "Created"},
+                                                    {301, "Moved Permanently"},
+                                                    {304, "Not Modified"},
+                                                    {400, "Bad Request"},
+                                                    {413, "Content Too Large"},
+                                                    {414, "URI Too Long"},
+                                                    {429, "Too Many Requests"},
+                                                    {431, "Request Header Fields Too Large"},
+                                                    {500, "Internal Server Error"},
+                                                    {502, "Bad Gateway"},
+                                                    {503, "Service Unavailable"},
+                                                    {504, "Gateway Timeout"},
+                                                    {505, "HTTP Version Not Supported"}};
+  for (const auto& [input, expected] : cases)
+    EXPECT_EQ(reason_phrase(input), expected) << input;
   for (int unknown : {0, 99, 299, 599, 600, 1000, -1})
     EXPECT_EQ(reason_phrase(unknown), "");
 }

@@ -19,13 +19,7 @@ RunRecord hang_run(std::int64_t health_ms, std::uint64_t failed, double last_fai
                            275.0, failed);
   run.error_codes = {{"504", failed}};
   run.health_ms = health_ms;
-  HangTiming t;
-  t.hung = "c";
-  t.stop_at_s = 1.0;
-  t.hang_s = 2.0;
-  t.run_s = 4.0;
-  t.resolution_s = 0.02;
-  t.backend_timeout_ms = 1000;
+  HangTiming t = testing::guide_hang();
   t.failed_in_hang = failed;
   t.last_failure_in_hang_s = last_failure_s;
   run.hang = t;

@@ -60,4 +60,17 @@ inline RunRecord outage_run(std::int64_t health_ms, std::uint64_t total, std::ui
   return run;
 }
 
+// The hang of the guide's figures: c stopped 1 s into a 4 s run for 2 s (20 ms resolution, the
+// balancer's backend timeout 1 s).
+inline HangTiming guide_hang() {
+  HangTiming t;
+  t.hung = "c";
+  t.stop_at_s = 1.0;
+  t.hang_s = 2.0;
+  t.run_s = t.stop_at_s + t.hang_s + 1.0;  // 4 s: 1 s before the stop, 1 s after the resume
+  t.resolution_s = 0.02;
+  t.backend_timeout_ms = 1000;
+  return t;
+}
+
 }  // namespace stampede::lab::testing

@@ -32,14 +32,7 @@ RunRecord peer_hang_run(std::uint64_t failed, std::uint64_t late) {
   if (failed > 0) run.error_codes = {{"504", failed}};
   run.health_ms = 0;
   run.instances[2].served = 2177 + late;
-  HangTiming t;
-  t.hung = "c";
-  t.stop_at_s = 1.0;
-  t.hang_s = 2.0;
-  t.run_s = 4.0;
-  t.resolution_s = 0.02;
-  t.backend_timeout_ms = 1000;
-  run.hang = t;
+  run.hang = testing::guide_hang();
   return run;
 }
 

@@ -7,6 +7,7 @@
 
 #include "lab/tables.h"
 #include "lab_records.h"
+#include "support/text_checks.h"
 
 namespace stampede::lab {
 namespace {
@@ -39,15 +40,11 @@ TEST(LabReport, TextHasATablePerScenarioTheFindingsAndTheVerdict) {
   std::ostringstream out;
   write_text(sample(false), out);
   const std::string text = out.str();
-  EXPECT_NE(text.find("even — the pool as given"), std::string::npos) << text;
-  EXPECT_NE(text.find("slow — c delayed 50 ms"), std::string::npos);
-  EXPECT_NE(text.find("slow against even, per strategy"), std::string::npos);
-  EXPECT_NE(text.find("outage — failures per health interval"), std::string::npos);
-  EXPECT_NE(text.find("sticky — per session"), std::string::npos);
-  EXPECT_NE(text.find("c (killed)"), std::string::npos);
-  EXPECT_NE(text.find("12560"), std::string::npos);
-  EXPECT_NE(text.find("note  slow/rr: even share, low throughput"), std::string::npos);
-  EXPECT_NE(text.find("result: every check holds (4 runs, 12.5 s)"), std::string::npos);
+  EXPECT_TRUE(stampede::testing::contains_all(
+      text,
+      {"even — the pool as given", "slow — c delayed 50 ms", "slow against even, per strategy",
+       "outage — failures per health interval", "sticky — per session", "c (killed)", "12560",
+       "note  slow/rr: even share, low throughput", "result: every check holds (4 runs, 12.5 s)"}));
 }
 
 TEST(LabReport, TextPutsFailuresFirst) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lab/findings.h"
+#include "support/sweep_step.h"
 
 namespace stampede::lab {
 namespace {
@@ -10,24 +11,17 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-loadgen::SweepStep sweep_step_at(std::uint32_t connections, double rps, double p50_ms) {
-  loadgen::SweepStep s;
-  s.connections = connections;
-  s.rps = rps;
-  s.p50_ms = p50_ms;
-  s.mean_ms = p50_ms;
-  return s;
-}
-
 TEST(SweepFinding, ThePoolAgainstOneInstanceWithBothKnees) {
   SweepRecord sweep;
   sweep.strategy = "rr";
   sweep.instance = "a";
   sweep.pool_size = 3;
-  sweep.pool = {sweep_step_at(1, 1000, 1), sweep_step_at(4, 3900, 1),
-                sweep_step_at(16, 3000 * 3, 1.7)};
-  sweep.single = {sweep_step_at(1, 1000, 1), sweep_step_at(4, 3000, 1.3),
-                  sweep_step_at(16, 3050, 5.2)};
+  sweep.pool = {stampede::testing::sweep_step(1, 1000, 1),
+                stampede::testing::sweep_step(4, 3900, 1),
+                stampede::testing::sweep_step(16, 3000 * 3, 1.7)};
+  sweep.single = {stampede::testing::sweep_step(1, 1000, 1),
+                  stampede::testing::sweep_step(4, 3000, 1.3),
+                  stampede::testing::sweep_step(16, 3050, 5.2)};
   const Finding f = read_sweep(sweep);
   EXPECT_EQ(kind_name(f.kind), "sweep-pool-vs-single");
   EXPECT_EQ(f.verdict, Verdict::Note);
@@ -43,8 +37,9 @@ TEST(SweepFinding, APoolSlowerThanOneInstanceNamesTheSharedLimit) {
   sweep.strategy = "rr";
   sweep.instance = "a";
   sweep.pool_size = 3;
-  sweep.pool = {sweep_step_at(1, 500, 1), sweep_step_at(2, 510, 2)};
-  sweep.single = {sweep_step_at(1, 1000, 1), sweep_step_at(2, 1900, 1.05)};
+  sweep.pool = {stampede::testing::sweep_step(1, 500, 1), stampede::testing::sweep_step(2, 510, 2)};
+  sweep.single = {stampede::testing::sweep_step(1, 1000, 1),
+                  stampede::testing::sweep_step(2, 1900, 1.05)};
   const Finding f = read_sweep(sweep);
   EXPECT_THAT(f.text, HasSubstr("the pool gives 0.27x one instance (the balancer, or this host's"));
   EXPECT_THAT(f.text, HasSubstr("Pool: knee at 1 connection:"));

@@ -14,6 +14,7 @@
 #include "loadgen/h2_stats.h"
 #include "loadgen/report/html.h"
 #include "loadgen/report/text.h"
+#include "sample_runs.h"
 #include "support/temp_dir.h"
 
 namespace stampede::loadgen {
@@ -22,12 +23,7 @@ namespace {
 using ::testing::HasSubstr;
 
 RunResult reported_h2_run() {
-  RunResult r;
-  r.url = "http://127.0.0.1:8080/";
-  r.clients = 2;
-  r.keep_alive = true;
-  r.total_requests = 100;
-  r.elapsed_ns = 1'000'000'000;
+  RunResult r = samples::finished_run(2, 100, 0, 1'000'000'000);
   r.latency.record_n(1'000'000, 100);
   r.http2 = true;
   r.streams = 16;

@@ -60,6 +60,14 @@ Config h2_config(std::uint32_t shards) {
   return c;
 }
 
+// The same run and configuration as HTTP/1.1 (no --http2, one stream).
+Config http1_config(std::uint32_t shards) {
+  Config c = h2_config(shards);
+  c.http2 = false;
+  c.streams = 1;
+  return c;
+}
+
 SavedResult saved_of(const RunResult& r, const Config& c) {
   auto saved = parse_result_line(to_result_line(r, c, "host", 0));
   EXPECT_TRUE(saved.ok()) << saved.error().message;
@@ -88,9 +96,7 @@ TEST(H2Result, SavedHttp2FiguresComeBackEqual) {
 TEST(H2Result, Http1ResultsStayVersionOneWithoutHttp2Keys) {
   RunResult r = h2_run(1, 1);
   r.http2 = false;
-  Config c = h2_config(1);
-  c.http2 = false;
-  c.streams = 1;
+  const Config c = http1_config(1);
   const std::string line = to_result_line(r, c, "host", 0);
   EXPECT_THAT(line, HasSubstr(R"("version":1,)"));
   EXPECT_THAT(line, Not(HasSubstr("http2")));
@@ -149,9 +155,7 @@ TEST(H2Result, ShardsWithDifferentSettingsSayTheyDiffer) {
 TEST(H2Result, AnHttp1AndAnHttp2ResultAreNotShardsOfOneRun) {
   RunResult plain = h2_run(2, 2);
   plain.http2 = false;
-  Config plain_config = h2_config(2);
-  plain_config.http2 = false;
-  plain_config.streams = 1;
+  const Config plain_config = http1_config(2);
   for (bool h2_first : {true, false}) {
     ResultMerger merger(/*force=*/false);
     const SavedResult h2 = saved_of(h2_run(1, 2), h2_config(2));

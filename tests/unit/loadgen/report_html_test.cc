@@ -12,6 +12,7 @@
 
 #include "core/units.h"
 #include "report/axis.h"
+#include "sample_runs.h"
 #include "stats/timeline.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
@@ -20,19 +21,9 @@ namespace stampede::loadgen {
 namespace {
 
 RunResult paced_run() {
-  RunResult r;
-  r.url = "http://127.0.0.1:8080/";
-  r.clients = 4;
-  r.keep_alive = true;
-  r.total_requests = 100;
-  r.total_errors = 2;
-  r.elapsed_ns = 2'000'000'000;
+  RunResult r = samples::finished_run(4, 100, 2, 2'000'000'000);
   r.error_codes = {{"503", 2}};
-  RateResult& rate = r.rate.emplace();
-  rate.target_rps = 50;
-  rate.scheduled = 100;
-  rate.sent = 100;
-  rate.send_window_ns = 2'000'000'000;
+  RateResult& rate = samples::pace(r, 50, 100, 2'000'000'000);
   for (int i = 1; i <= 100; ++i) {
     r.latency.record(i * 1'000'000LL);
     rate.uncorrected.record(500'000);

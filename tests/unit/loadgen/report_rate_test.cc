@@ -7,6 +7,7 @@
 
 #include "loadgen/report/json.h"
 #include "loadgen/report/text.h"
+#include "sample_runs.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -18,20 +19,11 @@ using ::testing::Not;
 // requests lag max_lag_ns, the first `waiting` of them for want of a free connection; the others
 // lag 50 us with a connection free (the generator's own lag).
 RunResult paced_sample(std::uint64_t late, std::int64_t max_lag_ns, std::uint64_t waiting = 0) {
-  RunResult r;
-  r.url = "http://127.0.0.1:8080/";
+  RunResult r = samples::finished_run(10, 1000, 0, 4'000'000'000);
   r.cores = 1;
   r.max_seconds = 4;
   r.concurrency = 10;
-  r.clients = 10;
-  r.keep_alive = true;
-  r.total_requests = 1000;
-  r.elapsed_ns = 4'000'000'000;
-  RateResult& rate = r.rate.emplace();
-  rate.target_rps = 250;
-  rate.scheduled = 1000;
-  rate.sent = 1000;
-  rate.send_window_ns = 4'000'000'000;
+  RateResult& rate = samples::pace(r, 250, 1000, 4'000'000'000);
   rate.late = late;
   rate.late_waiting = waiting;
   for (std::uint64_t i = 1; i <= 1000; ++i) {
@@ -52,11 +44,7 @@ std::string r_late_cause(const RunResult& r) {
   return r.late_cause();
 }
 
-std::string text_of(const RunResult& r) {
-  std::ostringstream out;
-  write_text_report(r, out);
-  return out.str();
-}
+using samples::text_of;
 
 TEST(RateReport, TextLabelsBothLatencySets) {
   const std::string text = text_of(paced_sample(0, 0));

@@ -5,22 +5,18 @@
 
 #include "loadgen/report/json.h"
 #include "loadgen/report/text.h"
+#include "sample_runs.h"
+#include "support/text_checks.h"
 
 namespace stampede::loadgen {
 namespace {
 
 // 100 requests: 50 x 100 us, 40 x 200 us, 9 x 1 ms, 1 x 5 ms; 1 error 500, 2 refused.
 RunResult sample() {
-  RunResult r;
-  r.url = "http://127.0.0.1:8080/";
+  RunResult r = samples::finished_run(10, 100, 3, 500'000'000);
   r.cores = 2;
   r.max_requests = 100;
   r.concurrency = 10;
-  r.clients = 10;
-  r.keep_alive = true;
-  r.total_requests = 100;
-  r.total_errors = 3;
-  r.elapsed_ns = 500'000'000;
   r.latency.record_n(100'000, 50);
   r.latency.record_n(200'000, 40);
   r.latency.record_n(1'000'000, 9);
@@ -34,9 +30,8 @@ RunResult sample() {
 }
 
 TEST(TextReport, LoadtestsFormatWithFinerPercentiles) {
-  std::ostringstream out;
-  write_text_report(sample(), out);
-  EXPECT_EQ(out.str(),
+  const std::string out = samples::text_of(sample());
+  EXPECT_EQ(out,
             "\n"
             "Target URL:          http://127.0.0.1:8080/\n"
             "Max requests:        100\n"
@@ -70,25 +65,21 @@ TEST(TextReport, TimeLimitAndNoErrors) {
   r.total_errors = 0;
   r.error_codes.clear();
   r.header_counts["x-instance"] = {{"a", 60}, {"b", 40}};
-  std::ostringstream out;
-  write_text_report(r, out);
-  const std::string text = out.str();
-  EXPECT_NE(text.find("\nMax time (s):        10\n"), std::string::npos);
-  EXPECT_EQ(text.find("Max requests"), std::string::npos);
-  EXPECT_NE(text.find("\nAgent:               none\n"), std::string::npos);
-  EXPECT_EQ(text.find("errors\n"), std::string::npos);
-  EXPECT_NE(text.find("\nResponses by x-instance:\n  a:   60\n  b:   40\n"), std::string::npos);
+  const std::string text = samples::text_of(r);
+  EXPECT_TRUE(stampede::testing::contains_all(
+      text, {"\nMax time (s):        10\n", "\nAgent:               none\n",
+             "\nResponses by x-instance:\n  a:   60\n  b:   40\n"}));
+  EXPECT_TRUE(stampede::testing::contains_none(text, {"Max requests", "errors\n"}));
 }
 
 TEST(TextReport, EmptyRunPrintsZeros) {
   RunResult r;
   r.url = "http://127.0.0.1:1/";
   r.max_seconds = 1;
-  std::ostringstream out;
-  write_text_report(r, out);
-  EXPECT_NE(out.str().find("Completed requests:  0\n"), std::string::npos);
-  EXPECT_NE(out.str().find("Mean latency:        0.000 ms\n"), std::string::npos);
-  EXPECT_NE(out.str().find("Effective rps:       0\n"), std::string::npos);
+  const std::string out = samples::text_of(r);
+  EXPECT_NE(out.find("Completed requests:  0\n"), std::string::npos);
+  EXPECT_NE(out.find("Mean latency:        0.000 ms\n"), std::string::npos);
+  EXPECT_NE(out.find("Effective rps:       0\n"), std::string::npos);
 }
 
 TEST(JsonReport, LoadtestsFieldsAndOurs) {
@@ -158,14 +149,13 @@ TEST(TextReport, LocalErrorsApartFromTheServers) {
   RunResult r = sample();
   r.total_errors = 5;
   r.local_errors = {{"EMFILE", 2}};
-  std::ostringstream out;
-  write_text_report(r, out);
-  EXPECT_NE(out.str().find("\n  500:   1 errors\n"
-                           "  ECONNREFUSED:   2 errors\n"
-                           "\nLocal errors (this machine's limits, not the server's):\n"
-                           "  EMFILE:   2 errors\n"),
+  const std::string out = samples::text_of(r);
+  EXPECT_NE(out.find("\n  500:   1 errors\n"
+                     "  ECONNREFUSED:   2 errors\n"
+                     "\nLocal errors (this machine's limits, not the server's):\n"
+                     "  EMFILE:   2 errors\n"),
             std::string::npos)
-      << out.str();
+      << out;
 }
 
 TEST(JsonReport, LocalErrorsApartFromTheServers) {
@@ -191,10 +181,8 @@ RunResult with_phases() {
 // ab's Connection Times: a block after the percentiles, only when phases were measured (the
 // sample without them prints exactly as before: LoadtestsFormatWithFinerPercentiles).
 TEST(TextReport, PhasesBlockAfterThePercentiles) {
-  std::ostringstream out;
-  write_text_report(with_phases(), out);
-  EXPECT_NE(
-      out.str().find(" 100%      5.000 ms (longest request)\n"
+  const std::string out = samples::text_of(with_phases());
+  EXPECT_NE(out.find(" 100%      5.000 ms (longest request)\n"
                      "\n"
                      "Request phases (ms)     count      min     mean      p50      p99      max\n"
                      "  connect                  12    0.050    0.075    0.050    0.200    0.200\n"
@@ -202,15 +190,14 @@ TEST(TextReport, PhasesBlockAfterThePercentiles) {
                      "  first byte               97    0.080    0.080    0.080    0.080    0.080\n"
                      "\n"
                      "  500:   1 errors\n"),
-      std::string::npos)
-      << out.str();
+            std::string::npos)
+      << out;
   // http: no handshake line.
   RunResult plain = with_phases();
   plain.tls_handshake = stats::Histogram();
-  std::ostringstream plain_out;
-  write_text_report(plain, plain_out);
-  EXPECT_EQ(plain_out.str().find("TLS handshake"), std::string::npos);
-  EXPECT_NE(plain_out.str().find("\n  connect "), std::string::npos);
+  const std::string plain_out = samples::text_of(plain);
+  EXPECT_EQ(plain_out.find("TLS handshake"), std::string::npos);
+  EXPECT_NE(plain_out.find("\n  connect "), std::string::npos);
 }
 
 TEST(JsonReport, PhasesAsObjectsOrNull) {

@@ -8,6 +8,7 @@
 #include "loadgen/report/sweep.h"
 #include "loadgen/sweep.h"
 #include "report/html_report.h"
+#include "support/sweep_step.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -55,20 +56,14 @@ TEST(SweepSteps, BadListsAreOneLineNamingTheOption) {
     EXPECT_THAT(sweep_error(bad), ::testing::StartsWith("--sweep-connections: "));
 }
 
-SweepStep step(std::uint32_t connections, double rps, double p50_ms) {
-  SweepStep s;
-  s.connections = connections;
-  s.rps = rps;
-  s.p50_ms = p50_ms;
-  s.mean_ms = p50_ms;
-  return s;
-}
+using stampede::testing::sweep_step;
 
 TEST(SweepKnee, FirstStepWithLittleGainAndMoreLatency) {
   // Throughput doubles up to 4 connections, then 4 -> 8 (twice the connections) gains 3% while
   // p50 doubles.
-  const std::vector<SweepStep> steps = {step(1, 1000, 1.0), step(2, 2000, 1.0), step(4, 4000, 1.0),
-                                        step(8, 4120, 1.94), step(16, 4130, 3.9)};
+  const std::vector<SweepStep> steps = {sweep_step(1, 1000, 1.0), sweep_step(2, 2000, 1.0),
+                                        sweep_step(4, 4000, 1.0), sweep_step(8, 4120, 1.94),
+                                        sweep_step(16, 4130, 3.9)};
   const auto knee = find_knee(steps);
   ASSERT_TRUE(knee.has_value());
   EXPECT_EQ(knee->index, 2u);
@@ -85,25 +80,25 @@ TEST(SweepKnee, FirstStepWithLittleGainAndMoreLatency) {
 
 TEST(SweepKnee, GainAtTheThresholdOrFlatLatencyIsNotAKnee) {
   // Twice the connections: 10.1% more throughput is still buying throughput, 9.9% is not.
-  EXPECT_FALSE(find_knee({step(1, 1000, 1.0), step(2, 1101, 1.9)}).has_value());
-  EXPECT_TRUE(find_knee({step(1, 1000, 1.0), step(2, 1099, 1.01)}).has_value());
+  EXPECT_FALSE(find_knee({sweep_step(1, 1000, 1.0), sweep_step(2, 1101, 1.9)}).has_value());
+  EXPECT_TRUE(find_knee({sweep_step(1, 1000, 1.0), sweep_step(2, 1099, 1.01)}).has_value());
   // A smaller step asks for less: +10% connections, +1.1% throughput is enough; 0.9% is not.
-  EXPECT_FALSE(find_knee({step(100, 1000, 1.0), step(110, 1011, 1.1)}).has_value());
-  EXPECT_TRUE(find_knee({step(100, 1000, 1.0), step(110, 1009, 1.1)}).has_value());
+  EXPECT_FALSE(find_knee({sweep_step(100, 1000, 1.0), sweep_step(110, 1011, 1.1)}).has_value());
+  EXPECT_TRUE(find_knee({sweep_step(100, 1000, 1.0), sweep_step(110, 1009, 1.1)}).has_value());
   // Little gain but latency did not grow (the server is not the limit at this step).
-  EXPECT_FALSE(find_knee({step(1, 1000, 1.0), step(2, 1010, 1.0)}).has_value());
+  EXPECT_FALSE(find_knee({sweep_step(1, 1000, 1.0), sweep_step(2, 1010, 1.0)}).has_value());
   // Throughput falling while latency grows is past the knee too.
-  EXPECT_TRUE(find_knee({step(1, 1000, 1.0), step(2, 900, 2.5)}).has_value());
-  EXPECT_THAT(describe_knee({step(1, 1000, 1.0), step(2, 2000, 1.0)}),
+  EXPECT_TRUE(find_knee({sweep_step(1, 1000, 1.0), sweep_step(2, 900, 2.5)}).has_value());
+  EXPECT_THAT(describe_knee({sweep_step(1, 1000, 1.0), sweep_step(2, 2000, 1.0)}),
               HasSubstr("no knee up to 2 connections"));
-  EXPECT_THAT(describe_knee({step(1, 1000, 1.0)}), HasSubstr("one step"));
+  EXPECT_THAT(describe_knee({sweep_step(1, 1000, 1.0)}), HasSubstr("one step"));
 }
 
 TEST(SweepReport, TextJsonAndHtmlCarryStepsAndKnee) {
   SweepResult sweep;
   sweep.url = "http://127.0.0.1:1/<x>";
   sweep.step_seconds = 1;
-  sweep.steps = {step(1, 1000, 1.0), step(2, 2000, 1.0), step(4, 2010, 2.0)};
+  sweep.steps = {sweep_step(1, 1000, 1.0), sweep_step(2, 2000, 1.0), sweep_step(4, 2010, 2.0)};
   std::ostringstream text;
   write_sweep_text(sweep, text);
   EXPECT_THAT(text.str(), HasSubstr("knee at 2 connections"));

@@ -15,13 +15,11 @@
 #include "loadgen/request.h"
 #include "loadgen/worker_stats.h"
 #include "net/event_loop.h"
-#include "support/fake_connector.h"
 #include "support/test_stream.h"
 
 namespace stampede::loadgen {
 namespace {
 
-using testing::FakeConnector;
 using testing::TestStream;
 using Fault = TestStream::Fault;
 
@@ -31,7 +29,6 @@ constexpr std::string_view kChunked =
 
 class ConnectionOverStream : public ConnectionHarness {
  protected:
-  TestStream& stream() { return *shared_.streams.back(); }
   std::string request_bytes(int times) const {
     std::string out;
     for (int i = 0; i < times; ++i)
@@ -99,10 +96,7 @@ TEST_F(ConnectionOverStream, ResetOnAFreshSocketBacksOffInsteadOfReconnecting) {
 }
 
 TEST_F(ConnectionOverStream, WouldBlockInTheMiddleOfAWriteResumesWhereItStopped) {
-  shared_.prepare = [](TestStream& s) {
-    s.fail_at(1, Fault::Short, 10);
-    s.fail_at(2, Fault::WouldBlock);
-  };
+  shared_.prepare = short_write_then_would_block;
   auto connection = start(1);
   EXPECT_EQ(stream().written(), request_bytes(1).substr(0, 10));
   connection->on_events(EPOLLOUT);
@@ -135,21 +129,13 @@ TEST_F(ConnectionOverStream, CloseInTheMiddleOfAWriteIsOneEpipeFailure) {
   shared_.prepare = [](TestStream& s) { s.fail_at(1, Fault::CloseMidWrite, 5); };
   auto connection = start(1);
   EXPECT_EQ(stream().written(), request_bytes(1).substr(0, 5));
-  EXPECT_EQ(stats_.requests(), 1u);
-  EXPECT_EQ(stats_.failure_count(EPIPE), 1u);
-  EXPECT_EQ(stats_.errors(), 1u);
+  expect_one_failure(EPIPE);
   EXPECT_EQ(stats_.status_count(200), 0u);
 }
 
 // Closed before any byte of the response: Node's "socket hang up", counted as ECONNRESET.
 TEST_F(ConnectionOverStream, EofBeforeAnyResponseByteIsAConnectionReset) {
-  shared_.prepare = [](TestStream& s) { s.feed_eof(); };
-  auto connection = start(1);
-  connection->on_events(EPOLLIN | EPOLLRDHUP);
-  EXPECT_EQ(stats_.requests(), 1u);
-  EXPECT_EQ(stats_.failure_count(ECONNRESET), 1u);
-  EXPECT_EQ(stats_.errors(), 1u);
-  EXPECT_EQ(stats_.bytes_read(), 0u);
+  expect_eof_first_is_a_reset([this] { return start(1); });
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "connection_harness.h"
 #include "loadgen/connection.h"
 #include "loadgen/worker_stats.h"
 #include "loadgen/ws_client.h"
@@ -27,26 +28,13 @@ using Fault = TestStream::Fault;
 
 constexpr std::string_view kKeyField = "Sec-WebSocket-Key: ";
 
-class WsClientOverStream : public ::testing::Test, public ConnectionOwner {
+class WsClientOverStream : public OwnerHarness {
  protected:
-  WsClientOverStream() : loop_(std::move(net::EventLoop::create()).value()), buffer_(16 * 1024) {
+  WsClientOverStream() {
     plan_.handshake_prefix = ws::request_prefix(ws::ClientRequest{"/", "target", {}});
     plan_.message = IndexedText("hello", "");
-    context_.loop = loop_.get();
-    context_.owner = this;
-    context_.stats = &stats_;
-    context_.read_buffer = buffer_;
     context_.websocket = &plan_;
   }
-
-  SendPermit next_send(std::int64_t) override {
-    if (permits_ == 0) return {};
-    --permits_;
-    return SendPermit{true, 0, ++given_};
-  }
-  void hold(Connection&, std::int64_t) override { ADD_FAILURE() << "not used by WsClient"; }
-  void on_finished() override { ++finished_; }
-  void stop_run() override {}
 
   std::unique_ptr<WsClient> start(std::uint64_t permits) {
     permits_ = permits;
@@ -54,8 +42,6 @@ class WsClientOverStream : public ::testing::Test, public ConnectionOwner {
     client->start();
     return client;
   }
-  TestStream& stream() { return *shared_.streams.back(); }
-
   // The server's 101 for the upgrade request written on the current stream.
   std::string accept_answer() {
     const std::string& written = stream().written();
@@ -67,6 +53,12 @@ class WsClientOverStream : public ::testing::Test, public ConnectionOwner {
            "Sec-WebSocket-Accept: " +
            ws::accept_for(key) + "\r\n\r\n";
   }
+  // Answers the upgrade of `client` (101) on the current stream: the client then writes its
+  // message.
+  void accept_upgrade(WsClient& client) {
+    stream().feed(accept_answer());
+    client.on_events(EPOLLIN);
+  }
   // The client's frames written after the upgrade request.
   std::vector<testing::ParsedWsFrame> frames_written() {
     const std::string& written = stream().written();
@@ -75,15 +67,7 @@ class WsClientOverStream : public ::testing::Test, public ConnectionOwner {
     return testing::ws_parse_frames(std::string_view(written).substr(end + 4));
   }
 
-  std::unique_ptr<net::EventLoop> loop_;
-  std::vector<char> buffer_;
   WsPlan plan_;
-  WorkerStats stats_;
-  ConnectionContext context_;
-  FakeConnector::Shared shared_;
-  std::uint64_t permits_ = 0;
-  std::uint64_t given_ = 0;
-  int finished_ = 0;
 };
 
 const std::string kReply = testing::ws_frame(0x1, "hello", /*masked=*/false);
@@ -141,18 +125,14 @@ TEST_F(WsClientOverStream, ResetAfterTheMessageIsOneFailureAndABackoff) {
 }
 
 TEST_F(WsClientOverStream, WouldBlockInTheMiddleOfTheUpgradeResumesWhereItStopped) {
-  shared_.prepare = [](TestStream& s) {
-    s.fail_at(1, Fault::Short, 10);
-    s.fail_at(2, Fault::WouldBlock);
-  };
+  shared_.prepare = short_write_then_would_block;
   auto client = start(1);
   EXPECT_EQ(stream().written().size(), 10u);
   client->on_events(EPOLLOUT);
   const std::string& written = stream().written();
   EXPECT_EQ(written.compare(0, plan_.handshake_prefix.size(), plan_.handshake_prefix), 0);
   EXPECT_EQ(written.find("\r\n\r\n"), written.size() - 4);
-  stream().feed(accept_answer());
-  client->on_events(EPOLLIN);
+  accept_upgrade(*client);
   ASSERT_EQ(frames_written().size(), 1u);
   stream().feed(kReply);
   client->on_events(EPOLLIN);
@@ -163,8 +143,7 @@ TEST_F(WsClientOverStream, WouldBlockInTheMiddleOfTheUpgradeResumesWhereItStoppe
 // TLS's WANT_WRITE inside a read: the read goes on when the socket becomes writable.
 TEST_F(WsClientOverStream, WantWriteInsideAReadResumesOnWritability) {
   auto client = start(1);
-  stream().feed(accept_answer());
-  client->on_events(EPOLLIN);
+  accept_upgrade(*client);
   ASSERT_EQ(frames_written().size(), 1u);
   stream().feed(kReply);
   stream().fail_at(stream().operations() + 1, Fault::WantWrite);
@@ -180,20 +159,12 @@ TEST_F(WsClientOverStream, CloseInTheMiddleOfTheMessageIsOneEpipeFailure) {
   stream().feed(accept_answer());
   stream().fail_at(stream().operations() + 2, Fault::CloseMidWrite, 3);  // read 101, write
   client->on_events(EPOLLIN);
-  EXPECT_EQ(stats_.requests(), 1u);
-  EXPECT_EQ(stats_.failure_count(EPIPE), 1u);
+  expect_one_failure(EPIPE);
   EXPECT_EQ(stats_.ws().messages, 0u);
-  EXPECT_EQ(stats_.errors(), 1u);
 }
 
 TEST_F(WsClientOverStream, EofBeforeAnyAnswerByteIsAConnectionReset) {
-  shared_.prepare = [](TestStream& s) { s.feed_eof(); };
-  auto client = start(1);
-  client->on_events(EPOLLIN | EPOLLRDHUP);
-  EXPECT_EQ(stats_.requests(), 1u);
-  EXPECT_EQ(stats_.failure_count(ECONNRESET), 1u);
-  EXPECT_EQ(stats_.errors(), 1u);
-  EXPECT_EQ(stats_.bytes_read(), 0u);
+  expect_eof_first_is_a_reset([this] { return start(1); });
 }
 
 // The 101 and the server's close in one readiness event (edge-triggered: none follows): the

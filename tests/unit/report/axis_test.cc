@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace stampede::report {
@@ -93,18 +95,21 @@ TEST(FormatTick, UsesSuffixesForLargeValues) {
 }
 
 TEST(FormatNumber, ThreeSignificantDigitsAndGrouping) {
-  EXPECT_EQ(format_number(0), "0");
-  EXPECT_EQ(format_number(0.01234), "0.0123");
-  EXPECT_EQ(format_number(1.5), "1.5");
-  EXPECT_EQ(format_number(2), "2");
-  EXPECT_EQ(format_number(12.34), "12.3");
-  EXPECT_EQ(format_number(123.4), "123");
-  EXPECT_EQ(format_number(1234.4), "1234");
-  EXPECT_EQ(format_number(12345.6), "12,346");
-  EXPECT_EQ(format_number(-12345), "-12,345");
-  EXPECT_EQ(format_number(1234567), "1,234,567");
-  EXPECT_EQ(format_number(std::numeric_limits<double>::quiet_NaN()), "-");
-  EXPECT_EQ(format_number(std::numeric_limits<double>::infinity()), "-");
+  const std::pair<double, std::string_view> cases[] = {
+      {0, "0"},
+      {0.01234, "0.0123"},
+      {1.5, "1.5"},
+      {2, "2"},
+      {12.34, "12.3"},
+      {123.4, "123"},
+      {1234.4, "1234"},
+      {12345.6, "12,346"},
+      {-12345, "-12,345"},
+      {1234567, "1,234,567"},
+      {std::numeric_limits<double>::quiet_NaN(), "-"},
+      {std::numeric_limits<double>::infinity(), "-"}};
+  for (const auto& [input, expected] : cases)
+    EXPECT_EQ(format_number(input), expected) << input;
 }
 
 TEST(PercentileAxis, MapsPercentilesToNines) {
