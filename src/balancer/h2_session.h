@@ -13,6 +13,14 @@
 // processed, so a stream opened and reset in one read never reaches a backend. Output is taken
 // from nghttp2 only while less than 64 KiB wait for the socket.
 //
+// Writing: once per loop iteration. Whatever enters the session (the client's bytes, a
+// backend's answer for any of its streams, a tick) only queues frames with nghttp2 and arms the
+// session's flush timer for now; the timer fires after the iteration's I/O dispatch (the loop
+// fires timers after its events, event_loop.h), takes every frame the streams that progressed
+// in it produced and writes them with one write. So ten streams answered by their backends in
+// one iteration cost the client one write, not ten. While the socket is full (a short write),
+// nothing is written until its EPOLLOUT.
+//
 // Timeouts: --header-timeout until the first request head; --client-timeout while no stream is
 // open (then GOAWAY NO_ERROR and close); each stream keeps its own (H2Stream::on_tick).
 //
@@ -33,6 +41,7 @@
 
 #include "balancer/buffer.h"
 #include "h2/flood_guard.h"
+#include "net/event_loop.h"
 #include "net/stream.h"
 
 namespace stampede::balancer {
@@ -70,7 +79,7 @@ class H2Session {
   // The stream wants service() after the current batch of input (or now, from a timer).
   void want_service(H2Stream& stream);
   void want_pump(std::int32_t id) { pump_.push_back(id); }
-  // An upstream event for `stream`: handled, then the session writes what it produced.
+  // An upstream event for `stream`: handled; what it produced goes out with the iteration's write.
   void upstream_entry(H2Stream& stream, std::uint32_t events);
 
   struct Callbacks;  // nghttp2's (h2_session.cc)
@@ -87,6 +96,9 @@ class H2Session {
   H2Stream* find(std::int32_t id);
   void stream_closed(std::int32_t id);
   bool output_full() const { return out_.size() >= kOutputHighWater; }
+  bool take();
+  void settle();
+  void on_flush();
 
   static constexpr std::size_t kOutputHighWater = 64 * 1024;
 
@@ -99,6 +111,8 @@ class H2Session {
   std::vector<std::unique_ptr<H2Stream>> dead_;
   std::vector<std::int32_t> ready_;  // streams to service() after this input
   std::vector<std::int32_t> pump_;   // streams whose client took buffered bytes
+  std::vector<std::int32_t> batch_;  // serve_ready()'s working copy (kept for its capacity)
+  net::Timer flush_timer_{[this] { on_flush(); }};  // the iteration's one write
   h2::FloodGuard flood_;
   Buffer in_;
   Buffer out_;
@@ -107,6 +121,7 @@ class H2Session {
   bool readable_ = false;
   bool peer_closed_ = false;
   bool read_wants_out_ = false;
+  bool blocked_ = false;  // a write came up short: wait for EPOLLOUT
   bool eof_ = false;
   bool got_headers_ = false;
   bool closing_ = false;  // close once the output is written
