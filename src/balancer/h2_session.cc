@@ -211,6 +211,21 @@ void H2Session::enter() {
   dead_.clear();
 }
 
+Buffer H2Session::lend_buffer() {
+  if (spare_.empty()) return {};
+  Buffer buffer = std::move(spare_.back());
+  spare_.pop_back();
+  return buffer;
+}
+
+void H2Session::give_back(Buffer&& buffer) {
+  buffer.clear();
+  const std::size_t capacity = buffer.tail_room();
+  if (capacity > 0 && capacity <= kSpareCapacity && spare_.size() < kSpareBuffers) {
+    spare_.push_back(std::move(buffer));
+  }
+}
+
 H2Stream* H2Session::find(std::int32_t id) {
   auto it = streams_.find(id);
   return it == streams_.end() ? nullptr : it->second.get();

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "balancer/buffer.h"
+#include "balancer/h2_heads.h"
 #include "h2/flood_guard.h"
 #include "net/event_loop.h"
 #include "net/stream.h"
@@ -81,6 +82,18 @@ class H2Session {
   void want_pump(std::int32_t id) { pump_.push_back(id); }
   // An upstream event for `stream`: handled; what it produced goes out with the iteration's write.
   void upstream_entry(H2Stream& stream, std::uint32_t events);
+  // Where a stream translates its response head (nghttp2 copies what is submitted): one per
+  // session, reused, so a response head costs no allocation.
+  struct HeadScratch {
+    H2ResponseHead head;
+    std::vector<nghttp2_nv> nv;
+  };
+  HeadScratch& head_scratch() { return head_scratch_; }
+  // Buffers for a new stream's byte queues, from those of finished streams when there are any,
+  // and back (cleared) when a stream ends: at most kSpareBuffers wait, none larger than
+  // kSpareCapacity, so a connection keeps at most 512 KiB of them.
+  Buffer lend_buffer();
+  void give_back(Buffer&& buffer);
 
   struct Callbacks;  // nghttp2's (h2_session.cc)
 
@@ -101,13 +114,17 @@ class H2Session {
   void on_flush();
 
   static constexpr std::size_t kOutputHighWater = 64 * 1024;
+  static constexpr std::size_t kSpareBuffers = 32;
+  static constexpr std::size_t kSpareCapacity = 16 * 1024;
 
   Worker& worker_;
   ProxySession& owner_;
   net::Stream& client_;
   std::string client_ip_;
   nghttp2_session* session_ = nullptr;
+  std::vector<Buffer> spare_;  // declared before the streams: they give their buffers back
   std::unordered_map<std::int32_t, std::unique_ptr<H2Stream>> streams_;
+  HeadScratch head_scratch_;
   std::vector<std::unique_ptr<H2Stream>> dead_;
   std::vector<std::int32_t> ready_;  // streams to service() after this input
   std::vector<std::int32_t> pump_;   // streams whose client took buffered bytes

@@ -107,5 +107,33 @@ TEST(H2SessionWrites, AFullSocketWaitsForItsEpolloutAndLosesNothing) {
   }
 }
 
+// A finished stream's buffers go to the connection's next stream (H2Session::lend_buffer): the
+// next one starts from empty queues, whatever the first one held.
+TEST(H2SessionWrites, ALaterStreamReusesBuffersAndSeesNoneOfTheirBytes) {
+  Rig rig(2);
+  Front front(rig, 1);
+  ASSERT_EQ(rig.opener.opened.size(), 1u);
+  rig.opener.opened[0].stream->feed(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n0\r\n\r\n");
+  rig.opener.opened[0].stream->notify();
+  rig.loop().run_once(0);
+  front.peer.receive(front.client->take_written());
+  EXPECT_EQ(front.peer.answers[front.ids[0]].body, "0123456789");
+
+  const std::int32_t second = front.peer.request("GET", "/second", "front.test");
+  front.client->feed(front.peer.take_output());
+  front.session.on_events(EPOLLIN);
+  ASSERT_EQ(rig.opener.opened.size(), 2u);
+  const std::string& sent = rig.opener.opened[1].stream->written();
+  EXPECT_EQ(sent.rfind("GET /second HTTP/1.1\r\n", 0), 0u) << sent;
+  EXPECT_EQ(sent.find("GET", 1), std::string::npos) << sent;
+  rig.opener.opened[1].stream->feed(kAnswer);
+  rig.opener.opened[1].stream->notify();
+  rig.loop().run_once(0);
+  front.peer.receive(front.client->take_written());
+  EXPECT_TRUE(front.peer.answered(second));
+  EXPECT_EQ(front.peer.answers[second].body, "ok");
+}
+
 }  // namespace h2session
 }  // namespace stampede::balancer
