@@ -3,16 +3,6 @@
 #include "balancer/head_rewrite.h"
 
 namespace stampede::balancer {
-namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    c = http::ascii_lower(c);
-  return out;
-}
-
-}  // namespace
 
 void H2RequestFields::add(std::string_view name, std::string_view value) {
   if (name == ":method") {
@@ -74,6 +64,9 @@ void H2RequestFields::append_head(Buffer& out, std::string_view client_ip, std::
 bool translate_response_head(std::string_view raw, std::string_view backend_name,
                              H2ResponseHead& out) {
   out.fields.clear();
+  out.names.clear();
+  // Lower-cased names are no longer than the head: views into `names` stay valid as it fills.
+  out.names.reserve(raw.size());
   const FinalHead head = final_response_head(raw);
   out.status = head.status;
   if (out.status < 200) return false;  // malformed, or a 101 that HTTP/2 cannot carry
@@ -89,7 +82,10 @@ bool translate_response_head(std::string_view raw, std::string_view backend_name
         http::iequals(name, "x-backend")) {
       continue;
     }
-    out.fields.push_back({lower(name), trim_ows(line.substr(colon + 1))});
+    const std::size_t at = out.names.size();
+    for (const char c : name)
+      out.names.push_back(http::ascii_lower(c));
+    out.fields.push_back({{out.names.data() + at, name.size()}, trim_ows(line.substr(colon + 1))});
   }
   out.fields.push_back({"x-backend", backend_name});
   return true;

@@ -60,19 +60,24 @@ class H2RequestFields {
   std::string method_, path_, authority_;
 };
 
-// One response field for HEADERS (views into the raw head or the backend name).
+// One response field for HEADERS: the name lower-cased in its H2ResponseHead, the value a view
+// into the raw head or the backend name.
 struct H2Field {
-  std::string name;  // lower-cased
+  std::string_view name;
   std::string_view value;
 };
 
+// Reused from one response to the next (a session keeps one): its storage is kept, so a
+// translation allocates nothing once it has seen a head as large.
 struct H2ResponseHead {
   int status = 0;
   std::vector<H2Field> fields;
+  std::string names;  // the lower-cased names the fields view
 };
 
 // Translates the raw response head `raw` (as the response parser validated it: status line
-// through the empty line) into `out`; false when it is not in that shape.
+// through the empty line) into `out`, whose fields then view `raw`, `backend_name` and
+// out.names; false when it is not in that shape.
 bool translate_response_head(std::string_view raw, std::string_view backend_name,
                              H2ResponseHead& out);
 

@@ -144,6 +144,7 @@ void H2Session::on_events(std::uint32_t events) {
   enter();
   if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) peer_closed_ = true;
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) readable_ = true;
+  if (events & EPOLLOUT) blocked_ = false;
   if ((events & EPOLLOUT) && read_wants_out_) {
     read_wants_out_ = false;
     readable_ = true;
@@ -210,6 +211,21 @@ void H2Session::enter() {
   dead_.clear();
 }
 
+Buffer H2Session::lend_buffer() {
+  if (spare_.empty()) return {};
+  Buffer buffer = std::move(spare_.back());
+  spare_.pop_back();
+  return buffer;
+}
+
+void H2Session::give_back(Buffer&& buffer) {
+  buffer.clear();
+  const std::size_t capacity = buffer.tail_room();
+  if (capacity > 0 && capacity <= kSpareCapacity && spare_.size() < kSpareBuffers) {
+    spare_.push_back(std::move(buffer));
+  }
+}
+
 H2Stream* H2Session::find(std::int32_t id) {
   auto it = streams_.find(id);
   return it == streams_.end() ? nullptr : it->second.get();
@@ -226,37 +242,67 @@ void H2Session::stream_closed(std::int32_t id) {
 
 // Services the streams that got input (dispatching, forwarding bodies) and those whose client
 // took buffered bytes. A stream may answer at once (a local reply), which only queues frames.
+// Not reentrant (no stream's service() or pump() enters the session): batch_ is the list being
+// walked, ready_ and pump_ take what the walk adds.
 void H2Session::serve_ready() {
   while (!closed_ && (!ready_.empty() || !pump_.empty())) {
-    std::vector<std::int32_t> ready;
-    ready.swap(ready_);
-    for (std::int32_t id : ready) {
+    batch_.swap(ready_);
+    for (std::int32_t id : batch_) {
       if (H2Stream* x = find(id)) x->service();
     }
-    std::vector<std::int32_t> pump;
-    pump.swap(pump_);
-    for (std::int32_t id : pump) {
+    batch_.clear();
+    batch_.swap(pump_);
+    for (std::int32_t id : batch_) {
       if (H2Stream* x = find(id)) x->pump();
     }
+    batch_.clear();
   }
 }
 
-// Writes, reads and services until nothing more can be done now; then closes when over.
+// Reads and services until nothing more can be done now; the writing is the flush timer's.
 void H2Session::advance() {
   if (in_advance_) return;
   in_advance_ = true;
   while (!closed_) {
-    if (!flush()) break;
     if (!ready_.empty() || !pump_.empty()) {
       serve_ready();
       continue;
     }
-    if (output_full() || closing_ || eof_ || !readable_) break;
+    if (closing_ || eof_ || !readable_) break;
+    // Reading waits while 64 KiB of answers wait for a client that does not read them.
+    if (!take() || output_full()) break;
     if (!read_once()) break;
-    serve_ready();
   }
   in_advance_ = false;
-  if (!closed_) finish_up();
+  if (!closed_) settle();
+}
+
+// After an activation: the iteration's write is due, unless the socket is full (its EPOLLOUT
+// brings the session back).
+void H2Session::settle() {
+  if (!blocked_) worker_.loop().schedule_no_later(flush_timer_, worker_.loop().now_ns());
+}
+
+// The flush timer: one write for everything queued since the last one, then what waited for
+// it (reading stopped on a full output, streams to pump), or the close when the session is over.
+void H2Session::on_flush() {
+  if (closed_) return;
+  enter();
+  if (!flush()) return;
+  const bool input = readable_ && !output_full() && !closing_ && !eof_;
+  if (input || !ready_.empty() || !pump_.empty()) {
+    advance();
+    return;
+  }
+  finish_up();
+}
+
+// Moves the frames nghttp2 has ready into out_ while less than the high-water mark waits. False
+// when the connection was closed (an nghttp2 error).
+bool H2Session::take() {
+  if (h2::take_frames(session_, out_, [this] { return output_full(); })) return true;
+  close();
+  return false;
 }
 
 bool H2Session::read_once() {
@@ -290,14 +336,14 @@ bool H2Session::read_once() {
 // nothing more or the socket is full. False when the connection was closed.
 bool H2Session::flush() {
   for (;;) {
-    if (!h2::take_frames(session_, out_, [this] { return output_full(); })) {
-      close();
-      return false;
-    }
+    if (!take()) return false;
     if (out_.empty()) return true;
     std::size_t n = 0;
     const net::IoStatus status = client_.write(out_.data(), out_.size(), n);
-    if (status == net::IoStatus::WouldBlock) return true;
+    if (status == net::IoStatus::WouldBlock) {
+      blocked_ = true;
+      return true;
+    }
     if (status != net::IoStatus::Done) {
       close();
       return false;
@@ -305,7 +351,10 @@ bool H2Session::flush() {
     const bool partial = n < out_.size();
     out_.consume(n);
     last_activity_ns_ = worker_.loop().now_ns();
-    if (partial) return true;  // the socket is full: EPOLLOUT says when to go on
+    if (partial) {
+      blocked_ = true;  // the socket is full: EPOLLOUT says when to go on
+      return true;
+    }
   }
 }
 

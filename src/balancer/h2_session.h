@@ -14,6 +14,14 @@
 // read has been processed, so a stream opened and reset in one read never reaches a backend. Output
 // is taken from nghttp2 only while less than 64 KiB wait for the socket.
 //
+// Writing: once per loop iteration. Whatever enters the session (the client's bytes, a
+// backend's answer for any of its streams, a tick) only queues frames with nghttp2 and arms the
+// session's flush timer for now; the timer fires after the iteration's I/O dispatch (the loop
+// fires timers after its events, event_loop.h), takes every frame the streams that progressed
+// in it produced and writes them with one write. So ten streams answered by their backends in
+// one iteration cost the client one write, not ten. While the socket is full (a short write),
+// nothing is written until its EPOLLOUT.
+//
 // Timeouts: --header-timeout until the first request head; --client-timeout while no stream is
 // open (then GOAWAY NO_ERROR and close); each stream keeps its own (H2Stream::on_tick).
 //
@@ -33,7 +41,9 @@
 #include <vector>
 
 #include "balancer/buffer.h"
+#include "balancer/h2_heads.h"
 #include "h2/flood_guard.h"
+#include "net/event_loop.h"
 #include "net/stream.h"
 
 namespace stampede::balancer {
@@ -74,8 +84,20 @@ class H2Session {
   // The stream wants service() after the current batch of input (or now, from a timer).
   void want_service(H2Stream& stream);
   void want_pump(std::int32_t id) { pump_.push_back(id); }
-  // An upstream event for `stream`: handled, then the session writes what it produced.
+  // An upstream event for `stream`: handled; what it produced goes out with the iteration's write.
   void upstream_entry(H2Stream& stream, std::uint32_t events);
+  // Where a stream translates its response head (nghttp2 copies what is submitted): one per
+  // session, reused, so a response head costs no allocation.
+  struct HeadScratch {
+    H2ResponseHead head;
+    std::vector<nghttp2_nv> nv;
+  };
+  HeadScratch& head_scratch() { return head_scratch_; }
+  // Buffers for a new stream's byte queues, from those of finished streams when there are any,
+  // and back (cleared) when a stream ends: at most kSpareBuffers wait, none larger than
+  // kSpareCapacity, so a connection keeps at most 512 KiB of them.
+  Buffer lend_buffer();
+  void give_back(Buffer&& buffer);
 
   struct Callbacks;  // nghttp2's (h2_session.cc)
 
@@ -91,8 +113,13 @@ class H2Session {
   H2Stream* find(std::int32_t id);
   void stream_closed(std::int32_t id);
   bool output_full() const { return out_.size() >= kOutputHighWater; }
+  bool take();
+  void settle();
+  void on_flush();
 
   static constexpr std::size_t kOutputHighWater = 64 * 1024;
+  static constexpr std::size_t kSpareBuffers = 32;
+  static constexpr std::size_t kSpareCapacity = 16 * 1024;
 
   Worker& worker_;
   ProxySession& owner_;
@@ -100,10 +127,14 @@ class H2Session {
   std::string client_ip_;
   std::string_view proto_;
   nghttp2_session* session_ = nullptr;
+  std::vector<Buffer> spare_;  // declared before the streams: they give their buffers back
   std::unordered_map<std::int32_t, std::unique_ptr<H2Stream>> streams_;
+  HeadScratch head_scratch_;
   std::vector<std::unique_ptr<H2Stream>> dead_;
   std::vector<std::int32_t> ready_;  // streams to service() after this input
   std::vector<std::int32_t> pump_;   // streams whose client took buffered bytes
+  std::vector<std::int32_t> batch_;  // serve_ready()'s working copy (kept for its capacity)
+  net::Timer flush_timer_{[this] { on_flush(); }};  // the iteration's one write
   h2::FloodGuard flood_;
   Buffer in_;
   Buffer out_;
@@ -112,6 +143,7 @@ class H2Session {
   bool readable_ = false;
   bool peer_closed_ = false;
   bool read_wants_out_ = false;
+  bool blocked_ = false;  // a write came up short: wait for EPOLLOUT
   bool eof_ = false;
   bool got_headers_ = false;
   bool closing_ = false;  // close once the output is written

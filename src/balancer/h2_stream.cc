@@ -11,18 +11,14 @@
 #include "balancer/worker.h"
 
 namespace stampede::balancer {
-namespace {
-
-nghttp2_nv field(std::string_view name, std::string_view value) {
-  return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
-          reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
-          value.size(), NGHTTP2_NV_FLAG_NONE};
-}
-
-}  // namespace
 
 H2Stream::H2Stream(H2Session& session, Worker& worker, std::int32_t id)
-    : session_(session), worker_(worker), id_(id) {
+    : session_(session),
+      worker_(worker),
+      id_(id),
+      upstream_in_(session.lend_buffer()),
+      upstream_out_(session.lend_buffer()),
+      body_(session.lend_buffer()) {
   response_.set_body_callback([this](std::string_view bytes) {
     body_.append(bytes);
     body_grew();
@@ -32,6 +28,9 @@ H2Stream::H2Stream(H2Session& session, Worker& worker, std::int32_t id)
 
 H2Stream::~H2Stream() {
   cancel_attempt(attempt_);
+  session_.give_back(std::move(upstream_in_));
+  session_.give_back(std::move(upstream_out_));
+  session_.give_back(std::move(body_));
 }
 
 void H2Stream::on_request_head(bool ends_stream) {

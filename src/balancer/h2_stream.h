@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "balancer/attempt.h"
@@ -78,6 +79,13 @@ class H2Stream final : public UpstreamOwner {
   void on_tick(std::int64_t now_ns);
   void on_upstream_events(std::uint32_t events) override;  // via the session
   void handle_upstream_events(std::uint32_t events);
+
+  // A header field for nghttp2 (views: they must outlive the submit, which copies them).
+  static nghttp2_nv field(std::string_view name, std::string_view value) {
+    return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+            reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
+            value.size(), NGHTTP2_NV_FLAG_NONE};
+  }
 
   // nghttp2's data provider for the response body.
   static ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
@@ -132,7 +140,6 @@ class H2Stream final : public UpstreamOwner {
   bool body_done_ = false;       // the response is complete: EOF after body_
   bool deferred_ = false;        // the data provider said DEFERRED: resume when body_ grows
   bool paused_ = false;          // reading from the backend stopped on a full body_
-  H2ResponseHead head_;
   std::int64_t deadline_ns_ = 0;
 };
 

@@ -2,6 +2,8 @@
 // (the rules of proxy_upstream.cc, per stream).
 #include <sys/epoll.h>
 
+#include <charconv>
+
 #include "balancer/backend.h"
 #include "balancer/h2_session.h"
 #include "balancer/h2_stream.h"
@@ -147,24 +149,22 @@ bool H2Stream::on_upstream_data() {
 }
 
 bool H2Stream::on_response_head(std::size_t head_len) {
-  if (!translate_response_head({upstream_in_.data(), head_len}, attempt_.backend->name(), head_)) {
+  H2Session::HeadScratch& scratch = session_.head_scratch();
+  const H2ResponseHead& head = scratch.head;
+  if (!translate_response_head({upstream_in_.data(), head_len}, attempt_.backend->name(),
+                               scratch.head)) {
     attempt_failed({Cause::BadResponse, false});  // a 101 nobody can be switched to, or garbage
     return false;
   }
-  const int status = head_.status;
+  const int status = head.status;  // 200 to 999: three digits
   const bool bodiless = req_.is_head || status == 204 || status == 304;
-  char status_text[8];
-  std::snprintf(status_text, sizeof status_text, "%d", status);
-  std::vector<nghttp2_nv> nv;
-  nv.reserve(head_.fields.size() + 1);
-  auto add = [&nv](std::string_view name, std::string_view value) {
-    nv.push_back({reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
-                  reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
-                  value.size(), NGHTTP2_NV_FLAG_NONE});
-  };
-  add(":status", status_text);
-  for (const H2Field& f : head_.fields)
-    add(f.name, f.value);
+  char status_text[4];
+  const char* status_end = std::to_chars(status_text, status_text + sizeof status_text, status).ptr;
+  std::vector<nghttp2_nv>& nv = scratch.nv;
+  nv.clear();
+  nv.push_back(field(":status", {status_text, static_cast<std::size_t>(status_end - status_text)}));
+  for (const H2Field& f : head.fields)
+    nv.push_back(field(f.name, f.value));
   submit(status, nv, !bodiless);  // nghttp2 copies the fields
   upstream_in_.consume(head_len);
   attempt_.head_parsed = 0;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -9,6 +10,11 @@
 namespace stampede::testing {
 
 TestStream::TestStream() : fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {}
+
+void TestStream::notify() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(fd_.get(), &one, sizeof one);
+}
 
 std::string TestStream::take_written() {
   std::string out = written_.substr(taken_);
@@ -87,6 +93,7 @@ net::IoStatus TestStream::write(const char* data, std::size_t length, std::size_
 
 net::IoStatus TestStream::writev(const iovec* parts, int count, std::size_t& n) {
   n = 0;
+  ++writes_;
   const std::optional<Planned> planned = next();
   if (error_ != 0) return net::IoStatus::Error;
   if (write_shut_) return fail(EPIPE);

@@ -21,8 +21,11 @@
 //   CloseMidWrite: a write takes `bytes` bytes (the peer gets that prefix), then the stream is
 //                  reset as above: that call and every later one fail with EPIPE.
 // fd() is an eventfd owned by the stream, so the stream can be registered with a real
-// EventLoop; it never becomes readable, so events reach the connection only when the test
-// calls its handler.
+// EventLoop; it becomes readable only when the test calls notify(), so events reach the
+// connection when the test calls its handler, or through the loop (run_once) after notify():
+// one readable edge per call, as a socket gives when bytes arrive.
+// writes() counts the write() and writev() calls (each one a send on a socket), whatever their
+// outcome.
 #pragma once
 
 #include <cstddef>
@@ -58,6 +61,9 @@ class TestStream final : public net::Stream {
   std::size_t unread() const { return input_.size() - read_pos_; }
   bool write_shut() const { return write_shut_; }
   std::size_t operations() const { return operations_; }
+  std::size_t writes() const { return writes_; }
+  // A readable edge on fd() for the loop it is registered with.
+  void notify();
   bool handshake_called() const { return handshakes_ > 0; }
 
   int fd() const override { return fd_.get(); }
@@ -94,6 +100,7 @@ class TestStream final : public net::Stream {
   std::map<std::size_t, Planned> faults_;
   std::size_t operations_ = 0;
   std::size_t handshakes_ = 0;
+  std::size_t writes_ = 0;
   bool wants_write_ = false;
   bool write_shut_ = false;
   int error_ = 0;  // once set, every operation fails with it

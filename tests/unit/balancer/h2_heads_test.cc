@@ -74,6 +74,21 @@ TEST(H2Heads, ResponseDropsConnectionSpecificFieldsAndAddsXBackend) {
   EXPECT_EQ(out.fields[2].value, "b2");
 }
 
+TEST(H2Heads, AReusedResponseHeadHoldsOnlyTheLatestFields) {
+  H2ResponseHead out;
+  ASSERT_TRUE(translate_response_head(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Long-Field-Name-Here: 1\r\n"
+      "Cache-Control: no-cache\r\n\r\n",
+      "a", out));
+  ASSERT_TRUE(translate_response_head("HTTP/1.1 404 Not Found\r\nETag: \"x\"\r\n\r\n", "b", out));
+  EXPECT_EQ(out.status, 404);
+  ASSERT_EQ(out.fields.size(), 2u);
+  EXPECT_EQ(out.fields[0].name, "etag");
+  EXPECT_EQ(out.fields[0].value, "\"x\"");
+  EXPECT_EQ(out.fields[1].name, "x-backend");
+  EXPECT_EQ(out.fields[1].value, "b");
+}
+
 TEST(H2Heads, ASwitchingProtocolsOrMalformedHeadIsRefused) {
   H2ResponseHead out;
   EXPECT_FALSE(translate_response_head("HTTP/1.1 101 Switching Protocols\r\n\r\n", "b", out));

@@ -1,99 +1,25 @@
-// ProxySession and UpstreamConn without sockets: the client connection and every backend
-// connection are TestStreams (tests/support/test_stream.h), handed to a Worker that has no
-// listener (Worker::adopt) and opens backends through a test UpstreamOpener. The test delivers
-// each readiness edge itself by calling the session's handlers.
+// ProxySession and UpstreamConn without sockets (stream_rig.h: the client connection and every
+// backend connection are TestStreams). The test delivers each readiness edge itself by calling
+// the session's handlers.
 //
 // Operations on a backend stream are counted from 1: the handshake (1), the request's write (2),
 // then the reads.
 #include <gtest/gtest.h>
 #include <sys/epoll.h>
 
-#include <functional>
-#include <memory>
 #include <string>
-#include <vector>
 
-#include "balancer/backend.h"
-#include "balancer/proxy_session.h"
-#include "balancer/upstream_opener.h"
-#include "balancer/worker.h"
-#include "support/stream_connector.h"
-#include "support/test_stream.h"
+#include "stream_rig.h"
 
 namespace stampede::balancer {
 namespace {
 
+using rig::Rig;
 using testing::TestStream;
 using Fault = TestStream::Fault;
 
 constexpr std::uint32_t kIn = EPOLLIN;
 constexpr std::uint32_t kOut = EPOLLOUT;
-
-// Hands out connectors over TestStreams, connected at once; `prepare` may plan faults on each
-// before use.
-class StreamOpener final : public UpstreamOpener {
- public:
-  struct Opened {
-    std::string backend;
-    TestStream* stream;
-  };
-
-  std::unique_ptr<net::Connector> connector(const BackendState& backend) override {
-    auto stream = std::make_unique<TestStream>();
-    if (prepare) prepare(backend.name(), *stream);
-    opened.push_back({backend.name(), stream.get()});
-    return std::make_unique<testing::StreamConnector>(std::move(stream));
-  }
-
-  std::function<void(const std::string&, TestStream&)> prepare;
-  std::vector<Opened> opened;
-};
-
-// A worker over backends a, b... (round robin, no pooling, no listener).
-class Rig {
- public:
-  explicit Rig(std::size_t backends = 2) {
-    config_.pool_max_idle = 0;
-    for (std::size_t i = 0; i < backends; ++i) {
-      BackendSpec spec{std::string(1, static_cast<char>('a' + i)), "127.0.0.1:1", 1};
-      config_.backends.push_back(spec);
-      states_.push_back(std::make_unique<BackendState>(i, spec, net::Address{}));
-      state_ptrs_.push_back(states_.back().get());
-    }
-    WorkerParams params;
-    params.config = &config_;
-    params.states = state_ptrs_;
-    params.opener = &opener;
-    auto worker = Worker::create(std::move(params));
-    EXPECT_TRUE(worker.ok());
-    worker_ = std::move(*worker);
-    worker_->loop().update_time();
-  }
-
-  // A new client connection; `client` is its stream (owned by the session).
-  ProxySession& connect(TestStream*& client) {
-    auto stream = std::make_unique<TestStream>();
-    client = stream.get();
-    ProxySession* session = worker_->adopt(std::move(stream), false);
-    EXPECT_NE(session, nullptr);
-    return *session;
-  }
-
-  BackendTotals totals(std::size_t backend) const {
-    BackendTotals t;
-    worker_->backends()[backend]->add_totals(t);
-    return t;
-  }
-  bool live(std::size_t backend) const { return states_[backend]->live(worker_->loop().now_ns()); }
-
-  StreamOpener opener;
-
- private:
-  BalancerConfig config_;
-  std::vector<std::unique_ptr<BackendState>> states_;
-  std::vector<BackendState*> state_ptrs_;
-  std::unique_ptr<Worker> worker_;
-};
 
 const std::string kGet = "GET /x HTTP/1.1\r\nHost: h\r\n\r\n";
 const std::string kPost = "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc";
