@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::string_view kCsvHeader =
     "index,worker,connection,intended_us,start_us,connected_us,sent_us,first_byte_us,end_us,"
-    "status,error,bytes\n";
+    "status,error,bytes,stream\n";
 
 bool has_log_suffix(std::string_view s, std::string_view suffix) {
   return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -234,6 +234,8 @@ char* WorkerLog::put_csv(char* p, const LogLine& line, std::string_view error) c
   p = put_csv_text(p, error);
   *p++ = ',';
   p = put_number(p, line.bytes);
+  *p++ = ',';
+  if (line.stream != 0) p = put_number(p, line.stream);
   *p++ = '\n';
   return p;
 }
@@ -270,6 +272,8 @@ char* WorkerLog::put_ndjson(char* p, const LogLine& line, std::string_view error
   }
   p = put_text(p, ",\"bytes\":");
   p = put_number(p, line.bytes);
+  p = put_text(p, ",\"stream\":");
+  p = line.stream != 0 ? put_number(p, line.stream) : put_text(p, kNull);
   return put_text(p, "}\n");
 }
 

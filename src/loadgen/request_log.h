@@ -77,12 +77,13 @@ struct LogLine {
   int err = 0;                     // a transport failure's errno (route.h, failure_name)
   std::string_view code;           // a hook's error code (it replaces the status's error name)
   std::uint64_t bytes = 0;         // bytes of its response read (head, body, framing)
+  std::uint32_t stream = 0;        // --http2: its stream's id on the connection; 0: none
 };
 
 class WorkerLog {
  public:
   static constexpr std::size_t kFlushBytes = 256 * 1024;
-  // Room for one line but its error text: 12 numbers of at most 20 digits and NDJSON's keys.
+  // Room for one line but its error text: 13 numbers of at most 20 digits and NDJSON's keys.
   static constexpr std::size_t kLineBytes = 512;
 
   WorkerLog(LogFile& file, std::uint32_t worker);
