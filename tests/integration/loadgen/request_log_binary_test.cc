@@ -42,7 +42,6 @@ TEST(RequestLogCli, RefusesWhatItCannotLogBeforeCreatingTheFile) {
       {{"--log", dir.file("none/run.csv")},
        "--log '" + dir.file("none/run.csv") + "': cannot create it: No such file or directory"},
       {{"--log", csv, "--http2"}, "--log does not work with --http2 yet"},
-      {{"--log", csv, "-k", "--pipeline", "2"}, "--log does not work with --pipeline yet"},
       {{"--log", csv, "--sweep-connections", "1,2"},
        "--log records one run: not with --sweep-connections or --find-max"},
       {{"--log", csv, "--find-max", "--max-p99", "10"},
