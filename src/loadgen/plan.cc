@@ -73,12 +73,10 @@ Expected<void> check_http2(const Config& config, const http::Url& url) {
   return {};
 }
 
-// --log: the HTTP/2 and WebSocket clients have their own (streams, messages) and are not wired to
-// it yet.
+// --log: the WebSocket client has its own (messages) and is not wired to it yet.
 Expected<void> check_log(const Config& config, const http::Url& url) {
   if (config.log_file.empty()) return {};
   if (url.websocket()) return make_error("--log does not apply to WebSocket (ws://, wss://) yet");
-  if (config.http2) return make_error("--log does not work with --http2 yet");
   return {};
 }
 

@@ -41,7 +41,6 @@ TEST(RequestLogCli, RefusesWhatItCannotLogBeforeCreatingTheFile) {
       {{"--log", ""}, "--log: empty file name"},
       {{"--log", dir.file("none/run.csv")},
        "--log '" + dir.file("none/run.csv") + "': cannot create it: No such file or directory"},
-      {{"--log", csv, "--http2"}, "--log does not work with --http2 yet"},
       {{"--log", csv, "--sweep-connections", "1,2"},
        "--log records one run: not with --sweep-connections or --find-max"},
       {{"--log", csv, "--find-max", "--max-p99", "10"},

@@ -1,11 +1,13 @@
-// --log with --pipeline against in-process servers: one line per pipelined request (not per
-// batch), adding up to the JSON report's counts; a server that closes mid-pipeline leaves one
-// line per unanswered request under its error.
+// --log with --pipeline and --http2 against in-process servers: one line per request (a pipelined
+// request, a stream), adding up to the JSON report's counts; a server that closes mid-pipeline
+// leaves one line per unanswered request under its error. (HTTP/2 streams reset by the server
+// and GOAWAY: tests/unit/loadgen_conn/h2_client_stream_test.cc.)
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "loadgen/connection.h"
@@ -102,6 +104,38 @@ TEST(RequestLogModes, AServerClosingMidPipelineLogsEachUnansweredRequest) {
     EXPECT_EQ(l.status, "") << l.index;
     EXPECT_TRUE(l.error == "ECONNRESET" || l.error == kUnanswered) << l.error;
   }
+}
+
+// --streams 10 over 2 connections: one line per stream, each (worker, connection, stream) once, stream
+// ids odd; the connect time only on each connection's first stream.
+TEST(RequestLogModes, Http2StreamsHaveALineEachWithTheirStreamId) {
+  auto s = start_server();
+  ASSERT_TRUE(s);
+  TempDir dir;
+  Config c = logged(s->port(), dir.file("run.csv"));
+  c.max_requests = 400;
+  c.concurrency = 2;
+  c.cores = 1;
+  c.http2 = true;
+  c.streams = 10;
+  const RunResult r = must_run(c);
+  s->stop();
+  ASSERT_EQ(r.total_requests, 400u);
+  const std::vector<LogRow> rows = read_csv_log(c.log_file);
+  expect_log_matches_report(rows, r);
+  std::set<std::tuple<int, std::uint64_t, std::uint32_t>> streams;
+  std::set<std::uint64_t> connections;
+  std::uint64_t with_connect = 0;
+  for (const LogRow& l : rows) {
+    EXPECT_EQ(l.status, "200");
+    EXPECT_EQ(l.stream % 2, 1u) << l.index;
+    EXPECT_GT(l.bytes, 9u) << l.index;  // at least a HEADERS frame
+    EXPECT_TRUE(streams.insert({l.worker, l.connection, l.stream}).second) << l.stream;
+    connections.insert(l.connection);
+    if (l.connected >= 0) ++with_connect;
+  }
+  EXPECT_EQ(connections.size(), r.connections_opened);
+  EXPECT_EQ(with_connect, r.connections_opened);
 }
 
 }  // namespace
