@@ -73,13 +73,6 @@ Expected<void> check_http2(const Config& config, const http::Url& url) {
   return {};
 }
 
-// --log: the WebSocket client has its own (messages) and is not wired to it yet.
-Expected<void> check_log(const Config& config, const http::Url& url) {
-  if (config.log_file.empty()) return {};
-  if (url.websocket()) return make_error("--log does not apply to WebSocket (ws://, wss://) yet");
-  return {};
-}
-
 }  // namespace
 
 Expected<Plan> prepare(Config config) {
@@ -97,7 +90,6 @@ Expected<Plan> prepare(Config config) {
   }
   if (auto r = check_pipeline(config, plan.url); !r) return r.error();
   if (auto r = check_http2(config, plan.url); !r) return r.error();
-  if (auto r = check_log(config, plan.url); !r) return r.error();
   if (config.http2) config.keep_alive = true;  // one connection carries every request
   plan.spec = make_request_spec(config, plan.url);
   if (auto r = http::validate_request(plan.spec); !r) return r.error();

@@ -191,7 +191,8 @@ std::string_view WorkerLog::error_name(const LogLine& line) {
     if (name.empty()) name = failure_name(index);
     return name;
   }
-  if (!WorkerStats::is_error_status(line.status)) return {};
+  // No status and no failure: a success that is not an HTTP response (a WebSocket reply).
+  if (line.status == 0 || !WorkerStats::is_error_status(line.status)) return {};
   char* end = put_signed(status_name_, line.status);
   return std::string_view(status_name_, static_cast<std::size_t>(end - status_name_));
 }

@@ -1,7 +1,7 @@
-// --log with --pipeline and --http2 against in-process servers: one line per request (a pipelined
-// request, a stream), adding up to the JSON report's counts; a server that closes mid-pipeline
-// leaves one line per unanswered request under its error. (HTTP/2 streams reset by the server
-// and GOAWAY: tests/unit/loadgen_conn/h2_client_stream_test.cc.)
+// --log with --pipeline, --http2 and ws:// against in-process servers: one line per request (a
+// pipelined request, a stream, a message), adding up to the JSON report's counts; a server that
+// closes mid-pipeline leaves one line per unanswered request under its error. (HTTP/2 streams
+// reset by the server and GOAWAY: tests/unit/loadgen_conn/h2_client_stream_test.cc.)
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -135,6 +135,34 @@ TEST(RequestLogModes, Http2StreamsHaveALineEachWithTheirStreamId) {
     if (l.connected >= 0) ++with_connect;
   }
   EXPECT_EQ(connections.size(), r.connections_opened);
+  EXPECT_EQ(with_connect, r.connections_opened);
+}
+
+// One line per message; 10% of them are answered by a close (1011), each its own line named as
+// the report names it, no status on any line (a reply is not an HTTP response).
+TEST(RequestLogModes, WebSocketMessagesHaveALineEach) {
+  server::ServerOptions options;
+  options.error_percent = 10;
+  auto s = start_server(options);
+  ASSERT_TRUE(s);
+  TempDir dir;
+  Config c = logged(s->port(), dir.file("run.ndjson"), "ws");
+  c.max_requests = 100;
+  c.concurrency = 1;
+  c.cores = 1;
+  const RunResult r = must_run(c);
+  s->stop();
+  ASSERT_EQ(r.total_requests, 100u);
+  const std::vector<LogRow> rows = read_ndjson_log(c.log_file);
+  expect_log_matches_report(rows, r);
+  std::uint64_t closed = 0, with_connect = 0;
+  for (const LogRow& l : rows) {
+    EXPECT_EQ(l.status, "");
+    EXPECT_GE(l.sent, 0) << l.index;
+    if (l.error == "close 1011") ++closed;
+    if (l.connected >= 0) ++with_connect;
+  }
+  EXPECT_EQ(closed, 10u);
   EXPECT_EQ(with_connect, r.connections_opened);
 }
 
