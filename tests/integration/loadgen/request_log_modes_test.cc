@@ -106,8 +106,8 @@ TEST(RequestLogModes, AServerClosingMidPipelineLogsEachUnansweredRequest) {
   }
 }
 
-// --streams 10 over 2 connections: one line per stream, each (worker, connection, stream) once, stream
-// ids odd; the connect time only on each connection's first stream.
+// --streams 10 over 2 connections: one line per stream, each (worker, connection, stream) once,
+// stream ids odd; the connect time only on each connection's first stream.
 TEST(RequestLogModes, Http2StreamsHaveALineEachWithTheirStreamId) {
   auto s = start_server();
   ASSERT_TRUE(s);
