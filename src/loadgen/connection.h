@@ -183,6 +183,10 @@ class Connection final : public net::IoHandler {
   // connection_log.cc, --log only: the line of the request in flight, ending at end_ns, from
   // what the connection measured of it (the caller adds its outcome).
   LogLine log_line(std::int64_t end_ns) const;
+  // The line of a pipelined request that ended at end_ns; the response bytes and first byte
+  // read so far are the oldest request's, and its line takes them (received_, first_byte_ns_).
+  void log_flight(const FlightEntry& entry, std::int64_t end_ns, int status, int err,
+                  std::string_view code);
 
   // connection_pipeline.cc: the pipelined path (context_.pipeline > 1).
   // Takes permits up to `depth` in flight and writes them (or connects first), or finishes.

@@ -133,6 +133,7 @@ bool Connection::consume_pipelined(const char* data, std::size_t length, std::in
     const http::Step step = parser_.feed(data, length);
     data += step.consumed;
     length -= step.consumed;
+    received_ += step.consumed;  // --log: the front response's bytes
     switch (step.event) {
       case http::Event::NeedMore:
         return true;
@@ -171,6 +172,7 @@ void Connection::complete_front(std::int64_t end_ns) {
   for (std::size_t i = 0; i < context_.count_headers.size(); ++i) {
     if (auto value = parser_.captured(i)) stats.count_header_value(i, *value);
   }
+  if (context_.log) log_flight(entry, end_ns, status, 0, {});
   responded_ = true;
   failures_ = 0;
   if (context_.timeout_ns > 0) {
@@ -188,8 +190,10 @@ void Connection::abandon_flight(int err, std::int64_t end_ns) {
     const std::int64_t from = context_.paced ? entry.intended_ns : begun;
     if (oldest && err != 0) {
       stats.record_failure(err, from, end_ns);
+      if (context_.log) log_flight(entry, end_ns, 0, err, {});
     } else {
       stats.record_custom_error(kUnanswered, 0, from, end_ns);
+      if (context_.log) log_flight(entry, end_ns, 0, 0, kUnanswered);
     }
     if (RateStats* rate = stats.rate()) {
       rate->on_completed(end_ns - from, end_ns - begun, end_ns, stats::ErrorClass::Transport);

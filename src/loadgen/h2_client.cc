@@ -34,6 +34,7 @@ struct H2Client::Slot {
   std::string_view fail_name;
   int fail_err = 0;
   std::size_t header_bytes = 0;
+  std::uint64_t bytes = 0;  // --log: its HEADERS and DATA frames read, 9-byte headers included
   std::string body;
   std::size_t body_sent = 0;
 };
@@ -48,6 +49,7 @@ constexpr std::uint8_t kSettingsType = 0x04;
 constexpr std::size_t kFrameTypeOffset = 3;
 constexpr std::size_t kMaxQueuedOut = 64 * 1024;     // bytes taken from nghttp2 before a write
 constexpr std::uint32_t kLastStreamId = 0x7fffffff;  // 2^31 - 1 (RFC 9113 5.1.1)
+constexpr std::uint64_t kFrameHeaderBytes = 9;
 
 H2Client& client_of(void* user) {
   return *static_cast<H2Client*>(user);
@@ -199,6 +201,8 @@ void H2Client::take(const SendPermit& permit) {
 
 void H2Client::open_socket() {
   socket_begin_ns_ = mono_ns();
+  connected_ns_ = 0;
+  if (context_.log) socket_id_ = context_.log->next_connection();
   for (Slot& slot : slots_) {
     if (!slot.used || slot.begin_ns != 0) continue;
     slot.begin_ns = socket_begin_ns_;  // the request that opens the socket: its connect counts
@@ -219,7 +223,8 @@ void H2Client::open_socket() {
 }
 
 void H2Client::on_connected() {
-  context_.stats->add_connection(connector_->connected_ns() - socket_begin_ns_);
+  connected_ns_ = connector_->connected_ns();
+  context_.stats->add_connection(connected_ns_ - socket_begin_ns_);
   if (connector_->has_handshake()) {
     state_ = State::Securing;
     secure();
@@ -462,8 +467,11 @@ void H2Client::on_frame(const nghttp2_frame& frame) {
       break;
     case NGHTTP2_HEADERS:
     case NGHTTP2_DATA:
-      if (frame.hd.flags & NGHTTP2_FLAG_END_STREAM) {
-        if (Slot* slot = slot_of(frame.hd.stream_id)) slot->ended = true;
+      if ((frame.hd.flags & NGHTTP2_FLAG_END_STREAM) || context_.log) {
+        if (Slot* slot = slot_of(frame.hd.stream_id)) {
+          slot->bytes += kFrameHeaderBytes + frame.hd.length;
+          if (frame.hd.flags & NGHTTP2_FLAG_END_STREAM) slot->ended = true;
+        }
       }
       break;
     default:
@@ -533,6 +541,7 @@ void H2Client::complete(Slot& slot) {
     WorkerStats& stats = *context_.stats;
     const std::int64_t from = context_.paced ? slot.intended_ns : slot.begin_ns;
     stats.record_response(slot.status, from, end);
+    if (context_.log) log_stream(slot, end, slot.status, {}, 0);
     stats.record_first_byte(slot.first_byte_ns > 0 ? slot.first_byte_ns - slot.start_ns : 0);
     if (RateStats* rate = stats.rate()) {
       rate->on_completed(end - from, end - slot.begin_ns, end,
@@ -561,9 +570,30 @@ void H2Client::record_failure(Slot& slot, std::string_view name, int err) {
   } else {
     context_.stats->record_custom_error(name, 0, from, end);
   }
+  if (context_.log) log_stream(slot, end, 0, name, err);
   if (RateStats* rate = context_.stats->rate()) {
     rate->on_completed(end - from, end - begun, end, stats::ErrorClass::Transport);
   }
+}
+
+void H2Client::log_stream(const Slot& slot, std::int64_t end_ns, int status, std::string_view name,
+                          int err) {
+  LogLine line;
+  line.index = slot.index;
+  line.connection = socket_id_;
+  line.stream = static_cast<std::uint32_t>(slot.id);
+  line.intended_ns = context_.paced ? slot.intended_ns : 0;
+  line.start_ns = slot.begin_ns != 0 ? slot.begin_ns : end_ns;
+  // The stream that opened the socket began at its connect's start (the others at their submit).
+  if (slot.begin_ns == socket_begin_ns_ && connected_ns_ != 0) line.connected_ns = connected_ns_;
+  line.sent_ns = slot.start_ns;
+  if (slot.first_byte_ns != 0) line.first_byte_ns = std::max(slot.first_byte_ns, slot.start_ns);
+  line.end_ns = end_ns;
+  line.status = status;
+  line.err = err;
+  line.code = name;
+  line.bytes = slot.bytes;
+  context_.log->append(line);
 }
 
 void H2Client::release(Slot& slot) {

@@ -102,6 +102,9 @@ class H2Client final : public net::IoHandler {
   // Records the slot's outcome and frees it.
   void complete(Slot& slot);
   void record_failure(Slot& slot, std::string_view name, int err);
+  // --log: the stream's line: its response's status, or 0 and its failure (`name`, or `err`).
+  void log_stream(const Slot& slot, std::int64_t end_ns, int status, std::string_view name,
+                  int err);
   // The socket is done: every stream still in flight fails under `name` / `err`, then reconnect.
   void lose_connection(std::string_view name, int err);
   // Returns whether the socket delivered a response.
@@ -142,6 +145,8 @@ class H2Client final : public net::IoHandler {
   bool responded_ = false;    // this socket delivered a response
   bool readable_ = false;     // bytes arrived during the connect
   std::int64_t socket_begin_ns_ = 0;  // the connect started
+  std::int64_t connected_ns_ = 0;     // ...and completed (0: not yet), for --log
+  std::uint64_t socket_id_ = 0;       // --log: the socket's id (WorkerLog::next_connection)
   std::size_t head_seen_ = 0;         // bytes of the server's first frame header checked so far
   std::uint32_t failures_ = 0;        // consecutive sockets without a response, for the backoff
 };

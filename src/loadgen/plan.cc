@@ -73,16 +73,6 @@ Expected<void> check_http2(const Config& config, const http::Url& url) {
   return {};
 }
 
-// --log records what an HTTP/1.1 connection measures of each request; the other clients have
-// their own (streams, messages) and are not wired to it.
-Expected<void> check_log(const Config& config, const http::Url& url) {
-  if (config.log_file.empty()) return {};
-  if (url.websocket()) return make_error("--log does not apply to WebSocket (ws://, wss://) yet");
-  if (config.http2) return make_error("--log does not work with --http2 yet");
-  if (config.pipeline > 1) return make_error("--log does not work with --pipeline yet");
-  return {};
-}
-
 }  // namespace
 
 Expected<Plan> prepare(Config config) {
@@ -100,7 +90,6 @@ Expected<Plan> prepare(Config config) {
   }
   if (auto r = check_pipeline(config, plan.url); !r) return r.error();
   if (auto r = check_http2(config, plan.url); !r) return r.error();
-  if (auto r = check_log(config, plan.url); !r) return r.error();
   if (config.http2) config.keep_alive = true;  // one connection carries every request
   plan.spec = make_request_spec(config, plan.url);
   if (auto r = http::validate_request(plan.spec); !r) return r.error();

@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::string_view kCsvHeader =
     "index,worker,connection,intended_us,start_us,connected_us,sent_us,first_byte_us,end_us,"
-    "status,error,bytes\n";
+    "status,error,bytes,stream\n";
 
 bool has_log_suffix(std::string_view s, std::string_view suffix) {
   return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -191,7 +191,8 @@ std::string_view WorkerLog::error_name(const LogLine& line) {
     if (name.empty()) name = failure_name(index);
     return name;
   }
-  if (!WorkerStats::is_error_status(line.status)) return {};
+  // No status and no failure: a success that is not an HTTP response (a WebSocket reply).
+  if (line.status == 0 || !WorkerStats::is_error_status(line.status)) return {};
   char* end = put_signed(status_name_, line.status);
   return std::string_view(status_name_, static_cast<std::size_t>(end - status_name_));
 }
@@ -234,6 +235,8 @@ char* WorkerLog::put_csv(char* p, const LogLine& line, std::string_view error) c
   p = put_csv_text(p, error);
   *p++ = ',';
   p = put_number(p, line.bytes);
+  *p++ = ',';
+  if (line.stream != 0) p = put_number(p, line.stream);
   *p++ = '\n';
   return p;
 }
@@ -270,6 +273,8 @@ char* WorkerLog::put_ndjson(char* p, const LogLine& line, std::string_view error
   }
   p = put_text(p, ",\"bytes\":");
   p = put_number(p, line.bytes);
+  p = put_text(p, ",\"stream\":");
+  p = line.stream != 0 ? put_number(p, line.stream) : put_text(p, kNull);
   return put_text(p, "}\n");
 }
 

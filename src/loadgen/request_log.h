@@ -13,7 +13,10 @@
 // Lines say what the report counts: one per record in WorkerStats (a response, a transport
 // failure, a hook's verdict), named as the report names it (error: "500", "ETIMEDOUT", a hook's
 // code), so the lines by status and by error add up to the report's counts exactly. A request
-// abandoned in flight (an interrupt, the drain limit of a -t run) is in neither.
+// abandoned in flight (an interrupt, the drain limit of a -t run) is in neither. Each client
+// fills the lines of what it counts: a Connection one per request (connection_log.cc; pipelined,
+// one per request of the batch, an unanswered one under its own error), an H2Client one per
+// stream (with its stream id), a WsClient one per message.
 //
 // Times are microseconds from the run's start (the same origin for every worker, the timeline's),
 // as integers; a time that does not apply is empty in CSV and null in NDJSON.
@@ -73,16 +76,17 @@ struct LogLine {
   std::int64_t sent_ns = 0;        // its first byte was written
   std::int64_t first_byte_ns = 0;  // the response's first bytes were read
   std::int64_t end_ns = 0;         // its response ended, or it failed
-  int status = 0;                  // the response's status; 0: none
+  int status = 0;                  // the response's status; 0: none (a WebSocket reply: no error)
   int err = 0;                     // a transport failure's errno (route.h, failure_name)
   std::string_view code;           // a hook's error code (it replaces the status's error name)
   std::uint64_t bytes = 0;         // bytes of its response read (head, body, framing)
+  std::uint32_t stream = 0;        // --http2: its stream's id on the connection; 0: none
 };
 
 class WorkerLog {
  public:
   static constexpr std::size_t kFlushBytes = 256 * 1024;
-  // Room for one line but its error text: 12 numbers of at most 20 digits and NDJSON's keys.
+  // Room for one line but its error text: 13 numbers of at most 20 digits and NDJSON's keys.
   static constexpr std::size_t kLineBytes = 512;
 
   WorkerLog(LogFile& file, std::uint32_t worker);

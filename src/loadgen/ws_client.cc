@@ -76,6 +76,8 @@ void WsClient::begin() {
 void WsClient::open_socket() {
   close_socket();
   begin_ns_ = mono_ns();
+  start_ns_ = connected_ns_ = 0;  // --log: this message's, once they happen
+  if (context_.log) socket_id_ = context_.log->next_connection();
   bool at_once = false;  // the connect completed in the call
   const int err = connector_->open(*context_.loop, *this, begin_ns_, at_once);
   stream_ = connector_->stream();
@@ -133,7 +135,8 @@ void WsClient::on_connect_event() {
 // The TCP connection is up (and counted, with its connect time): the upgrade goes now (ws://) or
 // after the CONNECT exchange (through --proxy) and the TLS handshake (wss://).
 void WsClient::connected() {
-  context_.stats->add_connection(connector_->connected_ns() - begin_ns_);
+  connected_ns_ = connector_->connected_ns();
+  context_.stats->add_connection(connected_ns_ - begin_ns_);
   if (secure_) {
     state_ = State::Securing;
     secure_handshake();
@@ -231,8 +234,10 @@ bool WsClient::read_handshake() {
 void WsClient::send_message() {
   state_ = State::Awaiting;
   start_ns_ = mono_ns();
+  received_ = 0;
   if (begin_ns_ == 0) {  // an open socket: the message begins with its first byte
     begin_ns_ = start_ns_;
+    connected_ns_ = 0;
     arm_timeout(begin_ns_);
   }
   std::string_view payload = plan_.message.text();
@@ -289,6 +294,7 @@ void WsClient::read_frames(std::uint32_t events) {
       return;
     }
     context_.stats->add_bytes(n, 0);
+    received_ += n;
     if (!session_.feed(buffer, n)) {
       fail(ENOMEM);
       return;
@@ -328,7 +334,9 @@ bool WsClient::check_session() {
 }
 
 void WsClient::complete() {
-  context_.stats->record_message(start_ns_, mono_ns());
+  const std::int64_t end = mono_ns();
+  context_.stats->record_message(start_ns_, end);
+  if (context_.log) log_message(end, 0, {});
   context_.loop->cancel(timer_);
   begin_ns_ = 0;
   in_flight_ = false;
@@ -340,14 +348,35 @@ void WsClient::complete() {
 void WsClient::fail(int err) {
   if (tls::error_name(err)) tls_failed_ = true;  // its session is not offered again
   const std::int64_t end = mono_ns();
-  if (in_flight_) context_.stats->record_failure(err, begin_ns_ ? begin_ns_ : end, end);
+  if (in_flight_) {
+    context_.stats->record_failure(err, begin_ns_ ? begin_ns_ : end, end);
+    if (context_.log) log_message(end, err, {});
+  }
   after_failure();
 }
 
 void WsClient::fail_ws(WsFailure kind, int code) {
   const std::int64_t end = mono_ns();
-  if (in_flight_) context_.stats->record_ws_failure(kind, code, begin_ns_ ? begin_ns_ : end, end);
+  if (in_flight_) {
+    context_.stats->record_ws_failure(kind, code, begin_ns_ ? begin_ns_ : end, end);
+    if (context_.log) log_message(end, 0, ws_error_name(kind, code));
+  }
   after_failure();
+}
+
+// A message's line: no status (a reply is not an HTTP response), no first byte (as the report).
+void WsClient::log_message(std::int64_t end_ns, int err, std::string_view code) {
+  LogLine line;
+  line.index = index_;
+  line.connection = socket_id_;
+  line.start_ns = begin_ns_ != 0 ? begin_ns_ : end_ns;
+  line.connected_ns = connected_ns_;
+  line.sent_ns = start_ns_;
+  line.end_ns = end_ns;
+  line.err = err;
+  line.code = code;
+  line.bytes = start_ns_ != 0 ? received_ : 0;
+  context_.log->append(line);
 }
 
 // The socket is dropped; the next permit opens a new one, after a backoff when this one never

@@ -89,6 +89,8 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   void complete();
   void fail(int err);
   void fail_ws(WsFailure kind, int code);
+  // --log: the line of the message in flight, ended at end_ns (a failure: `err` or `code`).
+  void log_message(std::int64_t end_ns, int err, std::string_view code);
   void after_failure();
   void begin_close();
   void on_timer();
@@ -121,6 +123,10 @@ class WsClient final : public net::IoHandler, public ws::SessionHandler {
   bool read_wants_write_ = false;  // TLS: the last read stopped for want of writability
   bool tls_failed_ = false;        // TLS: this socket failed in its record layer
   std::uint32_t failures_ = 0;     // consecutive failures without a reply, for the backoff
+  // --log only: the socket's id, its connect's end, the bytes read since the message was sent.
+  std::uint64_t socket_id_ = 0;
+  std::int64_t connected_ns_ = 0;
+  std::uint64_t received_ = 0;
 };
 
 }  // namespace stampede::loadgen

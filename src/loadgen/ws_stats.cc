@@ -49,13 +49,27 @@ std::map<int, std::uint64_t>* WsCounts::of(WsFailure kind) {
   return &protocol;
 }
 
+std::string ws_error_name(WsFailure kind, int code) {
+  switch (kind) {
+    case WsFailure::Refused:
+      return "handshake " + std::to_string(code);
+    case WsFailure::Closed:
+      return "close " + std::to_string(code);
+    case WsFailure::Protocol:
+      break;
+  }
+  return code == 0 ? std::string("bad handshake") : "protocol " + std::to_string(code);
+}
+
 void add_ws_error_codes(const WsCounts& counts, std::map<std::string, std::uint64_t>& codes) {
-  for (const auto& [status, n] : counts.refused)
-    codes["handshake " + std::to_string(status)] += n;
-  for (const auto& [code, n] : counts.closed)
-    codes["close " + std::to_string(code)] += n;
-  for (const auto& [code, n] : counts.protocol)
-    codes[code == 0 ? std::string("bad handshake") : "protocol " + std::to_string(code)] += n;
+  const std::pair<WsFailure, const std::map<int, std::uint64_t>*> kinds[] = {
+      {WsFailure::Refused, &counts.refused},
+      {WsFailure::Closed, &counts.closed},
+      {WsFailure::Protocol, &counts.protocol}};
+  for (const auto& [kind, counted] : kinds) {
+    for (const auto& [code, n] : *counted)
+      codes[ws_error_name(kind, code)] += n;
+  }
 }
 
 void write_ws_text(const WsCounts& counts, std::uint64_t connections, std::ostream& out) {

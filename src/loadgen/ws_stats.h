@@ -28,6 +28,9 @@ struct WsCounts {
   std::map<int, std::uint64_t>* of(WsFailure kind);
 };
 
+// The error code a failure is counted under: "handshake 503", "close 1011", "protocol 1002",
+// "bad handshake" (one wording, for the report and --log).
+std::string ws_error_name(WsFailure kind, int code);
 // The failures as error codes for RunResult::error_codes: "handshake 503", "close 1011",
 // "protocol 1002", "bad handshake".
 void add_ws_error_codes(const WsCounts& counts, std::map<std::string, std::uint64_t>& codes);

@@ -41,8 +41,6 @@ TEST(RequestLogCli, RefusesWhatItCannotLogBeforeCreatingTheFile) {
       {{"--log", ""}, "--log: empty file name"},
       {{"--log", dir.file("none/run.csv")},
        "--log '" + dir.file("none/run.csv") + "': cannot create it: No such file or directory"},
-      {{"--log", csv, "--http2"}, "--log does not work with --http2 yet"},
-      {{"--log", csv, "-k", "--pipeline", "2"}, "--log does not work with --pipeline yet"},
       {{"--log", csv, "--sweep-connections", "1,2"},
        "--log records one run: not with --sweep-connections or --find-max"},
       {{"--log", csv, "--find-max", "--max-p99", "10"},
@@ -57,8 +55,6 @@ TEST(RequestLogCli, RefusesWhatItCannotLogBeforeCreatingTheFile) {
     args.insert(args.end(), c.args.begin(), c.args.end());
     EXPECT_EQ(generator_refusal(args, dir.path()), c.line) << shown_args(args);
   }
-  EXPECT_EQ(generator_refusal({"ws://127.0.0.1:1/", "--log", csv}, dir.path()),
-            "--log does not apply to WebSocket (ws://, wss://) yet");
   EXPECT_FALSE(std::filesystem::exists(csv)) << "refused before it was created";
   // End to end once: one line, exit 2.
   EXPECT_TRUE(refused({url, "-n", "1", "--log", dir.file("run.log")}, "--log"));

@@ -4,122 +4,26 @@
 // line's times are in order.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "loadgen/report/json.h"
 #include "loadgen/runner.h"
 #include "support/in_process.h"
-#include "support/process.h"
+#include "support/request_log_report.h"
 #include "support/temp_dir.h"
 
 namespace stampede::loadgen {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::expect_log_matches_report;
+using testing::LogRow;
 using testing::must_run;
-using testing::read_file;
+using testing::read_csv_log;
+using testing::read_ndjson_log;
 using testing::start_server;
 using testing::TempDir;
-
-// One line of the log, as read back; a time that does not apply is -1.
-struct ReadLine {
-  std::uint64_t index = 0;
-  int worker = 0;
-  std::uint64_t connection = 0;
-  std::int64_t intended = -1, start = -1, connected = -1, sent = -1, first_byte = -1, end = -1;
-  std::string status, error;
-  std::uint64_t bytes = 0;
-};
-
-std::int64_t csv_time(const std::string& field) {
-  return field.empty() ? -1 : std::stoll(field);
-}
-
-std::vector<ReadLine> read_csv_log(const std::string& path) {
-  std::istringstream in(read_file(path));
-  std::string text;
-  std::getline(in, text);
-  EXPECT_EQ(text,
-            "index,worker,connection,intended_us,start_us,connected_us,sent_us,first_byte_us,"
-            "end_us,status,error,bytes");
-  std::vector<ReadLine> lines;
-  while (std::getline(in, text)) {
-    std::vector<std::string> f;
-    std::istringstream fields(text);
-    for (std::string field; std::getline(fields, field, ',');)
-      f.push_back(field);
-    if (text.back() == ',') f.emplace_back();
-    EXPECT_EQ(f.size(), 12u) << text;
-    if (f.size() != 12) continue;
-    lines.push_back({std::stoull(f[0]), std::stoi(f[1]), std::stoull(f[2]), csv_time(f[3]),
-                     csv_time(f[4]), csv_time(f[5]), csv_time(f[6]), csv_time(f[7]), csv_time(f[8]),
-                     f[9], f[10], std::stoull(f[11])});
-  }
-  return lines;
-}
-
-std::vector<ReadLine> read_ndjson_log(const std::string& path) {
-  std::istringstream in(read_file(path));
-  std::vector<ReadLine> lines;
-  const auto time = [](const nlohmann::json& v) {
-    return v.is_null() ? -1 : v.get<std::int64_t>();
-  };
-  for (std::string text; std::getline(in, text);) {
-    const auto j = nlohmann::json::parse(text);
-    EXPECT_EQ(j.size(), 12u) << text;
-    lines.push_back({j["index"], j["worker"], j["connection"], time(j["intended_us"]),
-                     time(j["start_us"]), time(j["connected_us"]), time(j["sent_us"]),
-                     time(j["first_byte_us"]), time(j["end_us"]),
-                     j["status"].is_null() ? "" : std::to_string(j["status"].get<int>()),
-                     j["error"].is_null() ? "" : j["error"].get<std::string>(), j["bytes"]});
-  }
-  return lines;
-}
-
-// The lines by status and by error are the report's counts; every index is logged once; each
-// line's times are in order.
-void expect_log_matches_report(const std::vector<ReadLine>& lines, const RunResult& r) {
-  const auto report = to_json(r);
-  std::map<std::string, std::uint64_t> statuses, errors;
-  std::set<std::uint64_t> indexes;
-  std::uint64_t with_error = 0, bytes = 0;
-  for (const ReadLine& l : lines) {
-    if (!l.status.empty()) ++statuses[l.status];
-    if (!l.error.empty()) {
-      ++errors[l.error];
-      ++with_error;
-    }
-    bytes += l.bytes;
-    EXPECT_TRUE(indexes.insert(l.index).second) << "index " << l.index << " logged twice";
-    EXPECT_GE(l.start, 0);
-    EXPECT_GE(l.end, l.start);
-    for (std::int64_t t : {l.connected, l.sent, l.first_byte}) {
-      if (t < 0) continue;
-      EXPECT_GE(t, l.start) << l.index;
-      EXPECT_LE(t, l.end) << l.index;
-    }
-    if (l.connected >= 0 && l.sent >= 0) EXPECT_LE(l.connected, l.sent);
-    if (l.sent >= 0 && l.first_byte >= 0) EXPECT_LE(l.sent, l.first_byte);
-    if (!l.status.empty()) EXPECT_GE(l.first_byte, 0) << l.index;
-  }
-  EXPECT_EQ(lines.size(), report["totalRequests"].get<std::uint64_t>());
-  EXPECT_EQ(with_error, report["totalErrors"].get<std::uint64_t>());
-  std::map<std::string, std::uint64_t> report_statuses, report_errors;
-  for (const auto& [code, n] : report["statusCodes"].items())
-    report_statuses[code] = n;
-  for (const char* key : {"errorCodes", "localErrors"}) {
-    for (const auto& [code, n] : report[key].items())
-      report_errors[code] += n.get<std::uint64_t>();
-  }
-  EXPECT_EQ(statuses, report_statuses);
-  EXPECT_EQ(errors, report_errors);
-  EXPECT_LE(bytes, r.bytes_read);
-}
 
 Config logged_config(const server::Server& s, const std::string& log) {
   Config c;
@@ -147,12 +51,13 @@ TEST(RequestLog, LinesAddUpToTheReportWithErrorStatuses) {
   ASSERT_EQ(r.total_requests, 300u);
   EXPECT_GT(r.error_codes.at("500"), 0u);
   EXPECT_EQ(r.log_error, "");
-  const std::vector<ReadLine> lines = read_csv_log(c.log_file);
+  const std::vector<LogRow> lines = read_csv_log(c.log_file);
   expect_log_matches_report(lines, r);
   std::set<std::pair<int, std::uint64_t>> connections;
   std::set<int> workers;
-  for (const ReadLine& l : lines) {
+  for (const LogRow& l : lines) {
     EXPECT_EQ(l.intended, -1) << "closed loop: no schedule";
+    EXPECT_EQ(l.stream, 0u) << "HTTP/1.1: no stream";
     EXPECT_GE(l.connected, 0) << l.index;
     EXPECT_GT(l.bytes, 0u) << l.index;
     EXPECT_GE(l.index, 1u);
@@ -183,9 +88,9 @@ TEST(RequestLog, LinesAddUpToTheReportWithTimeoutsAtTheDeadline) {
   s->stop();
   EXPECT_GT(r.total_requests, 10u);
   EXPECT_EQ(r.total_errors, r.total_requests);
-  const std::vector<ReadLine> lines = read_ndjson_log(c.log_file);
+  const std::vector<LogRow> lines = read_ndjson_log(c.log_file);
   expect_log_matches_report(lines, r);
-  for (const ReadLine& l : lines) {
+  for (const LogRow& l : lines) {
     EXPECT_EQ(l.error, "ETIMEDOUT");
     EXPECT_GE(l.intended, 0) << "paced: its time in the schedule";
     EXPECT_LE(l.intended, l.start);

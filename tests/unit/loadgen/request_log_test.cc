@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -20,7 +21,7 @@ using testing::TempDir;
 
 constexpr std::string_view kHeader =
     "index,worker,connection,intended_us,start_us,connected_us,sent_us,first_byte_us,end_us,"
-    "status,error,bytes\n";
+    "status,error,bytes,stream\n";
 
 // A request on a new connection of worker 3: every time set, 1.5 ms after the start and on.
 LogLine full_line(std::int64_t origin) {
@@ -83,12 +84,21 @@ TEST(RequestLog, CsvHasTheHeaderThenOneLinePerRequestInMicroseconds) {
     error.intended_ns = error.connected_ns = 0;
     error.status = 503;
     log.append(error);
+    // An HTTP/2 stream the server reset: its stream id in the last column.
+    LogLine reset = error;
+    reset.status = 0;
+    reset.first_byte_ns = 0;
+    reset.bytes = 13;
+    reset.code = "RST_STREAM CANCEL";
+    reset.stream = 2147483647;
+    log.append(reset);
     EXPECT_EQ(read_file(path), kHeader) << "buffered until flushed";
   }
   EXPECT_EQ(read_file(path), std::string(kHeader) +
-                                 "42,3,7,1000,1500,1600,1700,2000,2100,200,,120\n"
-                                 "43,3,1,,3000,,,,3000,,ECONNREFUSED,0\n"
-                                 "42,3,7,,1500,,1700,2000,2100,503,503,120\n");
+                                 "42,3,7,1000,1500,1600,1700,2000,2100,200,,120,\n"
+                                 "43,3,1,,3000,,,,3000,,ECONNREFUSED,0,\n"
+                                 "42,3,7,,1500,,1700,2000,2100,503,503,120,\n"
+                                 "42,3,7,,1500,,1700,,2100,,RST_STREAM CANCEL,13,2147483647\n");
 }
 
 TEST(RequestLog, NdjsonSaysNullForWhatDoesNotApply) {
@@ -107,16 +117,17 @@ TEST(RequestLog, NdjsonSaysNullForWhatDoesNotApply) {
     timed_out.start_ns = 1'000 + 10'000;
     timed_out.end_ns = 1'000 + 60'010'000;
     timed_out.err = ETIMEDOUT;
+    timed_out.stream = 3;
     log.append(timed_out);
   }
   const std::string text = read_file(path);
   EXPECT_EQ(text,
             "{\"index\":42,\"worker\":0,\"connection\":7,\"intended_us\":1000,\"start_us\":1500,"
             "\"connected_us\":1600,\"sent_us\":1700,\"first_byte_us\":2000,\"end_us\":2100,"
-            "\"status\":200,\"error\":null,\"bytes\":120}\n"
+            "\"status\":200,\"error\":null,\"bytes\":120,\"stream\":null}\n"
             "{\"index\":9,\"worker\":0,\"connection\":2,\"intended_us\":null,\"start_us\":10,"
             "\"connected_us\":null,\"sent_us\":null,\"first_byte_us\":null,\"end_us\":60010,"
-            "\"status\":null,\"error\":\"ETIMEDOUT\",\"bytes\":0}\n");
+            "\"status\":null,\"error\":\"ETIMEDOUT\",\"bytes\":0,\"stream\":3}\n");
   const auto second = nlohmann::json::parse(text.substr(text.find('\n') + 1));
   EXPECT_EQ(second["error"], "ETIMEDOUT");
 }
@@ -138,10 +149,35 @@ TEST(RequestLog, AHookCodeIsQuotedAndEscaped) {
     log.append(line);
   }
   EXPECT_EQ(read_file(dir.file("run.csv")),
-            std::string(kHeader) + "1,1,0,,0,,,,0,200,\"bad, \"\"very\"\"\nbad\\\x01\",0\n");
+            std::string(kHeader) + "1,1,0,,0,,,,0,200,\"bad, \"\"very\"\"\nbad\\\x01\",0,\n");
   const auto json = nlohmann::json::parse(read_file(dir.file("run.jsonl")));
   EXPECT_EQ(json["error"], code);
   EXPECT_EQ(json["status"], 200);
+}
+
+// The widest line there can be (every number at its most digits, times before the origin) fits
+// in the room kept for one line, and reads back as JSON.
+TEST(RequestLog, TheWidestLineFitsItsRoom) {
+  TempDir dir;
+  const std::string path = dir.file("run.ndjson");
+  auto file = must_open(path);
+  ASSERT_TRUE(file);
+  {
+    WorkerLog log(*file, std::numeric_limits<std::uint32_t>::max());
+    log.start(std::numeric_limits<std::int64_t>::max());
+    LogLine line;
+    line.index = line.connection = line.bytes = std::numeric_limits<std::uint64_t>::max();
+    line.intended_ns = line.start_ns = line.connected_ns = line.sent_ns = line.first_byte_ns =
+        line.end_ns = 1;  // -9223372036854775 µs from the start
+    line.status = std::numeric_limits<int>::min();
+    line.stream = std::numeric_limits<std::uint32_t>::max();
+    log.append(line);
+  }
+  const std::string text = read_file(path);
+  EXPECT_LT(text.size(), WorkerLog::kLineBytes);
+  const auto json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["stream"], std::numeric_limits<std::uint32_t>::max());
+  EXPECT_EQ(json["bytes"], std::numeric_limits<std::uint64_t>::max());
 }
 
 // No write per request: the buffer goes to the file when it passes kFlushBytes, in whole lines.

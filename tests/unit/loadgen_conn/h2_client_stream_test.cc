@@ -1,7 +1,8 @@
 // The generator's HTTP/2 client (an --http2 Connection) over a TestStream, against a scripted
 // server side made of nghttp2's own server session: answers, RST_STREAM, GOAWAY with a last
 // stream id, a server that answers HTTP/1.1, a truncated frame, an oversized header block. Each
-// checked on exact counts: every permit ends in exactly one record (a status or a named failure).
+// checked on exact counts: every permit ends in exactly one record (a status or a named failure),
+// and in one --log line with its stream id.
 #include <errno.h>
 #include <gtest/gtest.h>
 #include <nghttp2/nghttp2.h>
@@ -10,12 +11,14 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "connection_harness.h"
+#include "core/clock.h"
 #include "h2/error_codes.h"
 #include "loadgen/connection.h"
 #include "loadgen/h2_request.h"
@@ -23,6 +26,8 @@
 #include "loadgen/worker_stats.h"
 #include "net/event_loop.h"
 #include "support/fake_connector.h"
+#include "support/request_log_lines.h"
+#include "support/temp_dir.h"
 #include "support/test_stream.h"
 
 namespace stampede::loadgen {
@@ -327,6 +332,62 @@ TEST_F(H2ClientOverStream, AConnectionThatUsedItsStreamIdsIsFollowedByANewOne) {
   ASSERT_EQ(servers_.size(), 2u);
   EXPECT_EQ(servers_[0]->requests, 6u);
   EXPECT_EQ(servers_[1]->requests, 6u);
+}
+
+// --log: a line per stream with its connection and stream id, a reset stream and those a GOAWAY
+// left unprocessed under the names the report counts, adding up to the stats.
+TEST_F(H2ClientOverStream, TheLogHasALinePerStreamResetsAndGoawayByName) {
+  testing::TempDir dir;
+  const std::string path = dir.file("h2.csv");
+  auto file = LogFile::open(path);
+  ASSERT_TRUE(file);
+  {
+    WorkerLog log(**file, 0);
+    log.start(mono_ns());
+    context_.log = &log;
+    auto client = start(12, 4);
+    bool first = true;
+    converse(*client, [&first] {
+      auto server = std::make_unique<ScriptedH2Server>(0);
+      if (first) {  // streams 1, 3, 5, 7: 1 reset, 3 answered, GOAWAY with last id 3
+        server->on_request = [](ScriptedH2Server& s, std::int32_t id) {
+          if (id < 7) return;
+          s.reset(1, NGHTTP2_REFUSED_STREAM);
+          s.answer(3, 200);
+          s.goaway(3);
+        };
+        first = false;
+      } else {
+        server->on_request = [](ScriptedH2Server& s, std::int32_t id) { s.answer(id, 200); };
+      }
+      return server;
+    });
+    ASSERT_TRUE(client->finished());
+    context_.log = nullptr;
+  }  // the log flushes
+  const std::vector<testing::LogRow> rows = testing::read_csv_log(path);
+  const testing::LogTally t = testing::tally_log(rows);
+  EXPECT_EQ(t.lines, stats_.requests());
+  EXPECT_EQ(t.with_error, stats_.errors());
+  EXPECT_EQ(t.statuses, (std::map<std::string, std::uint64_t>{{"200", 9}}));
+  EXPECT_EQ(t.errors, (std::map<std::string, std::uint64_t>{{"GOAWAY unprocessed", 2},
+                                                            {"RST_STREAM REFUSED_STREAM", 1}}));
+  std::set<std::uint32_t> first_connection;
+  for (const testing::LogRow& l : rows) {
+    EXPECT_EQ(l.worker, 0);
+    if (l.connection == 1) first_connection.insert(l.stream);
+    if (l.error == "RST_STREAM REFUSED_STREAM") {
+      EXPECT_EQ(l.stream, 1u);
+    } else if (l.error == "GOAWAY unprocessed") {
+      EXPECT_TRUE(l.stream == 5 || l.stream == 7) << l.stream;
+    } else {
+      EXPECT_EQ(l.status, "200") << l.stream;
+    }
+    if (!l.error.empty()) {
+      EXPECT_EQ(l.status, "");
+    }
+  }
+  EXPECT_EQ(first_connection, (std::set<std::uint32_t>{1, 3, 5, 7}));
 }
 
 }  // namespace
