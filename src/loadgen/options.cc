@@ -269,6 +269,13 @@ Expected<void> convert_request(const RawOptions& raw, Config& config, CliSetting
     if (!http::is_token(config.method)) {
       return option_error(*raw.method, "invalid method '" + raw.method->text + "'");
     }
+    // A token, but no method: what h2load's -m (streams per connection) would be.
+    if (config.method.find_first_not_of("0123456789") == std::string::npos) {
+      return option_error(*raw.method,
+                          "'" + raw.method->text +
+                              "' is not a method (-m is the method, as in loadtest; "
+                              "for h2load's -m, streams per connection, use --streams)");
+    }
   }
   if (auto r = resolve_body(raw, config, cli); !r) return r;
   if (raw.content_type) {

@@ -271,6 +271,13 @@ TEST(Http2, StreamsOptionSweep) {
   }
   EXPECT_EQ(h2_refusal({url, "--http2", "--streams", "1000"}), "accepted");
   EXPECT_EQ(h2_refusal({url, "--streams", "4"}), "--streams: needs --http2");
+  // h2load's -m is the streams; here it is the method, and a number is none.
+  const std::string not_a_method =
+      "-m: '10' is not a method (-m is the method, as in loadtest; for h2load's -m, streams per "
+      "connection, use --streams)";
+  EXPECT_EQ(h2_refusal({url, "--http2", "-m", "10"}), not_a_method);
+  EXPECT_EQ(h2_refusal({url, "-m", "10"}), not_a_method);
+  EXPECT_EQ(h2_refusal({url, "--http2", "-m", "post"}), "accepted");
 }
 
 TEST(Http2, RefusedCombinationsNameBothOptions) {
