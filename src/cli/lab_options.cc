@@ -26,6 +26,7 @@ struct Raw {
   std::string limit;                       // --limit NAME[=N] (convert_limit)
   std::string h2_connections, h2_streams;  // the h2 scenario's load (convert_h2)
   std::vector<std::string> instance_specs, delays;
+  loadgen::MetricsTexts metrics;  // --metrics-listen, --metrics-linger
 };
 
 void declare(CLI::App& app, Raw& raw, LabConfig& c) {
@@ -88,6 +89,7 @@ void declare(CLI::App& app, Raw& raw, LabConfig& c) {
   app.add_flag("--json", c.json, "The result as JSON on stdout");
   app.add_option("--html", c.html_path, "Also write an HTML report to FILE; default none");
   app.add_flag("-q,--quiet", c.quiet, "No progress lines on stderr");
+  loadgen::add_metrics_options(app, raw.metrics);
 }
 
 std::vector<std::string> split(std::string_view text) {
@@ -337,6 +339,9 @@ Expected<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   if (r) r = choose_balancer(raw, c);
   if (r) r = convert_sweep(raw, c);
   if (!r) return r.error();
+  auto metrics = loadgen::to_metrics_settings(raw.metrics);
+  if (!metrics) return metrics.error();
+  cli.metrics = *metrics;
   auto plan = prepare(std::move(c));
   if (!plan) return plan.error();
   cli.plan = std::move(plan).value();

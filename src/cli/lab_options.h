@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/metrics_options.h"
 #include "core/expected.h"
 #include "lab/config.h"
 #include "lab/plan.h"
@@ -12,8 +13,9 @@
 namespace stampede::lab {
 
 struct CommandLine {
-  LabPlan plan;       // prepare()'s: what `stampede lab` runs
-  bool help = false;  // --help: print help_text, exit 0
+  LabPlan plan;                      // prepare()'s: what `stampede lab` runs
+  loadgen::MetricsSettings metrics;  // --metrics-listen, --metrics-linger
+  bool help = false;                 // --help: print help_text, exit 0
   std::string help_text;
 };
 

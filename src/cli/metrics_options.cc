@@ -39,21 +39,25 @@ Expected<MetricsSettings> to_metrics_settings(const MetricsTexts& texts) {
   return out;
 }
 
-Expected<std::unique_ptr<MetricsServer>> MetricsServer::start(const MetricsSettings& settings) {
-  std::unique_ptr<MetricsServer> server(new MetricsServer());
+Expected<std::unique_ptr<metrics::MetricsEndpoint>> start_metrics_endpoint(
+    const MetricsSettings& settings, metrics::MetricsEndpoint::Render render) {
   metrics::EndpointOptions options;
   options.address = *settings.listen;
+  auto endpoint = metrics::MetricsEndpoint::start(options, std::move(render), "--metrics-listen");
+  if (!endpoint) return endpoint.error();
+  fmt::print(stderr, "Metrics: http://{}/metrics\n", (*endpoint)->address().to_string());
+  return endpoint;
+}
+
+Expected<std::unique_ptr<MetricsServer>> MetricsServer::start(const MetricsSettings& settings) {
+  std::unique_ptr<MetricsServer> server(new MetricsServer());
   MetricsServer* self = server.get();
-  auto endpoint = metrics::MetricsEndpoint::start(
-      options,
-      [self] {
-        const std::optional<LiveFigures> figures = self->feed_.snapshot();
-        return figures ? render_prometheus(*figures, self->buckets_) : std::string();
-      },
-      "--metrics-listen");
+  auto endpoint = start_metrics_endpoint(settings, [self] {
+    const std::optional<LiveFigures> figures = self->feed_.snapshot();
+    return figures ? render_prometheus(*figures, self->buckets_) : std::string();
+  });
   if (!endpoint) return endpoint.error();
   server->endpoint_ = std::move(endpoint).value();
-  fmt::print(stderr, "Metrics: http://{}/metrics\n", server->address().to_string());
   return server;
 }
 

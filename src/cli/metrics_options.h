@@ -50,6 +50,11 @@ class MetricsServer {
   std::unique_ptr<metrics::MetricsEndpoint> endpoint_;  // last: stopped before the feed goes
 };
 
+// The endpoint alone, serving `render` (the lab's runs, lab/live_runs.h); binding and the
+// address line as MetricsServer::start.
+Expected<std::unique_ptr<metrics::MetricsEndpoint>> start_metrics_endpoint(
+    const MetricsSettings& settings, metrics::MetricsEndpoint::Render render);
+
 // After the report: keeps the process (and the endpoint) up for `linger`, or until `stop`.
 void linger(std::chrono::nanoseconds linger, StopSignal& stop);
 

@@ -53,7 +53,8 @@ struct HangOutcome {
 };
 
 Expected<HangOutcome> run_hang(const loadgen::Config& config, HangTimes times,
-                               const HangActions& actions, Interrupt& interrupt);
+                               const HangActions& actions, Interrupt& interrupt,
+                               loadgen::LiveFeed* live = nullptr);
 
 // The run's timing record from its outcome (pure): detection and recovery as the run measured
 // them. `backend_timeout_ms` and `health_timeout_ms` are what the balancer was started with

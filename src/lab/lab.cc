@@ -27,7 +27,24 @@ struct Bench {
   std::ostream* progress;
   InstancePool& pool;
   BalancerRunner& balancer;
+  LiveRuns* live;  // --metrics-listen's runs; null without it
 };
+
+// The feed of the run labelled `labels`; null without --metrics-listen.
+loadgen::LiveFeed* feed_of(const Bench& b, const RunLabels& labels) {
+  return b.live == nullptr ? nullptr : &b.live->feed(labels);
+}
+
+// A scenario's run: its scenario's name and its row's label in the report.
+RunLabels labels_of(const RunRecord& rec) {
+  return RunLabels{std::string(scenario_name(rec.scenario)), rec.label(), {}};
+}
+
+loadgen::RunHooks live_hooks(const Bench& b, const RunRecord& rec) {
+  loadgen::RunHooks hooks;
+  hooks.live = feed_of(b, labels_of(rec));
+  return hooks;
+}
 
 template <class... Args>
 void say(const Bench& b, fmt::format_string<Args...> format, Args&&... args) {
@@ -49,7 +66,8 @@ void fill_outcome(RunRecord& rec, const loadgen::RunResult& r) {
 }
 
 Expected<HeaderCounts> run_sticky(const Bench& b, const std::string& url, RunRecord& rec) {
-  auto sessions = run_sessions(url, b.config.sessions, b.config.session_requests, b.interrupt);
+  auto sessions = run_sessions(url, b.config.sessions, b.config.session_requests, b.interrupt,
+                               b.live, labels_of(rec));
   if (!sessions) return sessions.error();
   loadgen::RunResult total;
   HeaderCounts headers;
@@ -80,7 +98,8 @@ Expected<HeaderCounts> run_outage_load(const Bench& b, const std::string& url, R
   config.max_duration = b.config.outage_duration;
   const std::size_t victim = b.lab.kill;
   auto outcome = run_outage(
-      config, b.config.kill_after, [&] { b.pool.kill(victim); }, b.interrupt);
+      config, b.config.kill_after, [&] { b.pool.kill(victim); }, b.interrupt,
+      feed_of(b, labels_of(rec)));
   if (!outcome) return outcome.error();
   fill_outcome(rec, outcome->result);
   if (outcome->kill_at_s) {
@@ -117,7 +136,8 @@ Expected<HeaderCounts> run_hang_load(const Bench& b, const RunPlan& plan, const 
       return it == flags.end() ? std::nullopt : std::optional(it->second);
     };
   }
-  auto outcome = run_hang(config, {b.config.kill_after, b.config.hang_for}, actions, b.interrupt);
+  auto outcome = run_hang(config, {b.config.kill_after, b.config.hang_for}, actions, b.interrupt,
+                          feed_of(b, labels_of(rec)));
   if (!outcome) return outcome.error();
   fill_outcome(rec, outcome->result);
   std::optional<std::int64_t> backend, health;
@@ -135,7 +155,7 @@ Expected<HeaderCounts> run_hang_load(const Bench& b, const RunPlan& plan, const 
 // The h2 scenario's run: a few HTTP/2 connections of many streams each (h2.h).
 Expected<HeaderCounts> run_h2_load(const Bench& b, const std::string& url, RunRecord& rec) {
   const loadgen::Config config = h2_load_config(b.config, url);
-  auto result = run_load(config, b.interrupt);
+  auto result = run_load(config, b.interrupt, live_hooks(b, rec));
   if (!result) return result.error();
   fill_outcome(rec, *result);
   rec.h2 = H2Load{config.concurrency, config.streams};
@@ -159,7 +179,7 @@ Expected<HeaderCounts> drive(const Bench& b, const RunPlan& plan, const std::str
     case ScenarioKind::Limit:
       break;
   }
-  auto result = run_load(make_load_config(b.config.load, url), b.interrupt);
+  auto result = run_load(make_load_config(b.config.load, url), b.interrupt, live_hooks(b, rec));
   if (!result) return result.error();
   fill_outcome(rec, *result);
   return result->header_counts;
@@ -258,7 +278,8 @@ Expected<void> prepare_pool(const Bench& b, Pool pool, Pool& current, Direct& di
   }
   if (!direct.empty()) return {};
   for (std::size_t i = 0; i < b.pool.size(); ++i) {
-    auto latency = probe_latency(b.pool.host_port(i), b.interrupt);
+    auto latency =
+        probe_latency(b.pool.host_port(i), b.interrupt, feed_of(b, {"probe", b.pool.name(i), {}}));
     if (!latency) {
       return make_error(fmt::format("instance {}: {}", b.pool.name(i), latency.error().message));
     }
@@ -291,14 +312,15 @@ Expected<SweepRecord> run_lab_sweep(const Bench& b, Pool& current, Direct& direc
   auto url = b.balancer.start(rec.strategy, off, b.pool, b.interrupt);
   if (!url) return url.error();
   say(b, "sweep through the balancer: {} connections", fmt::join(b.config.sweep, ","));
-  auto pool = run_sweep_load(make_load_config(b.config.load, *url), b.config.sweep, b.interrupt);
+  auto pool = run_sweep_load(make_load_config(b.config.load, *url), b.config.sweep, b.interrupt,
+                             feed_of(b, {"sweep", "balancer/" + rec.strategy, {}}));
   b.balancer.stop();
   if (!pool) return pool.error();
   rec.pool = std::move(pool).value();
   say(b, "sweep straight to instance {}", rec.instance);
-  auto single =
-      run_sweep_load(make_load_config(b.config.load, "http://" + b.pool.host_port(0) + "/"),
-                     b.config.sweep, b.interrupt);
+  auto single = run_sweep_load(
+      make_load_config(b.config.load, "http://" + b.pool.host_port(0) + "/"), b.config.sweep,
+      b.interrupt, feed_of(b, {"sweep", "direct/" + rec.instance, {}}));
   if (!single) return single.error();
   rec.single = std::move(single).value();
   if (b.interrupt.requested()) return make_error("interrupted");
@@ -312,7 +334,8 @@ std::string plan_label(const RunPlan& plan) {
 
 }  // namespace
 
-Expected<LabResult> run_lab(const LabPlan& lab, Interrupt& interrupt, std::ostream* progress) {
+Expected<LabResult> run_lab(const LabPlan& lab, Interrupt& interrupt, std::ostream* progress,
+                            LiveRuns* live) {
   const LabConfig& config = lab.config;
   const std::int64_t start = mono_ns();
   auto dir = TempDir::create("stampede-lab");
@@ -324,7 +347,7 @@ Expected<LabResult> run_lab(const LabPlan& lab, Interrupt& interrupt, std::ostre
   auto pool = InstancePool::start(config.instances, pool_options, interrupt);
   if (!pool) return pool.error();
   BalancerRunner balancer({config.balancer, lab.balancer_url, config.stampede_path, dir->path()});
-  const Bench bench{lab, config, interrupt, progress, **pool, balancer};
+  const Bench bench{lab, config, interrupt, progress, **pool, balancer, live};
 
   LabResult result;
   result.config = config;

@@ -13,6 +13,7 @@
 #include "lab/config.h"
 #include "lab/findings.h"
 #include "lab/interrupt.h"
+#include "lab/live_runs.h"
 #include "lab/plan.h"
 #include "lab/record.h"
 
@@ -33,7 +34,9 @@ struct LabResult {
 // Runs the lab from its plan (prepare(), plan.h: a LabConfig alone cannot be run), whose runs it
 // makes in order. One progress line per step goes to `progress` when it is not null. Errors: an
 // instance or balancer that does not start, a balancer that answers nothing, a counter that
-// cannot be reset, an interrupt ("interrupted").
-Expected<LabResult> run_lab(const LabPlan& plan, Interrupt& interrupt, std::ostream* progress);
+// cannot be reset, an interrupt ("interrupted"). With `live`, every generator run it makes is fed
+// to it (live_runs.h says under which labels) while it goes, and stays there once ended.
+Expected<LabResult> run_lab(const LabPlan& plan, Interrupt& interrupt, std::ostream* progress,
+                            LiveRuns* live = nullptr);
 
 }  // namespace stampede::lab

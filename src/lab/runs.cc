@@ -110,21 +110,25 @@ Expected<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& 
 
 Expected<std::vector<loadgen::SweepStep>> run_sweep_load(const loadgen::Config& config,
                                                          const std::vector<std::uint32_t>& steps,
-                                                         Interrupt& interrupt) {
+                                                         Interrupt& interrupt,
+                                                         loadgen::LiveFeed* live) {
   auto plan = loadgen::prepare(config);
   if (!plan) return plan.error();
   loadgen::StopSignal stop;
   Attached attached(interrupt, stop);
   loadgen::SweepHooks hooks;
   hooks.run.stop = &stop;
+  hooks.run.live = live;
   auto sweep = loadgen::run_sweep(*plan, steps, hooks);
   if (!sweep) return sweep.error();
   return std::move(sweep->steps);
 }
 
 Expected<std::vector<SessionResult>> run_sessions(const std::string& url, std::uint32_t sessions,
-                                                  std::uint32_t requests, Interrupt& interrupt) {
+                                                  std::uint32_t requests, Interrupt& interrupt,
+                                                  LiveRuns* live, const RunLabels& labels) {
   std::vector<loadgen::Config> configs(sessions);
+  std::vector<loadgen::RunHooks> hooks(sessions);
   std::vector<std::optional<Expected<loadgen::RunResult>>> results(sessions);
   for (std::uint32_t i = 0; i < sessions; ++i) {
     loadgen::Config& c = configs[i];
@@ -136,12 +140,17 @@ Expected<std::vector<SessionResult>> run_sessions(const std::string& url, std::u
     c.timeout = kSessionRequestTimeout;
     c.headers = {{std::string(kSessionHeader), fmt::format("s{}", i + 1)}};
     c.count_headers = counted_headers();
+    if (live != nullptr) {
+      RunLabels session = labels;
+      session.session = fmt::format("s{}", i + 1);
+      hooks[i].live = &live->feed(session);
+    }
   }
   std::vector<std::thread> threads;
   Expected<void> started;
   try {
     for (std::uint32_t i = 0; i < sessions; ++i) {
-      threads.emplace_back([&, i] { results[i] = run_load(configs[i], interrupt); });
+      threads.emplace_back([&, i] { results[i] = run_load(configs[i], interrupt, hooks[i]); });
     }
   } catch (const std::system_error& e) {
     interrupt.trigger();  // the sessions already started stop at once
@@ -170,15 +179,18 @@ double FailureWatch::resolution_s() const {
 
 Expected<OutageResult> run_outage(const loadgen::Config& config,
                                   std::chrono::nanoseconds kill_after,
-                                  const std::function<void()>& kill, Interrupt& interrupt) {
+                                  const std::function<void()>& kill, Interrupt& interrupt,
+                                  loadgen::LiveFeed* live) {
   FailureWatch watch;  // not const: the run writes to its stream
+  loadgen::RunHooks hooks = watch.hooks();
+  hooks.live = live;
   const FailureClock& failures = watch.failures();
   const std::int64_t start = watch.start_ns();
   std::int64_t killed_ns = 0;
   std::optional<Expected<loadgen::RunResult>> result;
   try {
     DelayedAction killer(kill_after, kill);
-    result = run_load(config, interrupt, watch.hooks());
+    result = run_load(config, interrupt, hooks);
     killed_ns = killer.acted_ns();
   } catch (const std::system_error& e) {
     return make_error(std::string("cannot start the outage thread: ") + e.what());
@@ -223,14 +235,17 @@ Expected<void> h2_first_answer(const std::string& url, std::chrono::milliseconds
                   what));
 }
 
-Expected<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt) {
+Expected<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt,
+                                      loadgen::LiveFeed* live) {
   loadgen::Config config;
   config.url = "http://" + host_port + "/";
   config.concurrency = 1;
   config.keep_alive = true;
   config.max_requests = kProbeRequests;
   config.max_duration = kProbeLimit;
-  auto result = run_load(config, interrupt);
+  loadgen::RunHooks hooks;
+  hooks.live = live;
+  auto result = run_load(config, interrupt, hooks);
   if (!result) return result.error();
   if (result->latency.count() == 0 || result->total_errors == result->total_requests) {
     return make_error(

@@ -16,6 +16,7 @@
 #include "lab/config.h"
 #include "lab/failure_clock.h"
 #include "lab/interrupt.h"
+#include "lab/live_runs.h"
 #include "loadgen/config.h"
 #include "loadgen/runner.h"
 #include "loadgen/sweep.h"
@@ -59,16 +60,19 @@ Expected<loadgen::RunResult> run_load(const loadgen::Config& config, Interrupt& 
                                       const loadgen::RunHooks& hooks = {});
 
 // The sticky scenario's load: `sessions` runs at once, one thread each, each one connection
-// sending `requests` requests with `x-session: s1`, `s2`, ...
+// sending `requests` requests with `x-session: s1`, `s2`, ... With `live`, each session's run is
+// fed to it under `labels` with its session's name.
 struct SessionResult {
   std::string name;
   loadgen::RunResult result;
 };
 Expected<std::vector<SessionResult>> run_sessions(const std::string& url, std::uint32_t sessions,
-                                                  std::uint32_t requests, Interrupt& interrupt);
+                                                  std::uint32_t requests, Interrupt& interrupt,
+                                                  LiveRuns* live = nullptr,
+                                                  const RunLabels& labels = {});
 
 // The outage scenario's load: `config` runs while another thread calls `kill` once
-// `kill_after` has passed (unless the run ended first).
+// `kill_after` has passed (unless the run ended first). `live`: the run's figures (none: null).
 struct OutageResult {
   loadgen::RunResult result;
   std::optional<double> kill_at_s;       // after the start; nullopt when the kill never happened
@@ -77,13 +81,15 @@ struct OutageResult {
 };
 Expected<OutageResult> run_outage(const loadgen::Config& config,
                                   std::chrono::nanoseconds kill_after,
-                                  const std::function<void()>& kill, Interrupt& interrupt);
+                                  const std::function<void()>& kill, Interrupt& interrupt,
+                                  loadgen::LiveFeed* live = nullptr);
 
 // The sweep's load: loadgen::run_sweep over `config` (closed loop; its connections set by each
-// step), stopped early by `interrupt`.
+// step), stopped early by `interrupt`; every step's figures add up in `live` (none: null).
 Expected<std::vector<loadgen::SweepStep>> run_sweep_load(const loadgen::Config& config,
                                                          const std::vector<std::uint32_t>& steps,
-                                                         Interrupt& interrupt);
+                                                         Interrupt& interrupt,
+                                                         loadgen::LiveFeed* live = nullptr);
 
 // One HTTP/2 (h2c, prior knowledge) GET to `url` within `timeout`, through the generator: the
 // first request of an h2 run (balancer_proc.h). Fails, saying what came back, unless it was
@@ -96,6 +102,7 @@ struct DirectLatency {
   double p50_ms = 0;
   double p99_ms = 0;
 };
-Expected<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt);
+Expected<DirectLatency> probe_latency(const std::string& host_port, Interrupt& interrupt,
+                                      loadgen::LiveFeed* live = nullptr);
 
 }  // namespace stampede::lab

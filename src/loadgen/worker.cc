@@ -70,6 +70,11 @@ void Worker::run(std::int64_t deadline_ns, std::int64_t start_ns) {
   for (auto& c : connections_)
     c->start();
   if (finished_ < connections_.size()) loop_->run();
+  {
+    std::lock_guard lock(visits_mutex_);
+    loop_ended_ = true;  // from now on visit() reads the figures on its caller's thread
+  }
+  run_visits();  // posted before the end: the loop will not run them
   const std::int64_t last = stats_.last_record_ns();
   if (interrupted_.load(std::memory_order_acquire)) {
     end_ns_ = mono_ns();
@@ -90,8 +95,26 @@ void Worker::interrupt() {
   loop_->stop();
 }
 
-void Worker::visit(std::function<void(const WorkerStats&, std::uint64_t begun)> fn) {
-  loop_->post([this, fn = std::move(fn)] { fn(stats_, begun()); });
+void Worker::visit(Visitor fn) {
+  {
+    std::lock_guard lock(visits_mutex_);
+    if (!loop_ended_) {
+      visits_.push_back(std::move(fn));
+      loop_->post([this] { run_visits(); });
+      return;
+    }
+  }
+  fn(stats_, begun());  // final: written before loop_ended_ was set, under the same mutex
+}
+
+void Worker::run_visits() {
+  std::vector<Visitor> batch;
+  {
+    std::lock_guard lock(visits_mutex_);
+    batch.swap(visits_);
+  }
+  for (Visitor& fn : batch)
+    fn(stats_, begun());
 }
 
 void Worker::stop_run() {

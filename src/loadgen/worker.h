@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/expected.h"
@@ -68,9 +69,13 @@ class Worker final : public ConnectionOwner {
   const Progress& progress() const { return stats_.progress(); }
   // Requests begun so far: permits taken and not held for later (worker thread, or after run()).
   std::uint64_t begun() const { return permits_ - waiting_.size(); }
-  // Any thread: runs `fn` on the worker's thread after its current dispatch, with its stats and
-  // begun() (live metrics, loadgen/live.h). Never runs once the loop has ended.
-  void visit(std::function<void(const WorkerStats&, std::uint64_t begun)> fn);
+  // Any thread: runs `fn` with the worker's stats and begun() (live metrics, loadgen/live.h).
+  // While the loop runs, on the worker's thread after its current dispatch; once the loop has
+  // ended, at once on the caller's thread (the figures no longer change), so that a reader never
+  // waits for a worker that has finished. A visit posted just before the end runs as the loop
+  // ends, on the worker's thread: every visit runs exactly once.
+  using Visitor = std::function<void(const WorkerStats&, std::uint64_t begun)>;
+  void visit(Visitor fn);
 
   SendPermit next_send(std::int64_t now_ns) override;
   void hold(Connection& connection, std::int64_t at_ns) override;
@@ -78,6 +83,7 @@ class Worker final : public ConnectionOwner {
   void stop_run() override;
 
  private:
+  void run_visits();  // the worker's thread: the visits waiting
   Worker(WorkerParams params, std::unique_ptr<net::EventLoop> loop);
   void on_deadline();
   // Sends every held permit that is due now, then arms pace_timer_ for the earliest left.
@@ -107,7 +113,10 @@ class Worker final : public ConnectionOwner {
   std::int64_t deadline_ns_ = 0;
   std::atomic<bool> interrupted_{false};
   std::int64_t end_ns_ = 0;
-  std::uint64_t permits_ = 0;  // permits taken to send (begun() subtracts those held)
+  std::uint64_t permits_ = 0;    // permits taken to send (begun() subtracts those held)
+  std::mutex visits_mutex_;      // guards the two below, against visit()'s callers
+  std::vector<Visitor> visits_;  // posted to the loop, not run yet
+  bool loop_ended_ = false;      // run()'s loop returned: stats_ and begun() are final
 };
 
 }  // namespace stampede::loadgen

@@ -38,50 +38,79 @@ void append_escaped(std::string& out, std::string_view text, bool quote) {
 
 }  // namespace
 
+std::string& Exposition::out() {
+  if (groups_.empty()) groups_.push_back({});  // samples before any family: a nameless group
+  return groups_[current_].text;
+}
+
+std::string Exposition::take() {
+  std::string all;
+  for (Group& g : groups_)
+    all += g.text;
+  groups_.clear();
+  current_ = 0;
+  return all;
+}
+
 void Exposition::family(std::string_view name, Type type, std::string_view help) {
-  out_ += "# HELP ";
-  out_ += name;
-  out_ += ' ';
-  append_escaped(out_, help, false);
-  out_ += "\n# TYPE ";
-  out_ += name;
-  out_ += ' ';
-  out_ += type_name(type);
-  out_ += '\n';
+  for (std::size_t i = 0; i < groups_.size(); ++i) {
+    if (groups_[i].name == name) {
+      current_ = i;
+      return;
+    }
+  }
+  current_ = groups_.size();
+  groups_.push_back({std::string(name), {}});
+  std::string& text = out();
+  text += "# HELP ";
+  text += name;
+  text += ' ';
+  append_escaped(text, help, false);
+  text += "\n# TYPE ";
+  text += name;
+  text += ' ';
+  text += type_name(type);
+  text += '\n';
 }
 
 void Exposition::begin_sample(std::string_view name, std::initializer_list<Label> labels) {
-  out_ += name;
-  if (labels.size() > 0) {
-    out_ += '{';
+  std::string& text = out();
+  text += name;
+  if (labels.size() + common_.size() > 0) {
+    text += '{';
     bool first = true;
-    for (const auto& [key, value] : labels) {
-      if (!first) out_ += ',';
+    auto add = [&](std::string_view key, std::string_view value) {
+      if (!first) text += ',';
       first = false;
-      out_ += key;
-      out_ += "=\"";
-      append_escaped(out_, value, true);
-      out_ += '"';
-    }
-    out_ += '}';
+      text += key;
+      text += "=\"";
+      append_escaped(text, value, true);
+      text += '"';
+    };
+    for (const auto& [key, value] : common_)
+      add(key, value);
+    for (const auto& [key, value] : labels)
+      add(key, value);
+    text += '}';
   }
-  out_ += ' ';
+  text += ' ';
 }
 
 void Exposition::sample(std::string_view name, std::initializer_list<Label> labels,
                         std::uint64_t value) {
   begin_sample(name, labels);
-  out_ += fmt::format("{}\n", value);
+  out() += fmt::format("{}\n", value);
 }
 
 void Exposition::sample(std::string_view name, std::initializer_list<Label> labels, double value) {
   begin_sample(name, labels);
+  std::string& text = out();
   if (std::isnan(value)) {
-    out_ += "NaN\n";
+    text += "NaN\n";
   } else if (std::isinf(value)) {
-    out_ += value > 0 ? "+Inf\n" : "-Inf\n";
+    text += value > 0 ? "+Inf\n" : "-Inf\n";
   } else {
-    out_ += fmt::format("{}\n", value);
+    text += fmt::format("{}\n", value);
   }
 }
 

@@ -3,6 +3,11 @@
 // every name starts `stampede_`, carries its unit (`_seconds`, `_bytes`), counters end `_total`,
 // label values are escaped here and nowhere else.
 //
+// Several sources may share one Exposition (the lab's runs): family() of a name already seen
+// selects that family again, so each family's HELP and TYPE are written once and its samples
+// from every source come out together, as the format requires; set_common_labels() puts a
+// source's labels first on each of its samples.
+//
 // Not thread-safe: one Exposition per rendering.
 #pragma once
 
@@ -11,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace stampede::metrics {
 
@@ -23,8 +29,12 @@ class Exposition {
  public:
   enum class Type { Counter, Gauge, Histogram, Summary };
 
-  // The # HELP and # TYPE lines of the family `name`; its samples follow.
+  // The # HELP and # TYPE lines of the family `name` (once per name); its samples follow.
   void family(std::string_view name, Type type, std::string_view help);
+  // Labels written before each sample's own from now on (none by default).
+  void set_common_labels(std::vector<std::pair<std::string, std::string>> labels) {
+    common_ = std::move(labels);
+  }
   // One sample `name{labels} value` (name includes a histogram's _bucket/_sum/_count suffix).
   void sample(std::string_view name, std::initializer_list<Label> labels, std::uint64_t value);
   void sample(std::string_view name, std::initializer_list<Label> labels, double value);
@@ -32,12 +42,20 @@ class Exposition {
   void counter(std::string_view name, std::string_view help, std::uint64_t value);
   void gauge(std::string_view name, std::string_view help, double value);
 
-  const std::string& text() const { return out_; }
-  std::string take() { return std::move(out_); }
+  // The text so far: every family in the order first named, each with all its samples.
+  std::string take();
 
  private:
+  struct Group {
+    std::string name;
+    std::string text;
+  };
   void begin_sample(std::string_view name, std::initializer_list<Label> labels);
-  std::string out_;
+  std::string& out();  // the current family's text
+
+  std::vector<Group> groups_;
+  std::size_t current_ = 0;  // index in groups_
+  std::vector<std::pair<std::string, std::string>> common_;
 };
 
 }  // namespace stampede::metrics

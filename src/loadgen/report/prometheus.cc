@@ -44,8 +44,14 @@ void write_lag(Exposition& out, const RateResult& rate) {
 }  // namespace
 
 std::string render_prometheus(const LiveFigures& figures, const stats::PrometheusBuckets& buckets) {
-  const RunResult& r = figures.result;
   Exposition out;
+  render_prometheus(out, figures, buckets);
+  return out.take();
+}
+
+void render_prometheus(Exposition& out, const LiveFigures& figures,
+                       const stats::PrometheusBuckets& buckets) {
+  const RunResult& r = figures.result;
   out.counter("stampede_requests_sent_total", "Requests begun (connect or first byte written).",
               figures.sent);
   out.counter("stampede_requests_total",
@@ -83,7 +89,6 @@ std::string render_prometheus(const LiveFigures& figures, const stats::Prometheu
             figures.running ? 1.0 : 0.0);
   if (r.rate) write_lag(out, *r.rate);
   write_latency(out, r.latency, buckets);
-  return out.take();
 }
 
 }  // namespace stampede::loadgen

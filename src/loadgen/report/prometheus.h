@@ -7,6 +7,7 @@
 #include <string>
 
 #include "loadgen/live.h"
+#include "metrics/exposition.h"
 #include "stats/prometheus_buckets.h"
 
 namespace stampede::loadgen {
@@ -14,5 +15,9 @@ namespace stampede::loadgen {
 // `buckets`: the latency histogram's layout, built once per endpoint (stats/prometheus_buckets.h
 // says why those bounds).
 std::string render_prometheus(const LiveFigures& figures, const stats::PrometheusBuckets& buckets);
+// The same families into `out`, whose common labels mark each sample (the lab's runs, several
+// rendered into one exposition).
+void render_prometheus(metrics::Exposition& out, const LiveFigures& figures,
+                       const stats::PrometheusBuckets& buckets);
 
 }  // namespace stampede::loadgen
