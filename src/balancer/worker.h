@@ -115,9 +115,6 @@ class Worker {
   // The same for a connection to the TLS listener: its session runs the handshake first, then
   // ALPN picks HTTP/2 or HTTP/1.1. Null `stream` (OpenSSL out of memory): nothing, null.
   ProxySession* adopt_secure(std::unique_ptr<tls::Stream> stream);
-  // The client sessions open now (a closed one leaves at once, and is freed after the loop's
-  // current dispatch: a pointer from adopt() is valid while this counts it).
-  std::size_t open_sessions() const { return sessions_.size(); }
 
   // Deferred destruction: the object leaves the loop now and is freed after the current
   // dispatch batch, so events already collected for it are ignored, not use-after-free.
