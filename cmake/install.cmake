@@ -22,7 +22,7 @@ set(STAMPEDE_PUBLIC_CXX_STANDARD 17)
 # The libraries stampede_api links, in link order (update when the API needs another module).
 # Not stampede_script (LuaJIT): request scripts are the command line's, not the API's.
 set(STAMPEDE_BUNDLED stampede_api stampede_loadgen_report stampede_loadgen stampede_report
-    stampede_server stampede_h2
+    stampede_server stampede_metrics stampede_h2
     stampede_ws stampede_tls stampede_net stampede_http stampede_stats stampede_core llhttp)
 set(STAMPEDE_BUNDLE ${PROJECT_BINARY_DIR}/libstampede.a)
 set(bundled_files "")
