@@ -20,11 +20,12 @@ namespace {
 
 using std::chrono::milliseconds;
 
-static_assert(std::is_same_v<decltype(&run_lab),
-                             Expected<LabResult> (*)(const LabPlan&, Interrupt&, std::ostream*)>,
+static_assert(std::is_same_v<decltype(&run_lab), Expected<LabResult> (*)(const LabPlan&, Interrupt&,
+                                                                         std::ostream*, LiveRuns*)>,
               "the lab runs from a plan only");
 static_assert(!std::is_convertible_v<LabConfig, LabPlan>, "a config is not a plan");
-static_assert(!std::is_invocable_v<decltype(&run_lab), const LabConfig&, Interrupt&, std::ostream*>,
+static_assert(!std::is_invocable_v<decltype(&run_lab), const LabConfig&, Interrupt&, std::ostream*,
+                                   LiveRuns*>,
               "run_lab cannot be called with a config");
 
 LabConfig three_instances() {
