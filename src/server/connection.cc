@@ -1,4 +1,5 @@
 #include "server/connection.h"
+#include "server/deadline.h"
 #include "server/metrics.h"
 
 #include <sys/epoll.h>
@@ -377,12 +378,7 @@ void Connection::on_delay() {
 
 void Connection::on_deadline() {
   if (websocket_ || http2_) return;
-  const std::int64_t due = deadline();
-  if (due == kNever) return;
-  if (worker_.loop().now_ns() < due) {
-    worker_.loop().schedule(deadline_timer_, due);
-    return;
-  }
+  if (!deadline_reached(worker_.loop(), deadline_timer_, deadline())) return;
   if (phase_ == Phase::Head && !closing_) {
     refuse(408, "request head not received in time");
     advance();
@@ -392,9 +388,7 @@ void Connection::on_deadline() {
 }
 
 void Connection::arm_deadline() {
-  const std::int64_t due = deadline();
-  if (due == kNever) return;
-  worker_.loop().schedule_no_later(deadline_timer_, due);
+  arm_deadline_timer(worker_.loop(), deadline_timer_, deadline());
 }
 
 // When the connection's current wait runs out: the linger bound, the header timeout for a
@@ -402,7 +396,7 @@ void Connection::arm_deadline() {
 std::int64_t Connection::deadline() const {
   const ServerOptions& o = worker_.options();
   if (lingering_) return linger_deadline_ns_;
-  if (phase_ == Phase::Delayed && out_.empty()) return kNever;
+  if (phase_ == Phase::Delayed && out_.empty()) return kNoDeadline;
   if (out_.empty() && (phase_ == Phase::Head || (phase_ == Phase::Idle && requests_ == 0))) {
     return phase_start_ns_ + o.header_timeout.count();
   }

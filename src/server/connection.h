@@ -67,8 +67,6 @@ class Connection final : public net::IoHandler {
     std::int64_t completed_ns = 0;
   };
 
-  static constexpr std::int64_t kNever = INT64_MAX;
-
   void advance();
   void drain_input();
   bool read_once();

@@ -1,5 +1,6 @@
 #include "server/h2_connection.h"
 #include "metrics/exposition.h"
+#include "server/deadline.h"
 #include "server/metrics.h"
 
 #include <fmt/format.h>
@@ -307,12 +308,7 @@ void H2Connection::end_session(std::uint32_t error_code) {
 
 void H2Connection::on_deadline() {
   if (!active_) return;
-  const std::int64_t due = deadline();
-  if (due == INT64_MAX) return;
-  if (worker_.loop().now_ns() < due) {
-    worker_.loop().schedule(deadline_timer_, due);
-    return;
-  }
+  if (!deadline_reached(worker_.loop(), deadline_timer_, deadline())) return;
   if (!closing_) {
     // One attempt to say why, then close whatever the peer does.
     end_session(NGHTTP2_NO_ERROR);
@@ -323,9 +319,7 @@ void H2Connection::on_deadline() {
 }
 
 void H2Connection::arm_deadline() {
-  const std::int64_t due = deadline();
-  if (due == INT64_MAX) return;
-  worker_.loop().schedule_no_later(deadline_timer_, due);
+  arm_deadline_timer(worker_.loop(), deadline_timer_, deadline());
 }
 
 // The header timeout until a first complete HEADERS, then the idle timeout unless an answer
@@ -333,7 +327,7 @@ void H2Connection::arm_deadline() {
 std::int64_t H2Connection::deadline() const {
   const ServerOptions& o = worker_.options();
   if (!got_headers_) return start_ns_ + o.header_timeout.count();
-  if (delayed_ > 0 && out_sent_ == out_.size()) return INT64_MAX;
+  if (delayed_ > 0 && out_sent_ == out_.size()) return kNoDeadline;
   return last_activity_ns_ + o.idle_timeout.count();
 }
 

@@ -1,5 +1,6 @@
 #include "server/ws_connection.h"
 
+#include "server/deadline.h"
 #include "server/worker.h"
 
 namespace stampede::server {
@@ -177,17 +178,12 @@ void WsConnection::on_delay() {
 
 void WsConnection::on_deadline() {
   if (!active_) return;
-  const std::int64_t due = deadline();
-  if (worker_.loop().now_ns() < due) {
-    worker_.loop().schedule(deadline_timer_, due);
-    return;
-  }
+  if (!deadline_reached(worker_.loop(), deadline_timer_, deadline())) return;
   close_now();
 }
 
 void WsConnection::arm_deadline() {
-  const std::int64_t due = deadline();
-  worker_.loop().schedule_no_later(deadline_timer_, due);
+  arm_deadline_timer(worker_.loop(), deadline_timer_, deadline());
 }
 
 // The close wait once we closed, else the idle timeout since the last progress.
