@@ -20,18 +20,9 @@ case "$MODE" in
   h2c | tls) ;;
   *) echo "balance_h2.sh: MODE is h2c or tls, not '$MODE'" >&2; exit 2 ;;
 esac
-for tool in h2load haproxy taskset openssl; do
-  command -v "$tool" > /dev/null || { echo "balance_h2.sh: $tool is missing" >&2; exit 1; }
-done
+require_tools h2load haproxy taskset openssl
 
-backends=()
-for id in a b c; do
-  p=$(free_port)
-  taskset -c 1 "$STAMPEDE" serve --cores 1 --quiet --id "$id" --port "$p" > /dev/null &
-  BENCH_PIDS+=($!)
-  wait_port "$p"
-  backends+=("$p")
-done
+start_backends 1
 
 scheme=http
 stampede_tls=()

@@ -11,18 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
 bench_args ROUNDS=1 SMALL=5000 LARGE=15000 -- "$@"
-for tool in h2load valgrind callgrind_annotate strace; do
-  command -v "$tool" > /dev/null || { echo "balance_h2_counts.sh: $tool is missing" >&2; exit 1; }
-done
+require_tools h2load valgrind callgrind_annotate strace
 
-backends=()
-for id in a b c; do
-  p=$(free_port)
-  "$STAMPEDE" serve --cores 1 --quiet --id "$id" --port "$p" > /dev/null &
-  BENCH_PIDS+=($!)
-  wait_port "$p"
-  backends+=("$p")
-done
+start_backends
 
 # balancer BIN N WRAPPER...: one balancer under WRAPPER, N requests through it, then SIGINT.
 balancer() {

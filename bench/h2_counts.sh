@@ -13,9 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
-for tool in h2load nginx valgrind callgrind_annotate strace; do
-  command -v "$tool" > /dev/null || { echo "h2_counts.sh: $tool is missing" >&2; exit 1; }
-done
+require_tools h2load nginx valgrind callgrind_annotate strace
 SMALL=20000
 LARGE=40000
 

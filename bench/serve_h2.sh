@@ -11,9 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/common.sh
 bench_args ROUNDS=3 REQUESTS=200000 CONNS=10 STREAMS=10 -- "$@"
-for tool in h2load nginx taskset; do
-  command -v "$tool" > /dev/null || { echo "serve_h2.sh: $tool is missing" >&2; exit 1; }
-done
+require_tools h2load nginx taskset
 
 sport=$(free_port)
 taskset -c 0 "$STAMPEDE" serve --cores 1 --quiet --port "$sport" > /dev/null &

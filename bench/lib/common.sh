@@ -18,6 +18,28 @@ STAMPEDE=${STAMPEDE:-build/stampede}
 out="$BENCH_TMP/results"
 : > "$out"
 
+# require_tools TOOL...: exits 1 naming the first TOOL that is not on PATH.
+require_tools() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" > /dev/null || { echo "$(basename "$0"): $tool is missing" >&2; exit 1; }
+  done
+}
+
+# start_backends [CORE]: three `stampede serve --cores 1` HTTP/1.1 backends with ids a, b and c
+# (pinned to CORE when given), each on a free port and waited for; their ports in `backends`.
+start_backends() {
+  local id p
+  backends=()
+  for id in a b c; do
+    p=$(free_port)
+    ${1:+taskset -c "$1"} "$STAMPEDE" serve --cores 1 --quiet --id "$id" --port "$p" > /dev/null &
+    BENCH_PIDS+=($!)
+    wait_port "$p"
+    backends+=("$p")
+  done
+}
+
 # A free loopback TCP port.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -136,10 +136,9 @@ TEST(H2Front, H2loadStreamsOnOneConnectionAreBalancedEachAndCountsAddUp) {
 
 TEST(H2Front, CurlPriorKnowledgePostReachesTheBackendAsHttp11) {
   if (access(kCurl, X_OK) != 0) GTEST_SKIP() << kCurl << " missing";
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(base_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup;
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   const std::string url = "http://127.0.0.1:" + std::to_string(lb->port()) + "/echo?q=1";
   const auto run =
       stampede::testing::run_command({kCurl, "-sS", "-i", "--http2-prior-knowledge", "--max-time",
@@ -160,10 +159,9 @@ TEST(H2Front, CurlPriorKnowledgePostReachesTheBackendAsHttp11) {
 }
 
 TEST(H2Front, BodyWithoutContentLengthGoesChunkedAndCookiesAreJoined) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(base_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup;
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   Peer peer(lb->port());
   const std::int32_t id =
       peer.request("POST", "/up", {h2_field("cookie", "a=1"), h2_field("cookie", "b=2")},
@@ -202,10 +200,9 @@ TEST(H2Front, AFailingBackendAnswersItsStream502AndTheConnectionLives) {
 }
 
 TEST(H2Front, PingFloodGetsGoawayEnhanceYourCalm) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(base_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup;
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   Peer peer(lb->port());
   for (int i = 0; i < 600; ++i)
     nghttp2_submit_ping(peer.session(), NGHTTP2_FLAG_NONE, nullptr);
@@ -215,10 +212,9 @@ TEST(H2Front, PingFloodGetsGoawayEnhanceYourCalm) {
 }
 
 TEST(H2Front, RapidResetIsCutOffBeforeItReachesBackends) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(base_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup;
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   Peer peer(lb->port());
   std::string burst;  // HEADERS then RST_STREAM, 600 times, in one write
   for (int i = 0; i < 600; ++i) {
@@ -237,10 +233,9 @@ TEST(H2Front, RapidResetIsCutOffBeforeItReachesBackends) {
 }
 
 TEST(H2Front, HpackBombEndsTheSessionWithEnhanceYourCalm) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(base_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup;
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   Peer peer(lb->port());
   const std::string big(20000, 'h');
   peer.request("GET", "/", {h2_field("x-big", big)});

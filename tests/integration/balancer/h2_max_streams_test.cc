@@ -84,24 +84,21 @@ bool has_frame(std::string_view bytes, const std::function<bool(const RawFrame&)
   return std::any_of(frames.begin(), frames.end(), match);
 }
 
-BalancerConfig with_max_streams(std::uint16_t backend, int max_streams) {
-  BalancerConfig c = base_config({spec("e", backend)});
-  c.max_streams = max_streams;
-  return c;
+// Backend "e" behind a balancer that announces SETTINGS_MAX_CONCURRENT_STREAMS 2.
+EchoBehindBalancer limited_to_two_streams() {
+  return EchoBehindBalancer({.name = "e"}, [](BalancerConfig& c) { c.max_streams = 2; });
 }
 
 // Three requests in the client's first flight, before it has seen our SETTINGS: nghttp2 holds
 // them to the limit it announced (pending acknowledgement) and refuses the third.
 TEST(H2MaxStreams, StreamsPastTheAnnouncedLimitAreRefusedAndTheOthersAnswered) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(with_max_streams(echo.port(), 2));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup = limited_to_two_streams();
+  ASSERT_TRUE(setup.ok());
   stampede::testing::H2ClientSession client;
   std::vector<std::int32_t> ids;
   for (int i = 0; i < 3; ++i)
     ids.push_back(client.request("GET", "/", "front.test"));
-  Wire wire(lb->port());
+  Wire wire(setup.port());
   ASSERT_TRUE(wire.send(client.take_output()));
   std::size_t fed = 0;
   ASSERT_TRUE(wire.read_until([&](std::string_view in) {
@@ -114,7 +111,7 @@ TEST(H2MaxStreams, StreamsPastTheAnnouncedLimitAreRefusedAndTheOthersAnswered) {
   EXPECT_EQ(client.answers[ids[0]].status, 200);
   EXPECT_EQ(client.answers[ids[1]].status, 200);
   EXPECT_EQ(client.goaway_code, -1);
-  EXPECT_EQ(echo.request_count(), 2u);
+  EXPECT_EQ(setup.echo.request_count(), 2u);
   // The refused stream may be retried on the same connection.
   const std::int32_t again = client.request("GET", "/", "front.test");
   ASSERT_TRUE(wire.send(client.take_output()));
@@ -129,14 +126,12 @@ TEST(H2MaxStreams, StreamsPastTheAnnouncedLimitAreRefusedAndTheOthersAnswered) {
 // A client that acknowledged SETTINGS_MAX_CONCURRENT_STREAMS 2 and still opens a third stream:
 // nghttp2 1.52 ends the connection (GOAWAY PROTOCOL_ERROR); the balancer serves the next one.
 TEST(H2MaxStreams, AStreamPastTheAcknowledgedLimitEndsTheConnectionNotTheProcess) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(with_max_streams(echo.port(), 2));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup = limited_to_two_streams();
+  ASSERT_TRUE(setup.ok());
   // This session only encodes: it never hears the balancer, so it does not hold the third
   // stream back. The test acknowledges the balancer's SETTINGS itself.
   stampede::testing::H2ClientSession forger;
-  Wire wire(lb->port());
+  Wire wire(setup.port());
   ASSERT_TRUE(wire.send(forger.take_output()));  // preface and SETTINGS
   ASSERT_TRUE(wire.read_until([](std::string_view in) {
     return has_frame(in, [](const RawFrame& f) {
@@ -157,7 +152,7 @@ TEST(H2MaxStreams, AStreamPastTheAcknowledgedLimitEndsTheConnectionNotTheProcess
       EXPECT_EQ(error_code_at(f.payload, 4), std::uint32_t{NGHTTP2_PROTOCOL_ERROR});
     }
   }
-  auto r = http_get(lb->port(), "/");
+  auto r = http_get(setup.port(), "/");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
 }

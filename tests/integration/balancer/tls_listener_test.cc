@@ -147,11 +147,21 @@ class TlsListener : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete dir_; }
 
-  static BalancerConfig tls_config(std::vector<BackendSpec> backends) {
-    BalancerConfig c = base_config(std::move(backends));
+  static void listen_tls(BalancerConfig& c) {
     c.tls_cert = cert_;
     c.tls_key = key_;
+  }
+  static BalancerConfig tls_config(std::vector<BackendSpec> backends) {
+    BalancerConfig c = base_config(std::move(backends));
+    listen_tls(c);
     return c;
+  }
+  // Backend "e" behind a balancer listening with TLS, changed by `adjust`.
+  static EchoBehindBalancer tls_echo(const std::function<void(BalancerConfig&)>& adjust = {}) {
+    return EchoBehindBalancer({.name = "e"}, [&adjust](BalancerConfig& c) {
+      listen_tls(c);
+      if (adjust) adjust(c);
+    });
   }
   static std::unique_ptr<server::Server> instance(const std::string& id) {
     server::ServerOptions options;
@@ -223,10 +233,9 @@ TEST_F(TlsListener, H2loadOverHttpsSplitsStreamsOfOneConnectionEvenly) {
 }
 
 TEST_F(TlsListener, Http11OrNoAlpnGetsTheHttp11PathWithForwardedProtoHttps) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(tls_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup = tls_echo();
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   for (std::string_view offer : {kOfferHttp11, std::string_view()}) {
     TlsPeer peer(lb->port(), offer);
     ASSERT_TRUE(peer.handshake());
@@ -259,10 +268,9 @@ TEST_F(TlsListener, Http11OrNoAlpnGetsTheHttp11PathWithForwardedProtoHttps) {
 }
 
 TEST_F(TlsListener, PlainHttpToTheTlsPortIsDroppedAndCountedAsTheClients) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(tls_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup = tls_echo();
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   Client plain(lb->port());
   ASSERT_TRUE(plain.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n"));
   EXPECT_TRUE(plain.closed_by_peer());
@@ -277,10 +285,9 @@ TEST_F(TlsListener, PlainHttpToTheTlsPortIsDroppedAndCountedAsTheClients) {
 }
 
 TEST_F(TlsListener, ATruncatedClientHelloOrACloseMidHandshakeIsTheClientsFailure) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  auto lb = start_balancer(tls_config({spec("e", echo.port())}));
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup = tls_echo();
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   {
     TlsPeer cut(lb->port(), kOfferH2);
     const std::string hello = cut.client_hello();
@@ -305,12 +312,9 @@ TEST_F(TlsListener, ATruncatedClientHelloOrACloseMidHandshakeIsTheClientsFailure
 // One worker: a client stalled mid-handshake must not hold it (the handshake is driven by
 // readiness), and it is dropped at --client-timeout from its accept.
 TEST_F(TlsListener, AStalledHandshakeNeitherBlocksTheWorkerNorOutlivesTheClientTimeout) {
-  EchoBackend echo("e");
-  ASSERT_TRUE(echo.start());
-  BalancerConfig config = tls_config({spec("e", echo.port())});
-  config.client_timeout = Millis(1000);
-  auto lb = start_balancer(config);
-  ASSERT_TRUE(lb);
+  EchoBehindBalancer setup = tls_echo([](BalancerConfig& c) { c.client_timeout = Millis(1000); });
+  ASSERT_TRUE(setup.ok());
+  auto& [echo, lb] = setup;
   const auto began = std::chrono::steady_clock::now();
   TlsPeer stalled(lb->port(), kOfferH2);
   const std::string hello = stalled.client_hello();

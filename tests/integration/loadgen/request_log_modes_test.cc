@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -31,35 +32,62 @@ using testing::ScriptedServer;
 using testing::start_server;
 using testing::TempDir;
 
-Config logged(std::uint16_t port, const std::string& log, const char* scheme = "http") {
+// A run of `requests` over `connections` on `workers` threads.
+Config shaped(std::uint64_t requests, std::uint32_t connections, std::uint32_t workers) {
   Config c;
+  c.max_requests = requests;
+  c.concurrency = connections;
+  c.cores = workers;
+  return c;
+}
+
+// `c` aimed at the server on `port`, logging to `log`.
+Config logged(Config c, std::uint16_t port, const std::string& log, const char* scheme = "http") {
   c.url = std::string(scheme) + "://127.0.0.1:" + std::to_string(port) + "/";
   c.timeout = std::chrono::seconds(10);  // a bug fails the test, it does not hang it
   c.log_file = log;
   return c;
 }
 
+// A run's --log read back: the rows, already checked to add up to the report's counts.
+struct LoggedRun {
+  RunResult result;
+  std::vector<LogRow> rows;
+};
+
+// Runs `c` against an in-process server started with `options`, logging to a file named
+// `log_name` (".csv" or ".ndjson" chooses the reader) over `scheme`; nullopt (a failure added)
+// when the server does not start.
+std::optional<LoggedRun> run_logged(Config c, const std::string& log_name,
+                                    const char* scheme = "http",
+                                    server::ServerOptions options = {}) {
+  auto s = start_server(std::move(options));
+  if (!s) {
+    ADD_FAILURE() << "the test server did not start";
+    return std::nullopt;
+  }
+  TempDir dir;
+  c = logged(std::move(c), s->port(), dir.file(log_name), scheme);
+  LoggedRun run{must_run(c), {}};
+  s->stop();
+  run.rows = log_name.ends_with(".csv") ? read_csv_log(c.log_file) : read_ndjson_log(c.log_file);
+  expect_log_matches_report(run.rows, run.result);
+  return run;
+}
+
 // 16 deep over 3 connections on 2 workers: a line per request, not per batch, each with its own
 // write and first byte; the connect time only on the request that opened its connection.
 TEST(RequestLogModes, PipelinedRequestsHaveALineEach) {
-  auto s = start_server();
-  ASSERT_TRUE(s);
-  TempDir dir;
-  Config c = logged(s->port(), dir.file("run.csv"));
-  c.max_requests = 600;
-  c.concurrency = 3;
-  c.cores = 2;
+  Config c = shaped(600, 3, 2);
   c.keep_alive = true;
   c.pipeline = 16;
-  const RunResult r = must_run(c);
-  s->stop();
-  ASSERT_EQ(r.total_requests, 600u);
-  EXPECT_EQ(r.log_error, "");
-  const std::vector<LogRow> rows = read_csv_log(c.log_file);
-  expect_log_matches_report(rows, r);
+  const std::optional<LoggedRun> run = run_logged(c, "run.csv");
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->result.total_requests, 600u);
+  EXPECT_EQ(run->result.log_error, "");
   std::set<std::pair<int, std::uint64_t>> connections;
   std::uint64_t with_connect = 0;
-  for (const LogRow& l : rows) {
+  for (const LogRow& l : run->rows) {
     EXPECT_EQ(l.status, "200");
     EXPECT_GE(l.sent, 0) << l.index;
     EXPECT_GE(l.first_byte, l.sent) << l.index;
@@ -68,8 +96,8 @@ TEST(RequestLogModes, PipelinedRequestsHaveALineEach) {
     connections.insert({l.worker, l.connection});
     if (l.connected >= 0) ++with_connect;
   }
-  EXPECT_EQ(connections.size(), r.connections_opened);
-  EXPECT_EQ(with_connect, r.connections_opened);
+  EXPECT_EQ(connections.size(), run->result.connections_opened);
+  EXPECT_EQ(with_connect, run->result.connections_opened);
 }
 
 // The server answers 3 requests of each connection, then closes it with the others pending: the
@@ -85,10 +113,7 @@ TEST(RequestLogModes, AServerClosingMidPipelineLogsEachUnansweredRequest) {
     return reply;
   });
   TempDir dir;
-  Config c = logged(server.port(), dir.file("run.ndjson"));
-  c.max_requests = 200;
-  c.concurrency = 1;
-  c.cores = 1;
+  Config c = logged(shaped(200, 1, 1), server.port(), dir.file("run.ndjson"));
   c.keep_alive = true;
   c.pipeline = 8;
   const RunResult r = must_run(c);
@@ -109,24 +134,16 @@ TEST(RequestLogModes, AServerClosingMidPipelineLogsEachUnansweredRequest) {
 // --streams 10 over 2 connections: one line per stream, each (worker, connection, stream) once,
 // stream ids odd; the connect time only on each connection's first stream.
 TEST(RequestLogModes, Http2StreamsHaveALineEachWithTheirStreamId) {
-  auto s = start_server();
-  ASSERT_TRUE(s);
-  TempDir dir;
-  Config c = logged(s->port(), dir.file("run.csv"));
-  c.max_requests = 400;
-  c.concurrency = 2;
-  c.cores = 1;
+  Config c = shaped(400, 2, 1);
   c.http2 = true;
   c.streams = 10;
-  const RunResult r = must_run(c);
-  s->stop();
-  ASSERT_EQ(r.total_requests, 400u);
-  const std::vector<LogRow> rows = read_csv_log(c.log_file);
-  expect_log_matches_report(rows, r);
+  const std::optional<LoggedRun> run = run_logged(c, "run.csv");
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->result.total_requests, 400u);
   std::set<std::tuple<int, std::uint64_t, std::uint32_t>> streams;
   std::set<std::uint64_t> connections;
   std::uint64_t with_connect = 0;
-  for (const LogRow& l : rows) {
+  for (const LogRow& l : run->rows) {
     EXPECT_EQ(l.status, "200");
     EXPECT_EQ(l.stream % 2, 1u) << l.index;
     EXPECT_GT(l.bytes, 9u) << l.index;  // at least a HEADERS frame
@@ -134,8 +151,8 @@ TEST(RequestLogModes, Http2StreamsHaveALineEachWithTheirStreamId) {
     connections.insert(l.connection);
     if (l.connected >= 0) ++with_connect;
   }
-  EXPECT_EQ(connections.size(), r.connections_opened);
-  EXPECT_EQ(with_connect, r.connections_opened);
+  EXPECT_EQ(connections.size(), run->result.connections_opened);
+  EXPECT_EQ(with_connect, run->result.connections_opened);
 }
 
 // One line per message; 10% of them are answered by a close (1011), each its own line named as
@@ -143,27 +160,19 @@ TEST(RequestLogModes, Http2StreamsHaveALineEachWithTheirStreamId) {
 TEST(RequestLogModes, WebSocketMessagesHaveALineEach) {
   server::ServerOptions options;
   options.error_percent = 10;
-  auto s = start_server(options);
-  ASSERT_TRUE(s);
-  TempDir dir;
-  Config c = logged(s->port(), dir.file("run.ndjson"), "ws");
-  c.max_requests = 100;
-  c.concurrency = 1;
-  c.cores = 1;
-  const RunResult r = must_run(c);
-  s->stop();
-  ASSERT_EQ(r.total_requests, 100u);
-  const std::vector<LogRow> rows = read_ndjson_log(c.log_file);
-  expect_log_matches_report(rows, r);
+  Config c = shaped(100, 1, 1);
+  const std::optional<LoggedRun> run = run_logged(c, "run.ndjson", "ws", options);
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->result.total_requests, 100u);
   std::uint64_t closed = 0, with_connect = 0;
-  for (const LogRow& l : rows) {
+  for (const LogRow& l : run->rows) {
     EXPECT_EQ(l.status, "");
     EXPECT_GE(l.sent, 0) << l.index;
     if (l.error == "close 1011") ++closed;
     if (l.connected >= 0) ++with_connect;
   }
   EXPECT_EQ(closed, 10u);
-  EXPECT_EQ(with_connect, r.connections_opened);
+  EXPECT_EQ(with_connect, run->result.connections_opened);
 }
 
 }  // namespace

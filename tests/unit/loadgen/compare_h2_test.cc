@@ -14,6 +14,7 @@
 #include "loadgen/report/compare_input.h"
 #include "loadgen/report/json.h"
 #include "loadgen/result_file.h"
+#include "sample_runs.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -142,18 +143,7 @@ TEST(CompareH2, FailOnTakesResetAndGoawayLimits) {
 // An --http2 run of `requests` requests with 3 x CANCEL and 1 x NO_ERROR GOAWAY (codes 8, 0) and
 // a code RFC 9113 does not define (0x77).
 RunResult h2_run_result(std::uint64_t requests, std::uint32_t streams) {
-  RunResult r;
-  r.url = "http://h/";
-  r.cores = 1;
-  r.concurrency = 2;
-  r.clients = 2;
-  r.max_requests = requests;
-  r.total_requests = requests;
-  r.elapsed_ns = 100'000'000;
-  r.latency.record_n(1'000'000, requests);
-  r.status_counts = {{200, requests}};
-  r.http2 = true;
-  r.streams = streams;
+  RunResult r = samples::http2_run(requests, streams);
   r.h2.rst_stream = {{8, 3}, {0x77, 2}};
   r.h2.goaway = {{0, 1}};
   r.h2.add_settings(H2ServerSettings{4, 65535, 16384});

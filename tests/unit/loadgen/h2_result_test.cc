@@ -14,6 +14,7 @@
 #include "loadgen/merge.h"
 #include "loadgen/report/text.h"
 #include "loadgen/result_file.h"
+#include "sample_runs.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -30,19 +31,8 @@ H2ServerSettings announced(std::uint32_t max_streams) {
 
 // Shard `index` of `count` of an --http2 --streams 8 run, 100 requests.
 RunResult h2_run(std::uint32_t index, std::uint32_t count) {
-  RunResult r;
-  r.url = "http://h/";
-  r.cores = 1;
-  r.concurrency = 2;
-  r.clients = 2;
-  r.max_requests = 100;
-  r.total_requests = 100;
-  r.elapsed_ns = 100'000'000;
-  r.latency.record_n(1'000'000, 100);
-  r.status_counts = {{200, 100}};
+  RunResult r = samples::http2_run(100, 8);
   r.shard = Shard{index, count};
-  r.http2 = true;
-  r.streams = 8;
   r.h2.rst_stream = {{7, 3}, {0x1234, 1}};  // REFUSED_STREAM, and a code with no name
   r.h2.goaway = {{0, 1}};
   r.h2.server_settings = announced(2);

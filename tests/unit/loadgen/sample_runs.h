@@ -1,6 +1,6 @@
-// Hand-made RunResults for the report tests: the header fields every report prints, and the
-// schedule of a paced (--rps) run. The tests fill in the figures they check; text_of gives the
-// text report of one.
+// Hand-made RunResults for the report tests: the header fields every report prints, an --http2
+// run, and the schedule of a paced (--rps) run. The tests fill in the figures they check; text_of
+// gives the text report of one.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,24 @@ inline RunResult finished_run(std::uint32_t clients, std::uint64_t requests, std
   r.total_requests = requests;
   r.total_errors = errors;
   r.elapsed_ns = elapsed_ns;
+  return r;
+}
+
+// An --http2 --streams `streams` run against http://h/ on one worker over 2 connections:
+// `requests` requests, each answered 200 in 1 ms, in 100 ms.
+inline RunResult http2_run(std::uint64_t requests, std::uint32_t streams) {
+  RunResult r;
+  r.url = "http://h/";
+  r.cores = 1;
+  r.concurrency = 2;
+  r.clients = 2;
+  r.max_requests = requests;
+  r.total_requests = requests;
+  r.elapsed_ns = 100'000'000;
+  r.latency.record_n(1'000'000, requests);
+  r.status_counts = {{200, requests}};
+  r.http2 = true;
+  r.streams = streams;
   return r;
 }
 

@@ -168,6 +168,19 @@ std::unique_ptr<ScriptedH2Server> answering(std::uint32_t max_streams) {
   return server;
 }
 
+// For a run that goes on anew: the first connection's server does `first` with each request,
+// every later one answers each request 200.
+std::function<std::unique_ptr<ScriptedH2Server>()> first_then_answering(
+    std::function<void(ScriptedH2Server&, std::int32_t)> first) {
+  return [first = std::move(first), made = false]() mutable {
+    if (made) return answering(0);
+    made = true;
+    auto server = std::make_unique<ScriptedH2Server>(0);
+    server->on_request = first;
+    return server;
+  };
+}
+
 TEST_F(H2ClientOverStream, AnswersEveryRequestOnOneConnectionWithConcurrentStreams) {
   auto client = start(100, 8);
   // The server answers only once 8 requests are open: the client must keep 8 in flight.
@@ -230,23 +243,13 @@ TEST_F(H2ClientOverStream, EachResetStreamIsOneFailureNamedByItsCode) {
 
 TEST_F(H2ClientOverStream, GoawayFailsTheStreamsAboveItsLastIdAndTheRunGoesOnAnew) {
   auto client = start(12, 4);
-  bool first = true;
-  converse(*client, [&first] {
-    auto server = std::make_unique<ScriptedH2Server>(0);
-    if (first) {
-      // Waits for 4 requests (streams 1, 3, 5, 7), answers 1 and 3, GOAWAY with last id 3.
-      server->on_request = [](ScriptedH2Server& s, std::int32_t id) {
-        if (id < 7) return;
-        s.answer(1, 200);
-        s.answer(3, 200);
-        s.goaway(3);
-      };
-      first = false;
-    } else {
-      server->on_request = [](ScriptedH2Server& s, std::int32_t id) { s.answer(id, 200); };
-    }
-    return server;
-  });
+  // Waits for 4 requests (streams 1, 3, 5, 7), answers 1 and 3, GOAWAY with last id 3.
+  converse(*client, first_then_answering([](ScriptedH2Server& s, std::int32_t id) {
+    if (id < 7) return;
+    s.answer(1, 200);
+    s.answer(3, 200);
+    s.goaway(3);
+  }));
   ASSERT_TRUE(client->finished());
   EXPECT_EQ(stats_.requests(), 12u);
   EXPECT_EQ(custom("GOAWAY unprocessed"), 2u);  // streams 5 and 7: not retried
@@ -346,22 +349,13 @@ TEST_F(H2ClientOverStream, TheLogHasALinePerStreamResetsAndGoawayByName) {
     log.start(mono_ns());
     context_.log = &log;
     auto client = start(12, 4);
-    bool first = true;
-    converse(*client, [&first] {
-      auto server = std::make_unique<ScriptedH2Server>(0);
-      if (first) {  // streams 1, 3, 5, 7: 1 reset, 3 answered, GOAWAY with last id 3
-        server->on_request = [](ScriptedH2Server& s, std::int32_t id) {
-          if (id < 7) return;
-          s.reset(1, NGHTTP2_REFUSED_STREAM);
-          s.answer(3, 200);
-          s.goaway(3);
-        };
-        first = false;
-      } else {
-        server->on_request = [](ScriptedH2Server& s, std::int32_t id) { s.answer(id, 200); };
-      }
-      return server;
-    });
+    // Streams 1, 3, 5, 7: 1 reset, 3 answered, GOAWAY with last id 3.
+    converse(*client, first_then_answering([](ScriptedH2Server& s, std::int32_t id) {
+      if (id < 7) return;
+      s.reset(1, NGHTTP2_REFUSED_STREAM);
+      s.answer(3, 200);
+      s.goaway(3);
+    }));
     ASSERT_TRUE(client->finished());
     context_.log = nullptr;
   }  // the log flushes
