@@ -8,8 +8,9 @@
 # server's count (nothing lost).
 #   bench/soak.sh [MINUTES=60] [RATE=2000] [CONNECTIONS=10] [SAMPLE_SECONDS=60]
 # CALLGRIND=1: the generator runs under `valgrind --tool=callgrind` and each row adds its
-# user-space instructions per request over that minute (a count a loaded host does not move;
-# `callgrind_control -d` dumps the counts since the previous dump). Use a low RATE then (100).
+# user-space instructions per request over that minute (`callgrind_control -d` dumps the counts
+# since the previous dump). Use a low RATE then (100). The count still moves with the host's load
+# at a fixed rate: a busier host batches more events per loop turn.
 # The first sample is taken SAMPLE_SECONDS after a 2 s warm-up (so "minute 1" excludes start-up).
 # Rows go to stdout and to $SOAK_OUT (default /tmp/stampede-soak.tsv) as they are taken, so a
 # long run can be watched and survives a lost terminal.
