@@ -52,40 +52,14 @@ hpid=$!
 BENCH_PIDS+=($hpid)
 wait_port "$hport"
 
-ratios="$BENCH_TMP/ratios"
-: > "$ratios"
-
-# run NAME PORT PID: h2load through the balancer at PORT; records "RPS US" in $BENCH_TMP/last.
-run() {
-  local name=$1 port=$2 pid=$3 log="$BENCH_TMP/log" before after reqs rps us
-  before=$(cpu_seconds "$pid")
-  taskset -c 1 h2load -t1 -c "$CONNS" -m "$STREAMS" -n "$REQUESTS" "$scheme://127.0.0.1:$port/" > "$log" 2>&1 || true
-  after=$(cpu_seconds "$pid")
-  reqs=$(awk '/^requests:/ { print $8 }' "$log")      # "requests: N total, N started, N done, N succeeded, ..."
-  rps=$(awk '/^finished in/ { print $4 }' "$log")
-  us=$(awk -v t="$(awk -v a="$after" -v b="$before" 'BEGIN { print a - b }')" -v n="${reqs:-0}" \
-    'BEGIN { if (n > 0) printf "%.3f", t * 1e6 / n; else print "nan" }')
-  echo "$name $MODE c=$CONNS m=$STREAMS ${rps:-0} $us" >> "$out"
-  echo "${rps:-0} $us" > "$BENCH_TMP/last"
-  printf '  %-24s %10.0f req/s  %7s µs balancer CPU/req  (%s succeeded)\n' "$name" "${rps:-0}" "$us" "${reqs:-0}"
-}
+run_haproxy() { h2load_run haproxy "$scheme://127.0.0.1:$hport/" "$hpid" cpu_seconds balancer "$MODE"; }
+run_stampede() { h2load_run stampede "$scheme://127.0.0.1:$sport/" "$spid" cpu_seconds balancer "$MODE"; }
 
 echo "load: $(uptime)"
-for round in $(seq 1 "$ROUNDS"); do
-  echo "round $round"
-  if (( round % 2 )); then
-    run haproxy "$hport" "$hpid"; h=$(cat "$BENCH_TMP/last")
-    run stampede "$sport" "$spid"; s=$(cat "$BENCH_TMP/last")
-  else
-    run stampede "$sport" "$spid"; s=$(cat "$BENCH_TMP/last")
-    run haproxy "$hport" "$hpid"; h=$(cat "$BENCH_TMP/last")
-  fi
-  awk -v s="$s" -v h="$h" 'BEGIN { split(s, a, " "); split(h, b, " "); if (b[1] > 0 && b[2] > 0) printf "%.4f %.4f\n", a[1] / b[1], a[2] / b[2] }' >> "$ratios"
-done
+alternate_rounds run_haproxy run_stampede
 
 echo
 echo "median over rounds (requests/s, balancer CPU µs per request):"
 print_medians "$out"
-printf '  stampede / HAProxy, median of per-round ratios: requests/s %.3f, CPU per request %.3f\n' \
-  "$(awk '{ print $1 }' "$ratios" | median)" "$(awk '{ print $2 }' "$ratios" | median)"
+print_ratios HAProxy
 echo "load: $(uptime)"

@@ -38,8 +38,7 @@ balancer() {
 # in its subshell and stop the backends).
 instructions() {  # instructions BIN N: the balancer's Ir, every thread
   balancer "$1" "$2" valgrind --tool=callgrind --callgrind-out-file="$BENCH_TMP/cg.%p"
-  count=$(callgrind_annotate "$BENCH_TMP"/cg.* | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-  rm -f "$BENCH_TMP"/cg.*
+  count=$(callgrind_total)
 }
 
 syscalls() {  # syscalls BIN N: the balancer's system calls (every thread), the table kept

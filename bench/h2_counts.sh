@@ -65,16 +65,6 @@ server_stop() {
 
 h2load_n() { h2load -t1 -c 10 -m 10 -n "$2" "$1" > "$BENCH_TMP/h2load.log" 2>&1; }
 
-cg_total() {  # the Ir of every callgrind file in $BENCH_TMP, summed; removes them
-  local total=0 f n
-  for f in "$BENCH_TMP"/cg.*; do
-    n=$(callgrind_annotate "$f" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-    total=$((total + n))
-  done
-  rm -f "$BENCH_TMP"/cg.*
-  echo "$total"
-}
-
 st_total() { awk '$NF == "total" { print $4 }' "$1"; }  # calls in an strace -c summary
 
 per_request() { awk -v a="$1" -v b="$2" -v n=$((LARGE - SMALL)) 'BEGIN { printf "%.2f", (b - a) / n }'; }
@@ -97,7 +87,7 @@ for name in stampede h2load; do
   ir=() sc=()
   for n in $SMALL $LARGE; do
     gen "$name" "$n" valgrind --tool=callgrind --callgrind-out-file="$BENCH_TMP/cg.%p"
-    ir+=("$(cg_total)")
+    ir+=("$(callgrind_total)")
     gen "$name" "$n" strace -c -f -o "$BENCH_TMP/strace.$n"
     sc+=("$(st_total "$BENCH_TMP/strace.$n")")
   done
@@ -115,7 +105,7 @@ for name in serve nginx; do
       --callgrind-out-file="$BENCH_TMP/cg.%p"
     h2load_n "http://127.0.0.1:$port/" "$n"
     server_stop "$name"
-    ir+=("$(cg_total)")
+    ir+=("$(callgrind_total)")
     port=$(free_port)
     server_start "$name" "$port" strace -c -f -o "$BENCH_TMP/strace.$name.$n"
     h2load_n "http://127.0.0.1:$port/" "$n"

@@ -31,8 +31,7 @@ generator() {  # generator BACKEND N [wrapper...]: one run, output thrown away
 
 instructions() {  # instructions BACKEND N: the generator's Ir, every thread
   generator "$1" "$2" valgrind --tool=callgrind --callgrind-out-file="$BENCH_TMP/cg.%p"
-  callgrind_annotate "$BENCH_TMP"/cg.* | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
-  rm -f "$BENCH_TMP"/cg.*
+  callgrind_total
 }
 
 syscalls() {  # syscalls BACKEND N: the generator's system calls (every thread); the top ones

@@ -29,24 +29,13 @@ load() {
   taskset -c 1 "$AFTER" -k -c 10 --cores 1 --quiet -n "$1" "$2" > /dev/null 2>&1
 }
 
-# total_ir: the Ir of the callgrind outputs in $BENCH_TMP (every thread), then removes them.
-total_ir() {
-  local sum=0 f ir
-  for f in "$BENCH_TMP"/cg.*; do
-    ir=$(callgrind_annotate "$f" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-    sum=$((sum + ir))
-  done
-  rm -f "$BENCH_TMP"/cg.*
-  echo "$sum"
-}
-
 grind=(valgrind --tool=callgrind "--callgrind-out-file=$BENCH_TMP/cg.%p")
 
 # ir_generator BINARY N / ir_served BINARY serve|balance N: the measured program's Ir.
 ir_generator() {
   taskset -c 0 "${grind[@]}" "$1" -k -c 10 --cores 1 --quiet -n "$2" "http://127.0.0.1:$backend_port/" \
     > /dev/null 2>&1
-  total_ir
+  callgrind_total
 }
 ir_served() {
   local p pid
@@ -64,7 +53,7 @@ ir_served() {
   kill -INT "$pid"
   wait "$pid" 2>/dev/null || true
   stop_pid "$pid"
-  total_ir
+  callgrind_total
 }
 
 per_request() { awk -v a="$1" -v b="$2" -v n=$((LARGE - SMALL)) 'BEGIN { printf "%.1f", (b - a) / n }'; }

@@ -23,41 +23,14 @@ nport=$(free_port)
 start_nginx 0 "$nport" h2
 npid=${BENCH_PIDS[-1]}
 
-ratios="$BENCH_TMP/ratios"
-: > "$ratios"
-
-# run NAME PORT PID: h2load against the server at PORT; records "RPS US" in $BENCH_TMP/last.
-run() {
-  local name=$1 port=$2 pid=$3 log="$BENCH_TMP/log" before after reqs rps us
-  before=$(server_cpu "$pid")
-  taskset -c 1 h2load -t1 -c "$CONNS" -m "$STREAMS" -n "$REQUESTS" "http://127.0.0.1:$port/" > "$log" 2>&1 || true
-  after=$(server_cpu "$pid")
-  reqs=$(awk '/^requests:/ { print $8 }' "$log")      # "requests: N total, N started, N done, N succeeded, ..."
-  rps=$(awk '/^finished in/ { print $4 }' "$log")
-  us=$(awk -v t="$(awk -v a="$after" -v b="$before" 'BEGIN { print a - b }')" -v n="${reqs:-0}" \
-    'BEGIN { if (n > 0) printf "%.3f", t * 1e6 / n; else print "nan" }')
-  echo "$name c=$CONNS m=$STREAMS ${rps:-0} $us" >> "$out"
-  echo "${rps:-0} $us" > "$BENCH_TMP/last"
-  printf '  %-24s %10.0f req/s  %7s µs server CPU/req  (%s succeeded)\n' "$name" "${rps:-0}" "$us" "${reqs:-0}"
-}
+run_nginx() { h2load_run nginx "http://127.0.0.1:$nport/" "$npid" server_cpu server; }
+run_stampede() { h2load_run "stampede serve" "http://127.0.0.1:$sport/" "$spid" server_cpu server; }
 
 echo "load: $(uptime)"
-for round in $(seq 1 "$ROUNDS"); do
-  echo "round $round"
-  if (( round % 2 )); then
-    run nginx "$nport" "$npid"; n=$(cat "$BENCH_TMP/last")
-    run "stampede serve" "$sport" "$spid"; s=$(cat "$BENCH_TMP/last")
-  else
-    run "stampede serve" "$sport" "$spid"; s=$(cat "$BENCH_TMP/last")
-    run nginx "$nport" "$npid"; n=$(cat "$BENCH_TMP/last")
-  fi
-  awk -v s="$s" -v n="$n" 'BEGIN { split(s, a, " "); split(n, b, " "); if (b[1] > 0 && b[2] > 0) printf "%.4f %.4f\n", a[1] / b[1], a[2] / b[2] }' >> "$ratios"
-done
+alternate_rounds run_nginx run_stampede
 
 echo
 echo "median over rounds (requests/s, server CPU µs per request):"
 print_medians "$out"
-printf '  stampede serve / nginx, median of per-round ratios: requests/s %.3f, CPU per request %.3f\n' \
-  "$(awk '{ print $1 }' "$ratios" | median)" "$(awk '{ print $2 }' "$ratios" | median)"
-printf '  rounds (rps ratio, CPU ratio): %s\n' "$(awk '{ printf "(%s, %s) ", $1, $2 }' "$ratios")"
+print_ratios nginx
 echo "load: $(uptime)"

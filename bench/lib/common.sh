@@ -198,6 +198,37 @@ print_ratios() {
   printf '  rounds (rps ratio, CPU ratio): %s\n' "$(awk '{ printf "(%s, %s) ", $1, $2 }' "$ratios")"
 }
 
+# callgrind_total: the instructions (Ir) of every callgrind output $BENCH_TMP/cg.* (run valgrind
+# with --callgrind-out-file="$BENCH_TMP/cg.%p": one file per process), summed; then removes them.
+callgrind_total() {
+  local total=0 f n
+  for f in "$BENCH_TMP"/cg.*; do
+    n=$(callgrind_annotate "$f" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
+    total=$((total + n))
+  done
+  rm -f "$BENCH_TMP"/cg.*
+  echo "$total"
+}
+
+# h2load_run NAME URL PID CPU WHAT [TAG]: h2load -t1 -c $CONNS -m $STREAMS -n $REQUESTS at URL,
+# pinned to core 1; the CPU per request is the server's (PID, read with the function CPU:
+# cpu_seconds, or server_cpu to count its children) over h2load's succeeded requests. Appends
+# "NAME [TAG] c=$CONNS m=$STREAMS RPS US" to $out, writes "RPS US" to $BENCH_TMP/last (for
+# alternate_rounds) and prints the line, the CPU named "WHAT CPU/req".
+h2load_run() {
+  local name=$1 url=$2 pid=$3 cpu=$4 what=$5 tag=${6:-} log="$BENCH_TMP/log" before after reqs rps us
+  before=$("$cpu" "$pid")
+  taskset -c 1 h2load -t1 -c "$CONNS" -m "$STREAMS" -n "$REQUESTS" "$url" > "$log" 2>&1 || true
+  after=$("$cpu" "$pid")
+  reqs=$(awk '/^requests:/ { print $8 }' "$log")      # "requests: N total, N started, N done, N succeeded, ..."
+  rps=$(awk '/^finished in/ { print $4 }' "$log")
+  us=$(awk -v t="$(awk -v a="$after" -v b="$before" 'BEGIN { print a - b }')" -v n="${reqs:-0}" \
+    'BEGIN { if (n > 0) printf "%.3f", t * 1e6 / n; else print "nan" }')
+  echo "$name${tag:+ $tag} c=$CONNS m=$STREAMS ${rps:-0} $us" >> "$out"
+  echo "${rps:-0} $us" > "$BENCH_TMP/last"
+  printf '  %-24s %10.0f req/s  %7s µs %s CPU/req  (%s succeeded)\n' "$name" "${rps:-0}" "$us" "$what" "${reqs:-0}"
+}
+
 # median: reads numbers, one per line, prints the median.
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
