@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/enum_names.h"
 #include "core/input_file.h"
 #include "core/json_input.h"
 #include "core/units.h"
@@ -22,6 +23,11 @@ constexpr int kMaxStreams = static_cast<int>(h2::kMaxMaxStreams);
 // Longer durations are refused: nothing here needs one, and deadlines stay far from overflow.
 constexpr Millis kMaxDuration = std::chrono::hours(24);
 constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;
+
+constexpr EnumName<Strategy> kStrategyNames[] = {
+    {Strategy::RoundRobin, "rr"}, {Strategy::Least, "least"},   {Strategy::P2c, "p2c"},
+    {Strategy::Ewma, "ewma"},     {Strategy::Sticky, "sticky"}, {Strategy::Random, "random"}};
+static_assert(in_enum_order(kStrategyNames));
 
 // A duration in whole milliseconds: 0, or 1 ms to 24 h (a non-zero value below 1 ms would
 // silently become 0, which for some options means "off").
@@ -232,30 +238,13 @@ Expected<HostPort> parse_address(std::string_view what, std::string_view text, b
 }
 
 std::string_view strategy_name(Strategy s) {
-  switch (s) {
-    case Strategy::RoundRobin:
-      return "rr";
-    case Strategy::Least:
-      return "least";
-    case Strategy::P2c:
-      return "p2c";
-    case Strategy::Ewma:
-      return "ewma";
-    case Strategy::Sticky:
-      return "sticky";
-    case Strategy::Random:
-      return "random";
-  }
-  return "?";
+  return name_of(kStrategyNames, s);
 }
 
 Expected<Strategy> parse_strategy(std::string_view text) {
-  for (Strategy s : {Strategy::RoundRobin, Strategy::Least, Strategy::P2c, Strategy::Ewma,
-                     Strategy::Sticky, Strategy::Random}) {
-    if (text == strategy_name(s)) return s;
-  }
-  return make_error("unknown strategy '" + std::string(text) +
-                    "' (expected rr, least, p2c, ewma, sticky or random)");
+  if (auto s = parse_name(kStrategyNames, text)) return *s;
+  return make_error("unknown strategy '" + std::string(text) + "' (expected " +
+                    joined_names(kStrategyNames, ", ", " or ") + ")");
 }
 
 Expected<BackendSpec> parse_backend_spec(std::string_view text) {

@@ -11,6 +11,7 @@
 
 #include "cli/command_line.h"
 #include "core/clock.h"
+#include "core/enum_names.h"
 #include "core/fd_limit.h"
 #include "core/ready_file.h"
 #include "core/units.h"
@@ -27,6 +28,10 @@ struct RawArgs {
   std::optional<std::string> io;
   std::string over_limit;
 };
+
+constexpr EnumName<OverLimit> kOverLimitNames[] = {
+    {OverLimit::Queue, "queue"}, {OverLimit::Close, "close"}, {OverLimit::Reset, "reset"}};
+static_assert(in_enum_order(kOverLimitNames));
 
 void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
   app.add_option("port", raw.positional_port, "Port to listen on (0: any free); default 7357")
@@ -93,7 +98,7 @@ void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
   app.add_option("--over-limit", raw.over_limit,
                  "Past --max-connections: queue (wait to be accepted), close or reset each new "
                  "connection at once; default queue")
-      ->type_name("queue|close|reset");
+      ->type_name(joined_names(kOverLimitNames, "|", "|"));
   add_io_option(app, raw.io);
 }
 
@@ -108,10 +113,9 @@ Expected<std::uint64_t> to_count(std::string_view flag, const std::string& text,
 }
 
 Expected<OverLimit> to_over_limit(const std::string& text) {
-  if (text == "queue") return OverLimit::Queue;
-  if (text == "close") return OverLimit::Close;
-  if (text == "reset") return OverLimit::Reset;
-  return make_error(fmt::format("--over-limit: expected queue, close or reset, got '{}'", text));
+  if (auto o = parse_name(kOverLimitNames, text)) return *o;
+  return make_error(fmt::format("--over-limit: expected {}, got '{}'",
+                                joined_names(kOverLimitNames, ", ", " or "), text));
 }
 
 // A count that must be at least 1 when given (0 is the API's "not set"); in the words of

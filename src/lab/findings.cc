@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.h"
 #include "lab/findings_detail.h"
 #include "lab/sources.h"
 
@@ -197,64 +198,38 @@ bool all_checks_hold(const std::vector<Finding>& findings) {
                       [](const Finding& f) { return f.verdict == Verdict::Fail; });
 }
 
+constexpr EnumName<FindingKind> kKindNames[] = {
+    {FindingKind::SourcesAgree, "sources-agree"},
+    {FindingKind::NoBackendHeader, "no-backend-header"},
+    {FindingKind::HeadersDisagree, "headers-disagree"},
+    {FindingKind::CountDisagrees, "count-disagrees"},
+    {FindingKind::RunErrors, "run-errors"},
+    {FindingKind::EvenShare, "even-share"},
+    {FindingKind::UnevenShare, "uneven-share"},
+    {FindingKind::EvenShareLowThroughput, "even-share-low-throughput"},
+    {FindingKind::SlowAbsorbed, "slow-absorbed"},
+    {FindingKind::RoutesAroundSlow, "routes-around-slow"},
+    {FindingKind::InstanceAtZero, "instance-at-zero"},
+    {FindingKind::OutageDetector, "outage-detector"},
+    {FindingKind::ErrorShareAboveTraffic, "error-share-above-traffic"},
+    {FindingKind::OutageUndetected, "outage-undetected"},
+    {FindingKind::SessionSplit, "session-split"},
+    {FindingKind::SessionsKept, "sessions-kept"},
+    {FindingKind::StickyArithmetic, "sticky-arithmetic"},
+    {FindingKind::StickyChance, "sticky-chance"},
+    {FindingKind::SweepPoolVsSingle, "sweep-pool-vs-single"},
+    {FindingKind::LimitRoutedAround, "limit-routed-around"},
+    {FindingKind::LimitFailures, "limit-failures"},
+    {FindingKind::LimitSummary, "limit-summary"},
+    {FindingKind::HangDamage, "hang-damage"},
+    {FindingKind::HangLateAnswers, "hang-late-answers"},
+    {FindingKind::H2PerRequest, "h2-per-request"},
+    {FindingKind::H2FollowsConnections, "h2-follows-connections"},
+    {FindingKind::H2Uneven, "h2-uneven"}};
+static_assert(in_enum_order(kKindNames));
+
 std::string_view kind_name(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::SourcesAgree:
-      return "sources-agree";
-    case FindingKind::NoBackendHeader:
-      return "no-backend-header";
-    case FindingKind::HeadersDisagree:
-      return "headers-disagree";
-    case FindingKind::CountDisagrees:
-      return "count-disagrees";
-    case FindingKind::RunErrors:
-      return "run-errors";
-    case FindingKind::EvenShare:
-      return "even-share";
-    case FindingKind::UnevenShare:
-      return "uneven-share";
-    case FindingKind::EvenShareLowThroughput:
-      return "even-share-low-throughput";
-    case FindingKind::SlowAbsorbed:
-      return "slow-absorbed";
-    case FindingKind::RoutesAroundSlow:
-      return "routes-around-slow";
-    case FindingKind::InstanceAtZero:
-      return "instance-at-zero";
-    case FindingKind::OutageDetector:
-      return "outage-detector";
-    case FindingKind::ErrorShareAboveTraffic:
-      return "error-share-above-traffic";
-    case FindingKind::OutageUndetected:
-      return "outage-undetected";
-    case FindingKind::SessionSplit:
-      return "session-split";
-    case FindingKind::SessionsKept:
-      return "sessions-kept";
-    case FindingKind::StickyArithmetic:
-      return "sticky-arithmetic";
-    case FindingKind::StickyChance:
-      return "sticky-chance";
-    case FindingKind::SweepPoolVsSingle:
-      return "sweep-pool-vs-single";
-    case FindingKind::LimitRoutedAround:
-      return "limit-routed-around";
-    case FindingKind::LimitFailures:
-      return "limit-failures";
-    case FindingKind::LimitSummary:
-      return "limit-summary";
-    case FindingKind::HangDamage:
-      return "hang-damage";
-    case FindingKind::HangLateAnswers:
-      return "hang-late-answers";
-    case FindingKind::H2PerRequest:
-      return "h2-per-request";
-    case FindingKind::H2FollowsConnections:
-      return "h2-follows-connections";
-    case FindingKind::H2Uneven:
-      return "h2-uneven";
-  }
-  return "?";
+  return name_of(kKindNames, kind);
 }
 
 }  // namespace stampede::lab

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.h"
+
 namespace stampede::lab {
 namespace {
 
@@ -26,18 +28,14 @@ Peer peer_of(const BalancerSpec& spec) {
   return haproxy ? Peer::HAProxy : Peer::Nginx;
 }
 
+constexpr EnumName<Peer> kPeerNames[] = {{Peer::BuiltIn, "stampede balance"},
+                                         {Peer::HAProxy, "HAProxy"},
+                                         {Peer::Nginx, "nginx"},
+                                         {Peer::Other, "the balancer"}};
+static_assert(in_enum_order(kPeerNames));
+
 std::string_view peer_name(Peer peer) {
-  switch (peer) {
-    case Peer::BuiltIn:
-      return "stampede balance";
-    case Peer::HAProxy:
-      return "HAProxy";
-    case Peer::Nginx:
-      return "nginx";
-    case Peer::Other:
-      break;
-  }
-  return "the balancer";
+  return name_of(kPeerNames, peer);
 }
 
 std::string hang_settings(Peer peer, std::optional<std::int64_t> backend_timeout_ms) {

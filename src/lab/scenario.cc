@@ -1,49 +1,29 @@
 #include "lab/scenario.h"
 
 #include <algorithm>
-#include <iterator>
 
+#include "core/enum_names.h"
 #include "lab/h2.h"
 #include "lab/limit.h"
 
 namespace stampede::lab {
 namespace {
 
-struct NamedScenario {
-  ScenarioKind kind;
-  std::string_view name;
-};
-
 // Every scenario with its name, in the canonical order (the enum's): all_scenarios(), the names,
 // the parsing and its error message read this one list. A new kind goes at the end of both.
-constexpr NamedScenario kScenarios[] = {
+constexpr EnumName<ScenarioKind> kScenarios[] = {
     {ScenarioKind::Even, "even"},     {ScenarioKind::Slow, "slow"},
     {ScenarioKind::Sticky, "sticky"}, {ScenarioKind::Outage, "outage"},
     {ScenarioKind::Limit, "limit"},   {ScenarioKind::Hang, "hang"},
     {ScenarioKind::H2, "h2"}};
-
-constexpr bool in_enum_order() {
-  for (std::size_t i = 0; i < std::size(kScenarios); ++i) {
-    if (static_cast<std::size_t>(kScenarios[i].kind) != i) return false;
-  }
-  return true;
-}
-static_assert(in_enum_order(), "kScenarios is indexed by ScenarioKind");
-
-// "even, slow, sticky, outage, limit, hang, h2"
-std::string scenario_names() {
-  std::string out;
-  for (const NamedScenario& s : kScenarios)
-    out += (out.empty() ? "" : ", ") + std::string(s.name);
-  return out;
-}
+static_assert(in_enum_order(kScenarios));
 
 }  // namespace
 
 std::vector<ScenarioKind> all_scenarios() {
   std::vector<ScenarioKind> out;
-  for (const NamedScenario& s : kScenarios)
-    out.push_back(s.kind);
+  for (const EnumName<ScenarioKind>& s : kScenarios)
+    out.push_back(s.value);
   return out;
 }
 
@@ -52,8 +32,7 @@ std::vector<ScenarioKind> default_scenarios() {
 }
 
 std::string_view scenario_name(ScenarioKind kind) {
-  const auto i = static_cast<std::size_t>(kind);
-  return i < std::size(kScenarios) ? kScenarios[i].name : "?";
+  return name_of(kScenarios, kind);
 }
 
 Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
@@ -62,16 +41,15 @@ Expected<std::vector<ScenarioKind>> parse_scenarios(std::string_view text) {
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view name = text.substr(start, comma - start);
-    const auto* it = std::find_if(std::begin(kScenarios), std::end(kScenarios),
-                                  [&](const NamedScenario& s) { return s.name == name; });
-    if (it == std::end(kScenarios)) {
+    const std::optional<ScenarioKind> kind = parse_name(kScenarios, name);
+    if (!kind) {
       return make_error("--scenarios: unknown scenario '" + std::string(name) + "' (" +
-                        scenario_names() + ")");
+                        joined_names(kScenarios, ", ", ", ") + ")");
     }
-    if (std::find(chosen.begin(), chosen.end(), it->kind) != chosen.end()) {
+    if (std::find(chosen.begin(), chosen.end(), *kind) != chosen.end()) {
       return make_error("--scenarios: '" + std::string(name) + "' is given twice");
     }
-    chosen.push_back(it->kind);
+    chosen.push_back(*kind);
     start = comma + 1;
   }
   std::sort(chosen.begin(), chosen.end());

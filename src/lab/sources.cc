@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/enum_names.h"
+
 namespace stampede::lab {
 namespace {
 
@@ -35,16 +37,12 @@ void distribute(RunRecord& record, const HeaderCounts& headers, std::string_view
 
 }  // namespace
 
+constexpr EnumName<Source> kSourceNames[] = {
+    {Source::Count, "/count"}, {Source::Instance, "x-instance"}, {Source::Backend, "x-backend"}};
+static_assert(in_enum_order(kSourceNames));
+
 std::string_view source_name(Source s) {
-  switch (s) {
-    case Source::Count:
-      return "/count";
-    case Source::Instance:
-      return "x-instance";
-    case Source::Backend:
-      return "x-backend";
-  }
-  return "?";
+  return name_of(kSourceNames, s);
 }
 
 void fill_sources(RunRecord& record, const HeaderCounts& headers,

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "core/enum_names.h"
 #include "core/units.h"
 #include "loadgen/options.h"
 
@@ -47,20 +48,15 @@ std::optional<std::string> generator_reason(const RunResult& r, const CapacityPa
 
 }  // namespace
 
-const char* verdict_name(StepVerdict verdict) {
-  switch (verdict) {
-    case StepVerdict::Pass:
-      return "pass";
-    case StepVerdict::LatencyOver:
-      return "latency";
-    case StepVerdict::ErrorsOver:
-      return "errors";
-    case StepVerdict::RateNotHeld:
-      return "rate";
-    case StepVerdict::GeneratorLimit:
-      return "generator";
-  }
-  return "?";
+constexpr EnumName<StepVerdict> kVerdictNames[] = {{StepVerdict::Pass, "pass"},
+                                                   {StepVerdict::LatencyOver, "latency"},
+                                                   {StepVerdict::ErrorsOver, "errors"},
+                                                   {StepVerdict::RateNotHeld, "rate"},
+                                                   {StepVerdict::GeneratorLimit, "generator"}};
+static_assert(in_enum_order(kVerdictNames));
+
+std::string_view verdict_name(StepVerdict verdict) {
+  return name_of(kVerdictNames, verdict);
 }
 
 CapacityStep judge_step(const RunResult& r, double asked_rps, const CapacityParams& params) {

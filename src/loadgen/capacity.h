@@ -14,6 +14,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/expected.h"
@@ -101,6 +102,6 @@ Expected<CapacityResult> find_capacity(Plan& plan, const CapacityParams& params,
                                        const CapacityHooks& hooks = {});
 
 // Plain words for a verdict ("pass", "latency", "errors", "rate", "generator").
-const char* verdict_name(StepVerdict verdict);
+std::string_view verdict_name(StepVerdict verdict);
 
 }  // namespace stampede::loadgen

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.h"
 #include "core/units.h"
 #include "h2/error_codes.h"
 #include "loadgen/compare_stats.h"
@@ -137,16 +138,20 @@ std::vector<std::string> differences(const Side& baseline, const Side& current) 
   return out;
 }
 
+constexpr EnumName<Metric> kMetricNames[] = {{Metric::Rps, "rps"},
+                                             {Metric::ErrorRate, "errors"},
+                                             {Metric::P50, "p50"},
+                                             {Metric::P90, "p90"},
+                                             {Metric::P99, "p99"},
+                                             {Metric::Max, "max"},
+                                             {Metric::RstStream, "rst_stream"},
+                                             {Metric::Goaway, "goaway"}};
+static_assert(in_enum_order(kMetricNames));
+
 Expected<Metric> metric_named(std::string_view name) {
-  for (Metric m : kMetrics) {
-    if (metric_name(m) == name) return m;
-  }
-  for (Metric m : kH2Metrics) {
-    if (metric_name(m) == name) return m;
-  }
-  return make_error(fmt::format(
-      "--fail-on: unknown metric '{}' (rps, errors, p50, p90, p99, max, rst_stream, goaway)",
-      std::string(name)));
+  if (auto m = parse_name(kMetricNames, name)) return *m;
+  return make_error(fmt::format("--fail-on: unknown metric '{}' ({})", std::string(name),
+                                joined_names(kMetricNames, ", ", ", ")));
 }
 
 Expected<FailLimit> parse_limit(std::string_view part) {
@@ -189,25 +194,7 @@ RunFigures figures_of(const RunResult& r) {
 }
 
 std::string_view metric_name(Metric metric) {
-  switch (metric) {
-    case Metric::Rps:
-      return "rps";
-    case Metric::ErrorRate:
-      return "errors";
-    case Metric::P50:
-      return "p50";
-    case Metric::P90:
-      return "p90";
-    case Metric::P99:
-      return "p99";
-    case Metric::Max:
-      return "max";
-    case Metric::RstStream:
-      return "rst_stream";
-    case Metric::Goaway:
-      return "goaway";
-  }
-  return "";
+  return name_of(kMetricNames, metric);
 }
 
 Comparison compare(const Side& baseline, const Side& current, const CompareParams& params) {

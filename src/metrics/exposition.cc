@@ -4,21 +4,19 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.h"
+
 namespace stampede::metrics {
 namespace {
 
+constexpr EnumName<Exposition::Type> kTypeNames[] = {{Exposition::Type::Counter, "counter"},
+                                                     {Exposition::Type::Gauge, "gauge"},
+                                                     {Exposition::Type::Histogram, "histogram"},
+                                                     {Exposition::Type::Summary, "summary"}};
+static_assert(in_enum_order(kTypeNames));
+
 std::string_view type_name(Exposition::Type type) {
-  switch (type) {
-    case Exposition::Type::Counter:
-      return "counter";
-    case Exposition::Type::Gauge:
-      return "gauge";
-    case Exposition::Type::Histogram:
-      return "histogram";
-    case Exposition::Type::Summary:
-      return "summary";
-  }
-  return "untyped";
+  return name_of(kTypeNames, type);
 }
 
 // HELP text escapes backslash and newline; label values also the double quote.

@@ -8,24 +8,20 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "core/enum_names.h"
 #include "report/axis.h"
 #include "report/html_report.h"
 
 namespace stampede::loadgen {
 namespace {
 
-const char* outcome_name(const CapacityResult& r) {
-  switch (r.end) {
-    case SearchEnd::Found:
-      return "found";
-    case SearchEnd::FirstStepFailed:
-      return "first_step_failed";
-    case SearchEnd::Ceiling:
-      return "ceiling";
-    case SearchEnd::Running:
-    case SearchEnd::Stopped:
-      break;
-  }
+constexpr EnumName<SearchEnd> kEndNames[] = {{SearchEnd::Found, "found"},
+                                             {SearchEnd::FirstStepFailed, "first_step_failed"},
+                                             {SearchEnd::Ceiling, "ceiling"}};
+
+// A search that did not end by itself (Running, Stopped) says why it stopped.
+std::string_view outcome_name(const CapacityResult& r) {
+  if (auto name = find_name(kEndNames, r.end)) return *name;
   return r.generator_limited ? "generator_limit" : "interrupted";
 }
 
@@ -170,7 +166,7 @@ report::Table step_table(const CapacityResult& r) {
                       fmt::format("{:.1f}", s.held_rps), fmt::format("{:.1f}", s.seconds),
                       fmt::format("{:.2f}", s.p50_ms), fmt::format("{:.2f}", s.p99_ms),
                       fmt::format("{:.2f}", s.p999_ms), std::to_string(s.errors),
-                      verdict_name(s.verdict), s.reason});
+                      std::string(verdict_name(s.verdict)), s.reason});
   }
   return t;
 }

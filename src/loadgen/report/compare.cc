@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include "core/enum_names.h"
 #include "loadgen/compare_stats.h"
 #include "loadgen/report/json.h"
 #include "loadgen/report/text.h"
@@ -14,26 +15,18 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* label(Metric metric) {
-  switch (metric) {
-    case Metric::Rps:
-      return "req/s";
-    case Metric::ErrorRate:
-      return "errors %";
-    case Metric::P50:
-      return "p50 ms";
-    case Metric::P90:
-      return "p90 ms";
-    case Metric::P99:
-      return "p99 ms";
-    case Metric::Max:
-      return "max ms";
-    case Metric::RstStream:
-      return "RST_STREAM";
-    case Metric::Goaway:
-      return "GOAWAY";
-  }
-  return "";
+constexpr EnumName<Metric> kMetricLabels[] = {{Metric::Rps, "req/s"},
+                                              {Metric::ErrorRate, "errors %"},
+                                              {Metric::P50, "p50 ms"},
+                                              {Metric::P90, "p90 ms"},
+                                              {Metric::P99, "p99 ms"},
+                                              {Metric::Max, "max ms"},
+                                              {Metric::RstStream, "RST_STREAM"},
+                                              {Metric::Goaway, "GOAWAY"}};
+static_assert(in_enum_order(kMetricLabels));
+
+std::string_view label(Metric metric) {
+  return name_of(kMetricLabels, metric);
 }
 
 // "slower"/"faster", "higher"/"lower", "more errors"/"fewer errors".
@@ -77,17 +70,14 @@ std::size_t runs_needed() {
   return n;
 }
 
-const char* verdict_key(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::Changed:
-      return "changed";
-    case Verdict::NoChange:
-      return "no change";
-    case Verdict::OneRunEach:
-    case Verdict::TooFewRuns:
-      return "cannot tell";
-  }
-  return "";
+constexpr EnumName<Verdict> kVerdictKeys[] = {{Verdict::Changed, "changed"},
+                                              {Verdict::NoChange, "no change"},
+                                              {Verdict::OneRunEach, "cannot tell"},
+                                              {Verdict::TooFewRuns, "cannot tell"}};
+static_assert(in_enum_order(kVerdictKeys));
+
+std::string_view verdict_key(Verdict verdict) {
+  return name_of(kVerdictKeys, verdict);
 }
 
 // "12 x CANCEL, 3 x REFUSED_STREAM", or "0".
