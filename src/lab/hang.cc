@@ -98,16 +98,14 @@ class Hanger {
 Expected<HangOutcome> run_hang(const loadgen::Config& config, HangTimes times,
                                const HangActions& actions, Interrupt& interrupt,
                                loadgen::LiveFeed* live) {
-  FailureWatch watch;  // not const: the run writes to its stream
-  loadgen::RunHooks hooks = watch.hooks();
-  hooks.live = live;
+  FailureWatch watch(live);  // not const: the run writes to its stream
   const FailureClock& failures = watch.failures();
   const std::int64_t start = watch.start_ns();
   std::optional<Expected<loadgen::RunResult>> result;
   std::optional<Hanger> hanger;
   try {
     hanger.emplace(times, actions);
-    result = run_load(config, interrupt, hooks);
+    result = run_load(config, interrupt, watch.hooks());
   } catch (const std::system_error& e) {
     return make_error(std::string("cannot start the hang thread: ") + e.what());
   }

@@ -167,7 +167,8 @@ Expected<std::vector<SessionResult>> run_sessions(const std::string& url, std::u
   return out;
 }
 
-FailureWatch::FailureWatch() {
+FailureWatch::FailureWatch(loadgen::LiveFeed* live) {
+  hooks_.live = live;
   hooks_.progress = &progress_;
   hooks_.progress_interval = kFailureTimingInterval;
   start_ns_ = mono_ns();
@@ -181,16 +182,14 @@ Expected<OutageResult> run_outage(const loadgen::Config& config,
                                   std::chrono::nanoseconds kill_after,
                                   const std::function<void()>& kill, Interrupt& interrupt,
                                   loadgen::LiveFeed* live) {
-  FailureWatch watch;  // not const: the run writes to its stream
-  loadgen::RunHooks hooks = watch.hooks();
-  hooks.live = live;
+  FailureWatch watch(live);  // not const: the run writes to its stream
   const FailureClock& failures = watch.failures();
   const std::int64_t start = watch.start_ns();
   std::int64_t killed_ns = 0;
   std::optional<Expected<loadgen::RunResult>> result;
   try {
     DelayedAction killer(kill_after, kill);
-    result = run_load(config, interrupt, hooks);
+    result = run_load(config, interrupt, watch.hooks());
     killed_ns = killer.acted_ns();
   } catch (const std::system_error& e) {
     return make_error(std::string("cannot start the outage thread: ") + e.what());

@@ -30,15 +30,15 @@ namespace stampede::lab {
 loadgen::Config make_load_config(const LoadSettings& load, const std::string& url);
 
 // The failures of one timed run (the outage's, the hang's), from its progress lines every
-// kFailureTimingInterval: hooks() go to run_load; failures() is read once it returned; start_ns()
-// is when the watch was made (mono_ns), the origin of the run's times. Made and read on the lab's
-// main thread; the generator's progress printer writes to its stream during the run, so it is
-// neither copied nor moved.
+// kFailureTimingInterval: hooks() go to run_load, with `live` (the run's live feed, or none) in
+// them; failures() is read once it returned; start_ns() is when the watch was made (mono_ns), the
+// origin of the run's times. Made and read on the lab's main thread; the generator's progress
+// printer writes to its stream during the run, so it is neither copied nor moved.
 class FailureWatch {
  public:
   static constexpr std::chrono::milliseconds kFailureTimingInterval{20};  // the resolution
 
-  FailureWatch();
+  explicit FailureWatch(loadgen::LiveFeed* live);
   FailureWatch(const FailureWatch&) = delete;
   FailureWatch& operator=(const FailureWatch&) = delete;
 
