@@ -33,22 +33,20 @@ struct CompareRequest {
 };
 
 void define(CLI::App& app, CompareArgs& a) {
-  auto last = CLI::MultiOptionPolicy::TakeLast;
   app.add_option("files", a.inputs,
                  "BASELINE and CURRENT: results written by --json or --save, one or many runs "
                  "each (--repeat N); required, no default")
       ->required()
       ->expected(2);
-  app.add_option("--fail-on", a.fail_on,
-                 "Exit 3 when a significant change crosses a limit: METRIC:+N% or METRIC:-N%, "
-                 "comma-separated (rps, errors in percentage points, p50, p90, p99, max; "
-                 "rst_stream, goaway when both sides are HTTP/2; e.g. p99:+10%,rps:-5%); default "
-                 "none")
-      ->multi_option_policy(last);
-  app.add_option("--min-change", a.min_change,
-                 "Changes smaller than this, in % (percentage points for errors), are never "
-                 "called significant; default 2")
-      ->multi_option_policy(last);
+  add_last_wins_option(
+      app, "--fail-on", a.fail_on,
+      "Exit 3 when a significant change crosses a limit: METRIC:+N% or METRIC:-N%, "
+      "comma-separated (rps, errors in percentage points, p50, p90, p99, max; "
+      "rst_stream, goaway when both sides are HTTP/2; e.g. p99:+10%,rps:-5%); default "
+      "none");
+  add_last_wins_option(app, "--min-change", a.min_change,
+                       "Changes smaller than this, in % (percentage points for errors), are never "
+                       "called significant; default 2");
   app.add_flag("--json", a.json, "Print the comparison as JSON instead of the table");
 }
 

@@ -57,116 +57,100 @@ struct Args {
 };
 
 void define_options(CLI::App& app, Args& a) {
-  auto last = CLI::MultiOptionPolicy::TakeLast;
   app.add_option("url", a.url,
                  "The URL to load: http[s]:// or ws[s]://host[:port]/path; required, no default");
-  app.add_option("-n", a.n, "Number of requests to send (exactly); default none: -t decides")
-      ->multi_option_policy(last);
-  app.add_option("-c", a.c, "Concurrent clients (connections); default 10")
-      ->multi_option_policy(last);
-  app.add_option("-t", a.t,
-                 "Stop sending after this many seconds; default 10 without -n, none with it")
-      ->multi_option_policy(last);
+  add_last_wins_option(app, "-n", a.n,
+                       "Number of requests to send (exactly); default none: -t decides");
+  add_last_wins_option(app, "-c", a.c, "Concurrent clients (connections); default 10");
+  add_last_wins_option(app, "-t", a.t,
+                       "Stop sending after this many seconds; default 10 without -n, none with it");
   app.add_flag("-k,--keepalive,--agent", a.keep_alive, "Reuse connections (keep-alive)");
   app.add_option("-C", a.cookies, "Cookie name=value (repeatable); default none")
       ->allow_extra_args(false);
   app.add_option("-H", a.headers,
                  "Header name:value (repeatable; the last value wins); default none")
       ->allow_extra_args(false);
-  app.add_option("-T", a.content_type, "Content type of the body; default text/plain")
-      ->multi_option_policy(last);
-  app.add_option("-P", a.post_body, "POST this body; default none")->multi_option_policy(last);
-  app.add_option("-A", a.patch_body, "PATCH this body; default none")->multi_option_policy(last);
-  app.add_option("-m", a.method, "Method (any case); default GET")->multi_option_policy(last);
-  app.add_option("--data", a.data, "Send this body (keeps the method); default none")
-      ->multi_option_policy(last);
-  app.add_option("-p", a.post_file, "POST the contents of this file; default none")
-      ->multi_option_policy(last);
-  app.add_option("-u", a.put_file, "PUT the contents of this file; default none")
-      ->multi_option_policy(last);
-  app.add_option("-a", a.patch_file, "PATCH the contents of this file; default none")
-      ->multi_option_policy(last);
+  add_last_wins_option(app, "-T", a.content_type, "Content type of the body; default text/plain");
+  add_last_wins_option(app, "-P", a.post_body, "POST this body; default none");
+  add_last_wins_option(app, "-A", a.patch_body, "PATCH this body; default none");
+  add_last_wins_option(app, "-m", a.method, "Method (any case); default GET");
+  add_last_wins_option(app, "--data", a.data, "Send this body (keeps the method); default none");
+  add_last_wins_option(app, "-p", a.post_file, "POST the contents of this file; default none");
+  add_last_wins_option(app, "-u", a.put_file, "PUT the contents of this file; default none");
+  add_last_wins_option(app, "-a", a.patch_file, "PATCH the contents of this file; default none");
   app.add_flag("-r", a.recover, "Accepted for loadtest compatibility: errors never stop a run");
-  app.add_option("-d,--timeout", a.d, "Timeout of each request, ms; default none")
-      ->multi_option_policy(last);
-  app.add_option("--index", a.index,
-                 "Replace this text in the URL and body (or WebSocket message) by a unique index; "
-                 "default none")
-      ->multi_option_policy(last);
-  app.add_option("--cores", a.cores, "Worker threads; default half the cores")
-      ->multi_option_policy(last);
-  app.add_option("--pipeline", a.pipeline,
-                 "With -k: up to this many requests in flight per connection, written together "
-                 "(1 to 256); default 1")
-      ->multi_option_policy(last);
+  add_last_wins_option(app, "-d,--timeout", a.d, "Timeout of each request, ms; default none");
+  add_last_wins_option(
+      app, "--index", a.index,
+      "Replace this text in the URL and body (or WebSocket message) by a unique index; "
+      "default none");
+  add_last_wins_option(app, "--cores", a.cores, "Worker threads; default half the cores");
+  add_last_wins_option(
+      app, "--pipeline", a.pipeline,
+      "With -k: up to this many requests in flight per connection, written together "
+      "(1 to 256); default 1");
   app.add_flag("--http2", a.http2,
                "HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https://; implies -k; "
                "-c is connections");
-  app.add_option("--streams", a.streams,
-                 "With --http2: requests in flight per connection, as concurrent streams (1 to "
-                 "1000; h2load's -m, which here is the method); default 1")
-      ->multi_option_policy(last);
-  app.add_option(
-         "-R,--requestGenerator", a.script,
-         "Lua script whose request(id) builds each request (docs/scripting.md); default none")
-      ->multi_option_policy(last);
-  app.add_option("--rps", a.rps,
-                 "Open loop: send this many requests per second in total (fractional is fine); "
-                 "default none: closed loop")
-      ->multi_option_policy(last);
-  app.add_option("--ramp", a.ramp,
-                 "With --rps: grow the rate from 0 over this many seconds; default 0: no ramp")
-      ->multi_option_policy(last);
-  app.add_option("--html", a.html,
-                 "Also write a self-contained HTML report to this file; default none")
-      ->multi_option_policy(last);
-  app.add_option("--log", a.log,
-                 "Also write one line per request to this file: CSV (.csv) or NDJSON (.ndjson, "
-                 ".jsonl); - for NDJSON on stdout, then the report goes to stderr "
-                 "(docs/output.md); default none")
-      ->multi_option_policy(last);
+  add_last_wins_option(
+      app, "--streams", a.streams,
+      "With --http2: requests in flight per connection, as concurrent streams (1 to "
+      "1000; h2load's -m, which here is the method); default 1");
+  add_last_wins_option(
+      app, "-R,--requestGenerator", a.script,
+      "Lua script whose request(id) builds each request (docs/scripting.md); default none");
+  add_last_wins_option(
+      app, "--rps", a.rps,
+      "Open loop: send this many requests per second in total (fractional is fine); "
+      "default none: closed loop");
+  add_last_wins_option(
+      app, "--ramp", a.ramp,
+      "With --rps: grow the rate from 0 over this many seconds; default 0: no ramp");
+  add_last_wins_option(app, "--html", a.html,
+                       "Also write a self-contained HTML report to this file; default none");
+  add_last_wins_option(
+      app, "--log", a.log,
+      "Also write one line per request to this file: CSV (.csv) or NDJSON (.ndjson, "
+      ".jsonl); - for NDJSON on stdout, then the report goes to stderr "
+      "(docs/output.md); default none");
   add_threshold_options(app, a.thresholds);
-  app.add_option("--shard", a.shard,
-                 "Run only shard K of N of this run (K/N: requests K, K+N, ...; -n, -c and --rps "
-                 "split; docs/distributed.md); default 1/1")
-      ->multi_option_policy(last);
-  app.add_option("--start-at", a.start_at,
-                 "Wait until this wall-clock time (RFC 3339 or Unix seconds) before starting; "
-                 "default now")
-      ->multi_option_policy(last);
-  app.add_option("--save", a.save,
-                 "Also write the whole result, mergeable by stampede merge, to this file (- for "
-                 "stdout, then the report goes to stderr); default none")
-      ->multi_option_policy(last);
-  app.add_option("--repeat", a.repeat,
-                 "Run the same test this many times, one after another (1 to 100); the report "
-                 "shows each run and all together, stampede compare reads them; default 1")
-      ->multi_option_policy(last);
+  add_last_wins_option(
+      app, "--shard", a.shard,
+      "Run only shard K of N of this run (K/N: requests K, K+N, ...; -n, -c and --rps "
+      "split; docs/distributed.md); default 1/1");
+  add_last_wins_option(
+      app, "--start-at", a.start_at,
+      "Wait until this wall-clock time (RFC 3339 or Unix seconds) before starting; "
+      "default now");
+  add_last_wins_option(
+      app, "--save", a.save,
+      "Also write the whole result, mergeable by stampede merge, to this file (- for "
+      "stdout, then the report goes to stderr); default none");
+  add_last_wins_option(
+      app, "--repeat", a.repeat,
+      "Run the same test this many times, one after another (1 to 100); the report "
+      "shows each run and all together, stampede compare reads them; default 1");
   app.add_flag("--quiet", a.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
   app.add_flag("--json", a.json, "Print the result as JSON instead of the text report");
   app.add_flag("--insecure", a.insecure, "https, wss: accept any server certificate");
-  app.add_option("--cert", a.cert,
-                 "https, wss: client certificate file (PEM), with --key; default none")
-      ->multi_option_policy(last);
-  app.add_option("--key", a.key, "https, wss: private key file of --cert (PEM); default none")
-      ->multi_option_policy(last);
-  app.add_option(
-         "-s,--secure-protocol", a.secure_protocol,
-         "https, wss: TLS version, as loadtest (TLSv1_2_method, TLSv1_3_method, TLS_method); "
-         "default TLS_method (1.2 or 1.3)")
-      ->multi_option_policy(last);
-  app.add_option("--proxy", a.proxy,
-                 "Send through this HTTP proxy (http://host:port); default none")
-      ->multi_option_policy(last);
+  add_last_wins_option(app, "--cert", a.cert,
+                       "https, wss: client certificate file (PEM), with --key; default none");
+  add_last_wins_option(app, "--key", a.key,
+                       "https, wss: private key file of --cert (PEM); default none");
+  add_last_wins_option(
+      app, "-s,--secure-protocol", a.secure_protocol,
+      "https, wss: TLS version, as loadtest (TLSv1_2_method, TLSv1_3_method, TLS_method); "
+      "default TLS_method (1.2 or 1.3)");
+  add_last_wins_option(app, "--proxy", a.proxy,
+                       "Send through this HTTP proxy (http://host:port); default none");
   app.add_option("--count-header", a.count_headers,
                  "Count responses by the value of this header (repeatable); default none")
       ->allow_extra_args(false);
   add_io_option(app, a.io);
-  app.add_option("--sweep-connections", a.sweep,
-                 "Concurrency sweep: one closed-loop run per connection count (1,2,4,8 or "
-                 "1..256x2), -t (default 3 s) or -n each; reports the knee; default none")
-      ->multi_option_policy(last);
+  add_last_wins_option(app, "--sweep-connections", a.sweep,
+                       "Concurrency sweep: one closed-loop run per connection count (1,2,4,8 or "
+                       "1..256x2), -t (default 3 s) or -n each; reports the knee; default none");
   add_find_max_options(app, a.find_max);
   add_metrics_options(app, a.metrics);
 }

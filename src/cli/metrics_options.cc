@@ -6,21 +6,20 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/command_line.h"
 #include "core/units.h"
 #include "loadgen/report/prometheus.h"
 
 namespace stampede::loadgen {
 
 void add_metrics_options(CLI::App& app, MetricsTexts& texts) {
-  auto last = CLI::MultiOptionPolicy::TakeLast;
-  app.add_option("--metrics-listen", texts.listen,
-                 "Serve GET /metrics (Prometheus text) on this host:port while the run goes (port "
-                 "0: any, printed on stderr; docs/metrics.md); default none")
-      ->multi_option_policy(last);
-  app.add_option("--metrics-linger", texts.linger,
-                 "With --metrics-listen: keep serving the final figures this long after the "
-                 "report (seconds, or 500ms, 1m), so that a scraper reads them; default 0")
-      ->multi_option_policy(last);
+  add_last_wins_option(
+      app, "--metrics-listen", texts.listen,
+      "Serve GET /metrics (Prometheus text) on this host:port while the run goes (port "
+      "0: any, printed on stderr; docs/metrics.md); default none");
+  add_last_wins_option(app, "--metrics-linger", texts.linger,
+                       "With --metrics-listen: keep serving the final figures this long after the "
+                       "report (seconds, or 500ms, 1m), so that a scraper reads them; default 0");
 }
 
 Expected<MetricsSettings> to_metrics_settings(const MetricsTexts& texts) {
