@@ -71,6 +71,24 @@ Expected<CompareRequest> to_request(const CompareArgs& a) {
   return r;
 }
 
+// The request and both sides read: every refusal of the command (exit 2) comes from here.
+struct CompareInput {
+  CompareRequest request;
+  Side baseline, current;
+};
+
+Expected<CompareInput> read_input(const CLI::App& app, const CompareArgs& args) {
+  if (auto empty = refuse_empty_values(app); !empty) return empty.error();
+  auto request = to_request(args);
+  if (!request) return request.error();
+  auto baseline = read_side(request->baseline);
+  if (!baseline) return baseline.error();
+  auto current = read_side(request->current);
+  if (!current) return current.error();
+  return CompareInput{std::move(request).value(), std::move(baseline).value(),
+                      std::move(current).value()};
+}
+
 }  // namespace
 
 int compare_main(int argc, char** argv) {
@@ -80,37 +98,24 @@ int compare_main(int argc, char** argv) {
   define(app, args);
   const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
   if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
-  if (auto empty = refuse_empty_values(app); !empty) {
-    print_error_line(empty.error().message);
+  auto input = read_input(app, args);
+  if (!input) {
+    print_error_line(input.error().message);
     return 2;
   }
-  auto request = to_request(args);
-  if (!request) {
-    print_error_line(request.error().message);
-    return 2;
-  }
-  auto baseline = read_side(request->baseline);
-  if (!baseline) {
-    print_error_line(baseline.error().message);
-    return 2;
-  }
-  auto current = read_side(request->current);
-  if (!current) {
-    print_error_line(current.error().message);
-    return 2;
-  }
-  const Comparison c = compare(*baseline, *current, request->params);
-  if (request->json) {
-    std::cout << compare_json(c, request->params)
+  const CompareRequest& request = input->request;
+  const Comparison c = compare(input->baseline, input->current, request.params);
+  if (request.json) {
+    std::cout << compare_json(c, request.params)
                      .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
               << '\n';
   } else {
-    write_compare_text(c, request->params, request->baseline, request->current, std::cout);
+    write_compare_text(c, request.params, request.baseline, request.current, std::cout);
   }
   std::cout.flush();
   for (const std::string& line : c.differences)
     print_error_line("warning: not the same test: " + line);
-  const std::vector<std::string> crossed = crossed_limits(c, request->limits);
+  const std::vector<std::string> crossed = crossed_limits(c, request.limits);
   for (const std::string& line : crossed)
     print_error_line("regression: " + line);
   return crossed.empty() ? 0 : 3;

@@ -85,6 +85,24 @@ Expected<void> read_input(const std::string& input, ResultMerger& merger) {
   return read_results(file, input, merger);
 }
 
+// The thresholds and every input merged: every refusal of the command (exit 2) comes from here.
+struct MergeInput {
+  Thresholds thresholds;
+  MergedResult merged;
+};
+
+Expected<MergeInput> merge_inputs(const MergeArgs& args) {
+  auto limits = thresholds_of(args);
+  if (!limits) return limits.error();
+  ResultMerger merger(args.force);
+  for (const std::string& input : args.inputs) {
+    if (auto r = read_input(input, merger); !r) return r.error();
+  }
+  auto merged = merger.finish();
+  if (!merged) return merged.error();
+  return MergeInput{*limits, std::move(merged).value()};
+}
+
 std::string ms(std::int64_t ns) {
   return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6);
 }
@@ -173,28 +191,16 @@ int merge_main(int argc, char** argv) {
   define(app, args);
   const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
   if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
-  auto limits = thresholds_of(args);
-  if (!limits) {
-    print_error_line(limits.error().message);
-    return 2;
-  }
-  ResultMerger merger(args.force);
-  for (const std::string& input : args.inputs) {
-    if (auto r = read_input(input, merger); !r) {
-      print_error_line(r.error().message);
-      return 2;
-    }
-  }
-  auto merged = merger.finish();
-  if (!merged) {
-    print_error_line(merged.error().message);
+  auto input = merge_inputs(args);
+  if (!input) {
+    print_error_line(input.error().message);
     return 2;
   }
   MergedReportSettings settings;
   settings.json = args.json;
   settings.html = args.html.value_or("");
-  settings.thresholds = *limits;
-  return print_merged_report(settings, *merged);
+  settings.thresholds = input->thresholds;
+  return print_merged_report(settings, input->merged);
 }
 
 }  // namespace stampede::loadgen
