@@ -9,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <stdexcept>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -22,6 +24,21 @@ namespace {
 
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
+
+// A saved count, size or setting that cannot be negative: a JSON whole number >= 0 that fits T.
+// (nlohmann's get<std::uint64_t>() would turn -5 into 2^64 - 5.) Thrown past read_result and
+// add_saved_timeline's callers, which word it once.
+struct NotACount : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class T = std::uint64_t>
+T count_of(const Json& v) {
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() > std::numeric_limits<T>::max()) {
+    throw NotACount("a count is negative, fractional or too large");
+  }
+  return static_cast<T>(v.get<std::uint64_t>());
+}
 
 std::string u128_text(unsigned __int128 v) {
   if (v == 0) return "0";
@@ -74,9 +91,9 @@ Expected<stats::Histogram> histogram_of(const Json& j) {
   auto squares = u128_value(j.at("sum_squares").get<std::string>());
   if (!squares) return squares.error();
   stats::HistogramTotals t;
-  t.count = j.at("count").get<std::uint64_t>();
-  t.min = j.at("min").get<std::int64_t>();
-  t.max = j.at("max").get<std::int64_t>();
+  t.count = count_of(j.at("count"));
+  t.min = count_of<std::int64_t>(j.at("min"));
+  t.max = count_of<std::int64_t>(j.at("max"));
   t.sum = *sum;
   t.sum_squares = *squares;
   return stats::Histogram::restore(*counts, t);
@@ -101,7 +118,7 @@ Expected<std::map<int, std::uint64_t>> int_counts(const Json& j) {
     int key = 0;
     const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), key);
     if (ec != std::errc() || end != k.data() + k.size()) return make_error("bad count key");
-    out[key] = v.get<std::uint64_t>();
+    out[key] = count_of(v);
   }
   return out;
 }
@@ -109,7 +126,7 @@ Expected<std::map<int, std::uint64_t>> int_counts(const Json& j) {
 std::map<std::string, std::uint64_t> string_counts(const Json& j) {
   std::map<std::string, std::uint64_t> out;
   for (const auto& [k, v] : j.items())
-    out[k] = v.get<std::uint64_t>();
+    out[k] = count_of(v);
   return out;
 }
 
@@ -132,11 +149,11 @@ Expected<RateResult> rate_of(const Json& j) {
   RateResult r;
   r.target_rps = j.at("target_rps").get<double>();
   r.ramp_seconds = j.at("ramp_seconds").get<double>();
-  r.scheduled = j.at("scheduled").get<std::uint64_t>();
-  r.sent = j.at("sent").get<std::uint64_t>();
-  r.send_window_ns = j.at("send_window_ns").get<std::int64_t>();
-  r.late = j.at("late").get<std::uint64_t>();
-  r.late_waiting = j.at("late_waiting").get<std::uint64_t>();
+  r.scheduled = count_of(j.at("scheduled"));
+  r.sent = count_of(j.at("sent"));
+  r.send_window_ns = count_of<std::int64_t>(j.at("send_window_ns"));
+  r.late = count_of(j.at("late"));
+  r.late_waiting = count_of(j.at("late_waiting"));
   for (auto [name, h] : {std::pair{"uncorrected", &r.uncorrected}, std::pair{"lag", &r.lag},
                          std::pair{"generator_lag", &r.generator_lag}}) {
     auto decoded = histogram_of(j.at(name));
@@ -182,26 +199,26 @@ auto histograms(R& r) {
 // Everything but the histograms and the timeline.
 void read_outcome(const Json& j, RunResult& r) {
   r.url = j.at("url").get<std::string>();
-  r.cores = j.at("cores").get<std::uint32_t>();
-  r.max_requests = j.at("max_requests").get<std::uint64_t>();
+  r.cores = count_of<std::uint32_t>(j.at("cores"));
+  r.max_requests = count_of(j.at("max_requests"));
   r.max_seconds = j.at("max_seconds").get<double>();
-  r.concurrency = j.at("concurrency").get<std::uint32_t>();
+  r.concurrency = count_of<std::uint32_t>(j.at("concurrency"));
   r.keep_alive = j.at("keep_alive").get<bool>();
-  r.clients = j.at("clients").get<std::uint32_t>();
+  r.clients = count_of<std::uint32_t>(j.at("clients"));
   r.websocket = j.at("websocket").get<bool>();
-  r.total_requests = j.at("total_requests").get<std::uint64_t>();
-  r.total_errors = j.at("total_errors").get<std::uint64_t>();
-  r.elapsed_ns = j.at("elapsed_ns").get<std::int64_t>();
+  r.total_requests = count_of(j.at("total_requests"));
+  r.total_errors = count_of(j.at("total_errors"));
+  r.elapsed_ns = count_of<std::int64_t>(j.at("elapsed_ns"));
   r.interrupted = j.at("interrupted").get<bool>();
   r.error_codes = string_counts(j.at("error_codes"));
   r.local_errors = string_counts(j.at("local_errors"));
   for (const auto& [name, values] : j.at("header_counts").items())
     r.header_counts[name] = string_counts(values);
-  r.bytes_read = j.at("bytes_read").get<std::uint64_t>();
-  r.bytes_written = j.at("bytes_written").get<std::uint64_t>();
-  r.connections_opened = j.at("connections_opened").get<std::uint64_t>();
-  r.tls_handshakes = j.at("tls_handshakes").get<std::uint64_t>();
-  r.tls_resumed = j.at("tls_resumed").get<std::uint64_t>();
+  r.bytes_read = count_of(j.at("bytes_read"));
+  r.bytes_written = count_of(j.at("bytes_written"));
+  r.connections_opened = count_of(j.at("connections_opened"));
+  r.tls_handshakes = count_of(j.at("tls_handshakes"));
+  r.tls_resumed = count_of(j.at("tls_resumed"));
 }
 
 Expected<SavedResult> read_result(const Json& j) {
@@ -211,11 +228,12 @@ Expected<SavedResult> read_result(const Json& j) {
   s.cpu_seconds = j.at("cpu_seconds").get<double>();
   RunResult& r = s.result;
   const Json& shard = j.at("shard");
-  r.shard = Shard{shard.at("index").get<std::uint32_t>(), shard.at("count").get<std::uint32_t>()};
+  r.shard =
+      Shard{count_of<std::uint32_t>(shard.at("index")), count_of<std::uint32_t>(shard.at("count"))};
   if (r.shard.count < 1 || r.shard.index < 1 || r.shard.index > r.shard.count) {
     return make_error("bad shard");
   }
-  r.start_unix_ns = j.at("start_unix_ns").get<std::int64_t>();
+  r.start_unix_ns = count_of<std::int64_t>(j.at("start_unix_ns"));
   read_outcome(j, r);
   auto statuses = int_counts(j.at("status_counts"));
   if (!statuses) return statuses.error();
@@ -239,13 +257,13 @@ Expected<SavedResult> read_result(const Json& j) {
   }
   if (j.contains("timeline")) {
     const Json& t = j.at("timeline");
-    s.timeline.start_unix_ns = t.at("start_unix_ns").get<std::int64_t>();
-    s.timeline.width_ns = t.at("width_ns").get<std::int64_t>();
+    s.timeline.start_unix_ns = count_of<std::int64_t>(t.at("start_unix_ns"));
+    s.timeline.width_ns = count_of<std::int64_t>(t.at("width_ns"));
     s.timeline.rows = t.at("rows");
     if (!s.timeline.rows.is_array()) return make_error("timeline rows are not an array");
   }
   const Json& ws = j.at("ws");
-  r.ws.messages = ws.at("messages").get<std::uint64_t>();
+  r.ws.messages = count_of(ws.at("messages"));
   for (auto [name, m] : {std::pair{"refused", &r.ws.refused}, std::pair{"closed", &r.ws.closed},
                          std::pair{"protocol", &r.ws.protocol}}) {
     auto counts = int_counts(ws.at(name));
@@ -389,18 +407,23 @@ Expected<SavedResult> parse_result_line(std::string_view line) {
     if (!j.is_object() || j.value("format", "") != kResultFormat) {
       return make_error("not a stampede result");
     }
-    const int version = j.at("version").get<int>();
-    if (version > kResultVersion) {
+    // A whole number, compared as written: a version too large for an int is newer, not 1.
+    const Json& version = j.at("version");
+    if (version.is_number_unsigned() && version.get<std::uint64_t>() > kResultVersion) {
       return make_error(fmt::format(
           "result format version {} is newer than this stampede reads ({}): use a newer stampede",
-          version, kResultVersion));
+          version.dump(), kResultVersion));
     }
-    if (version < 1) return make_error(fmt::format("unknown result format version {}", version));
+    if (!version.is_number_integer() || version.get<std::int64_t>() < 1) {
+      return make_error(fmt::format("unknown result format version {}", version.dump()));
+    }
     auto saved = read_result(j);
     if (!saved) return make_error("corrupt result: " + saved.error().message);
     return saved;
   } catch (const nlohmann::json::exception&) {
     return make_error("corrupt result (a field is missing or of the wrong type)");
+  } catch (const NotACount& e) {
+    return make_error(std::string("corrupt result: ") + e.what());
   }
 }
 
@@ -411,14 +434,14 @@ Expected<void> add_saved_timeline(const SavedTimeline& saved, std::int64_t offse
   try {
     for (const Json& r : saved.rows) {
       stats::Timeline::Row row;
-      row.sent = r.at(0).get<std::uint64_t>();
-      row.completed = r.at(1).get<std::uint64_t>();
-      row.errors_4xx = r.at(2).get<std::uint64_t>();
-      row.errors_5xx = r.at(3).get<std::uint64_t>();
-      row.errors_transport = r.at(4).get<std::uint64_t>();
-      row.latency_count = r.at(5).get<std::uint64_t>();
-      row.latency_min = r.at(6).get<std::int64_t>();
-      row.latency_max = r.at(7).get<std::int64_t>();
+      row.sent = count_of(r.at(0));
+      row.completed = count_of(r.at(1));
+      row.errors_4xx = count_of(r.at(2));
+      row.errors_5xx = count_of(r.at(3));
+      row.errors_transport = count_of(r.at(4));
+      row.latency_count = count_of(r.at(5));
+      row.latency_min = count_of<std::int64_t>(r.at(6));
+      row.latency_max = count_of<std::int64_t>(r.at(7));
       if (row.latency_count > 0) {
         row.latency.assign(stats::Timeline::row_counts_len(), 0);
         auto ok = stats::decode_counts_base64(r.at(8).get_ref<const std::string&>(), row.latency);
@@ -428,6 +451,8 @@ Expected<void> add_saved_timeline(const SavedTimeline& saved, std::int64_t offse
     }
   } catch (const nlohmann::json::exception&) {
     return make_error("corrupt timeline row");
+  } catch (const NotACount& e) {
+    return make_error(std::string("corrupt timeline row: ") + e.what());
   }
   return into.add_rows(offset_ns, saved.width_ns, rows);
 }
