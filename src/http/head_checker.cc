@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace stampede::http {
 namespace {
 
@@ -13,6 +17,38 @@ constexpr ParseError kBadStatus{502, "INVALID_STATUS",
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
+}
+
+// The first CR or LF in [p, end), or end. One pass where two memchr calls (LF, then CR before
+// it) cost twice the calls on the short lines of a head; with SSE2, 16 bytes a step, and the
+// last step re-reads the 16 bytes before `end` when [lo, end) has them, so no read goes past
+// `end` or before `lo` (the start of the bytes given to scan()).
+const char* find_cr_or_lf(const char* lo, const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i cr = _mm_set1_epi8('\r');
+  const __m128i lf = _mm_set1_epi8('\n');
+  const auto hits = [&](const char* at) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    return static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf))));
+  };
+  for (; end - p >= 16; p += 16) {
+    if (const unsigned m = hits(p)) return p + __builtin_ctz(m);
+  }
+  if (p == end) return end;
+  if (end - lo >= 16) {
+    const char* at = end - 16;
+    // Bytes before p in this block were scanned already: drop their bits.
+    if (const unsigned m = hits(at) >> (p - at)) return p + __builtin_ctz(m);
+    return end;
+  }
+#else
+  (void)lo;
+#endif
+  for (; p < end; ++p) {
+    if (*p == '\r' || *p == '\n') return p;
+  }
+  return end;
 }
 
 }  // namespace
@@ -108,6 +144,7 @@ std::optional<ParseError> HeadChecker::scan(const char* p, std::size_t n) {
 
 const ParseError* HeadChecker::scan_lines(const char* p, std::size_t n) {
   const ParseError* error = nullptr;
+  const char* const lo = p;
   const char* const end = p + n;
   while (p < end) {
     if (in_start_line_) {
@@ -123,20 +160,23 @@ const ParseError* HeadChecker::scan_lines(const char* p, std::size_t n) {
       if (*p == '\r' && p + 1 < end && p[1] != '\n') return &kBareCr;
       if (*p == ':') return &kEmptyName;  // llhttp 8.1 takes an empty name
     }
-    const void* found = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
     // llhttp 8.1 also takes a bare CR at the start of a header value ("Name:\rX"), or not,
     // depending on where the bytes were cut: any CR in a header line but the one before its LF
-    // is refused here, whole or split.
-    if (bare_cr(p, found != nullptr ? static_cast<const char*>(found) : end, found != nullptr)) {
-      return &kBareCr;
-    }
-    if (found == nullptr) {
+    // is refused here, whole or split. So the line's first CR or LF decides: a CR must be
+    // followed by LF (or end the bytes given), an LF must follow a CR.
+    const char* hit = find_cr_or_lf(lo, p, end);
+    if (hit == end || (*hit == '\r' && hit + 1 == end)) {  // the line goes on in the next piece
       line_bytes_ += static_cast<std::size_t>(end - p);
       prev_ = end[-1];
       return error;
     }
-    const char* lf = static_cast<const char*>(found);
-    if ((lf > p ? lf[-1] : prev_) != '\r') return &kBareLf;
+    const char* lf = hit;
+    if (*hit == '\r') {
+      if (hit[1] != '\n') return &kBareCr;
+      lf = hit + 1;
+    } else if (hit > p || prev_ != '\r') {
+      return &kBareLf;
+    }
     line_bytes_ += static_cast<std::size_t>(lf - p);
     if (line_bytes_ == 1) {
       // The empty line: this head ended. Only a response can have another one after it (the
