@@ -247,7 +247,9 @@ void ChunkedCodings::end_coding() {
 
 void ResponseParser::reset() {
   driver_.reset(this);
-  repeat_head_ = 0;
+  // The repeat is kept: a new connection starts in the state a keep-alive message leaves (see
+  // repeat_step()), so its bytes would get the verdict they got. A balancer resets at every
+  // attempt, on connections of a pool that answer alike.
   recording_ok_ = repeating_ = false;
   checker_.reset();
   head_bytes_ = 0;

@@ -80,7 +80,8 @@ class ResponseParser {
   // The peer closed the connection: MessageComplete when that ends a close-delimited body,
   // NeedMore when no response was in progress, Error when a response was cut short.
   Step finish();
-  // Back to the start of a new connection; keeps the capture list and the body callback.
+  // Back to the start of a new connection; keeps the capture list, the body callback and the
+  // response to repeat (a connection starts in the state a keep-alive response leaves).
   void reset();
 
   // The next response answers a HEAD request: it has no body whatever its headers say.

@@ -135,5 +135,29 @@ TEST(ResponseRepeat, EndAfterARepeatsHeadIsTruncated) {
   EXPECT_EQ(p.error().name, "HPE_INVALID_EOF_STATE");
 }
 
+// reset() (a new connection; a balancer resets at every attempt) keeps the repeat: what each
+// connection's responses get, good or bad, is what a parser that parses them afresh gives.
+TEST(ResponseRepeat, AResetKeepsTheVerdictsOfAFullParse) {
+  const std::vector<std::string> streams = {
+      kOk + kOk,
+      kOk.substr(0, 30),                                            // cut in its head
+      kOk.substr(0, 50),                                            // cut in its body
+      "HTTP/1.1 200 OK\r\nServer: x\nContent-Length: 2\r\n\r\nHT",  // bare LF
+      kOk + "X",                                                    // a stray byte after it
+      "HTTP/1.1 200 OK\r\nServer: x\r\nConnection: close\r\nContent-Length: 2\r\n\r\nHT",
+  };
+  ResponseParser kept;
+  ASSERT_EQ(run(kept, kOk).back(), "finish 0");  // kOk is now the repeat
+  for (const std::string& stream : streams) {
+    kept.reset();
+    ResponseParser fresh;
+    EXPECT_EQ(run(kept, stream), run(fresh, stream)) << stream;
+  }
+  // A HEAD answered on the new connection: its body-less head is not taken for the repeat.
+  kept.reset();
+  ResponseParser fresh;
+  EXPECT_EQ(run(kept, kOk + kOk, {0}), run(fresh, kOk + kOk, {0}));
+}
+
 }  // namespace
 }  // namespace stampede::http
