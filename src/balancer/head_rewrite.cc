@@ -1,5 +1,7 @@
 #include "balancer/head_rewrite.h"
 
+#include <cstring>
+
 namespace stampede::balancer {
 namespace {
 
@@ -34,6 +36,17 @@ std::string_view trim_ows(std::string_view s) {
 }
 
 std::string_view next_head_line(std::string_view& rest) {
+  // A validated head's lines end in CRLF: the first LF, after a CR, ends the first CRLF. Any
+  // other LF (bytes not checked) takes the search for "\r\n".
+  const void* found = std::memchr(rest.data(), '\n', rest.size());
+  if (found != nullptr) {
+    const std::size_t lf = static_cast<std::size_t>(static_cast<const char*>(found) - rest.data());
+    if (lf > 0 && rest[lf - 1] == '\r') {
+      const std::string_view line = rest.substr(0, lf - 1);
+      rest.remove_prefix(lf + 1);
+      return line;
+    }
+  }
   std::size_t eol = rest.find("\r\n");
   if (eol == std::string_view::npos) {
     std::string_view line = rest;
@@ -73,9 +86,20 @@ bool ConnectionTokens::contains(std::string_view name) const {
 }
 
 bool is_hop_by_hop(std::string_view name) {
-  return http::iequals(name, "connection") || http::iequals(name, "keep-alive") ||
-         http::iequals(name, "proxy-connection") || http::iequals(name, "te") ||
-         http::iequals(name, "trailer") || http::iequals(name, "upgrade");
+  // By length first: it runs for every field of every head relayed, and most names have none
+  // of these lengths.
+  switch (name.size()) {
+    case 2:
+      return http::iequals(name, "te");
+    case 7:
+      return http::iequals(name, "trailer") || http::iequals(name, "upgrade");
+    case 10:
+      return http::iequals(name, "connection") || http::iequals(name, "keep-alive");
+    case 16:
+      return http::iequals(name, "proxy-connection");
+    default:
+      return false;
+  }
 }
 
 bool is_websocket_upgrade(std::span<const http::Header> headers) {
