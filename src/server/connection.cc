@@ -199,7 +199,11 @@ void Connection::on_head() {
   request_ = Request{};
   request_.head_only = parser_.method() == "HEAD";
   request_.http10 = parser_.http_minor() == 0;
-  request_.target = read_target(parser_.path(), parser_.query());
+  // path() and query() would each look for the '?': once here.
+  const std::string_view target = parser_.target();
+  const std::size_t q = target.find('?');
+  request_.target = read_target(
+      target.substr(0, q), q == std::string_view::npos ? std::string_view() : target.substr(q + 1));
   const bool has_body = parser_.chunked() || parser_.content_length().value_or(0) > 0;
   if (parser_.expect_continue() && has_body) Responses::append_continue(out());
 }
