@@ -32,7 +32,7 @@ std::string raw_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t strea
   return f;
 }
 
-std::string flood_of(h2::Costly kind, int frames) {
+std::string flood_of(h2::Costly kind, int frames, bool padded) {
   std::string out;
   if (kind == h2::Costly::Empty)  // one open stream, then empty DATA frames on it
     out = raw_frame(NGHTTP2_HEADERS, kEndHeaders, 1, kGetBlock);
@@ -50,7 +50,8 @@ std::string flood_of(h2::Costly kind, int frames) {
         out += raw_frame(NGHTTP2_RST_STREAM, 0, id, std::string("\0\0\0\x08", 4));
         break;
       case h2::Costly::Empty:
-        out += raw_frame(NGHTTP2_DATA, 0, 1, "");
+        out += padded ? raw_frame(NGHTTP2_DATA, NGHTTP2_FLAG_PADDED, 1, std::string(1, '\0'))
+                      : raw_frame(NGHTTP2_DATA, 0, 1, "");
         break;
     }
   }

@@ -29,8 +29,9 @@ inline constexpr int kFloodFrames = 600;
 
 // `frames` frames of one costly kind, in one string: SETTINGS or PING frames that are no ACK,
 // HEADERS then RST_STREAM on new streams (the rapid reset of CVE-2023-44487), or HEADERS opening
-// stream 1 then empty DATA frames without END_STREAM on it.
-std::string flood_of(h2::Costly kind, int frames = kFloodFrames);
+// stream 1 then empty DATA frames without END_STREAM on it (`padded`: each with the PADDED flag
+// and a pad length of 0, so one byte of payload and no data).
+std::string flood_of(h2::Costly kind, int frames = kFloodFrames, bool padded = false);
 
 // A frame the protocol forbids, and the GOAWAY error code it must get (RFC 9113 and RFC 7541, as
 // nghttp2 1.52 answers them; the .cc says where the two could differ).

@@ -1,5 +1,5 @@
 // The balancer's HTTP/2 front against hostile clients that write raw frames (support/h2_frames.h)
-// and do not read: floods of SETTINGS and of empty DATA frames end with GOAWAY
+// and do not read: floods of SETTINGS and of empty DATA frames (padded ones too) end with GOAWAY
 // ENHANCE_YOUR_CALM in bounded memory, and each frame the protocol forbids ends its connection
 // with GOAWAY and the code RFC 9113 names, while the balancer keeps serving other connections.
 // (The PING flood, the rapid reset, the HPACK bomb and the zero window: h2_front_test.cc.)
@@ -60,6 +60,12 @@ TEST(H2FrontHostile, SettingsFloodNeverReadEndsWithEnhanceYourCalm) {
 
 TEST(H2FrontHostile, EmptyDataFloodOnAnOpenStreamEndsWithEnhanceYourCalm) {
   expect_cut_off(stampede::testing::flood_of(h2::Costly::Empty, kThousands));
+}
+
+// DATA frames with the PADDED flag and a pad length of 0: one byte of payload, no data. As
+// costly as empty ones, and not empty to a count of payload lengths.
+TEST(H2FrontHostile, PaddedEmptyDataFloodEndsWithEnhanceYourCalm) {
+  expect_cut_off(stampede::testing::flood_of(h2::Costly::Empty, kThousands, true));
 }
 
 TEST(H2FrontHostile, ForbiddenFramesGetTheirGoawayAndOtherConnectionsLive) {

@@ -167,6 +167,16 @@ TEST_F(ServerH2, FloodsOfEachKindEndWithEnhanceYourCalm) {
   }
 }
 
+// DATA frames with the PADDED flag and a pad length of 0 carry no data: empty ones too.
+TEST_F(ServerH2, APaddedEmptyDataFloodEndsWithEnhanceYourCalm) {
+  open();
+  stream_->set_write_capacity(static_cast<std::size_t>(-1));
+  deliver(peer_.take_output() + flood_of(h2::Costly::Empty, stampede::testing::kFloodFrames, true));
+  peer_.receive(stream_->take_written());
+  EXPECT_EQ(peer_.goaway_code, NGHTTP2_ENHANCE_YOUR_CALM);
+  EXPECT_TRUE(closed());
+}
+
 // Frames the protocol forbids (support/h2_frames.h), each answered by nghttp2's GOAWAY with its
 // code (docs/serve.md).
 TEST_F(ServerH2, ForbiddenFramesEndWithTheirGoaway) {
