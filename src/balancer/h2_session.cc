@@ -59,7 +59,7 @@ struct H2Session::Callbacks {
 
   static int on_frame(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
     H2Session& s = self(user);
-    const bool ok = h2::note_frame(s.flood_, frame->hd, s.worker_.loop().now_ns());
+    const bool ok = h2::note_frame(s.flood_, *frame, s.worker_.loop().now_ns());
     const bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
     switch (frame->hd.type) {
       case NGHTTP2_DATA:

@@ -21,7 +21,8 @@ nghttp2_session* new_server_session(InstallCallbacks install, void* user,
   return session;
 }
 
-bool note_frame(FloodGuard& guard, const nghttp2_frame_hd& hd, std::int64_t now_ns) {
+bool note_frame(FloodGuard& guard, const nghttp2_frame& frame, std::int64_t now_ns) {
+  const nghttp2_frame_hd& hd = frame.hd;
   const bool ack = (hd.flags & NGHTTP2_FLAG_ACK) != 0;
   const bool end = (hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
   switch (hd.type) {
@@ -32,7 +33,8 @@ bool note_frame(FloodGuard& guard, const nghttp2_frame_hd& hd, std::int64_t now_
     case NGHTTP2_RST_STREAM:
       return guard.note(Costly::Reset, now_ns);
     case NGHTTP2_DATA:
-      return hd.length != 0 || end || guard.note(Costly::Empty, now_ns);
+      // padlen counts the Pad Length field too: what is left is the data.
+      return hd.length > frame.data.padlen || end || guard.note(Costly::Empty, now_ns);
     default:
       return true;
   }

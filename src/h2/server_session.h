@@ -28,11 +28,11 @@ using InstallCallbacks = void (*)(nghttp2_session_callbacks* callbacks);
 nghttp2_session* new_server_session(InstallCallbacks install, void* user,
                                     const SessionLimits& limits, bool manual_window);
 
-// Notes a received frame (its header, from on_frame_recv) with the guard when it is one a peer
-// sends at no cost: a SETTINGS or PING that is no ACK, a RST_STREAM, an empty DATA frame that
-// does not end its stream. False once the peer flooded: end the session with GOAWAY
-// ENHANCE_YOUR_CALM.
-bool note_frame(FloodGuard& guard, const nghttp2_frame_hd& hd, std::int64_t now_ns);
+// Notes a received frame (from on_frame_recv) with the guard when it is one a peer sends at no
+// cost: a SETTINGS or PING that is no ACK, a RST_STREAM, a DATA frame with no data that does not
+// end its stream (padding is no data: a padded frame with a pad length of 0 is as empty). False
+// once the peer flooded: end the session with GOAWAY ENHANCE_YOUR_CALM.
+bool note_frame(FloodGuard& guard, const nghttp2_frame& frame, std::int64_t now_ns);
 
 // Moves the frames nghttp2 has ready (mem_send) into `out` (anything with append(const char*,
 // size_t)) until it has none or `full()` says enough waits to be written. False on an nghttp2

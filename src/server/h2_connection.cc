@@ -121,7 +121,7 @@ struct H2Connection::Callbacks {
 
   static int on_frame(nghttp2_session*, const nghttp2_frame* frame, void* user) {
     H2Connection& c = self(user);
-    const bool ok = h2::note_frame(c.flood_, frame->hd, c.worker_.loop().now_ns());
+    const bool ok = h2::note_frame(c.flood_, *frame, c.worker_.loop().now_ns());
     const bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
     if (frame->hd.type == NGHTTP2_HEADERS) c.got_headers_ = true;
     if (!ok) {

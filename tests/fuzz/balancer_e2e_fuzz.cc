@@ -24,12 +24,17 @@
 // path (balancer/h2_session.h): its requests are frames, not heads, so for it the oracle keeps
 // the backends' framing and reuse checks and the bounded rounds, not the request counts or the
 // client's HTTP/1.1 output. round() delivers backend events through the ProxySession only, so
-// for those inputs the client-to-backend direction (frames, HPACK, the heads written to the
-// backends) is what is fuzzed; the backends' answers are not read back into the streams yet.
+// for those inputs the backends' answers are not read back into the streams yet; but each round
+// ends with one turn of the worker's loop, whose timers include the HTTP/2 front's flush: the
+// gathered writes of its frames to the client are fuzzed.
+// The loop frees what closed (sessions, upstream connections, their streams) when it turns, so
+// the harness never reads a stream after a round: every stream is a RecordedStream that copies
+// what it writes into a Record the harness owns, and says when it is gone.
 #include <sys/epoll.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <string>
@@ -45,6 +50,8 @@
 #include "h2/preface.h"
 #include "http/request_parser.h"
 #include "http/response_parser.h"
+#include "net/event_loop.h"
+#include "net/stream.h"
 #include "support/stream_connector.h"
 #include "support/test_stream.h"
 
@@ -56,6 +63,46 @@ using stampede::testing::TestStream;
 
 constexpr std::string_view kSeparator = "\n~~\n";
 constexpr int kRounds = 48;
+
+// What a stream wrote, kept by the harness after the balancer freed the stream.
+struct Record {
+  std::string written;
+  bool gone = false;  // the stream was freed
+};
+
+// A TestStream (owned) that copies what it writes into `record`, and marks it gone at its end.
+class RecordedStream final : public stampede::net::Stream {
+ public:
+  using IoStatus = stampede::net::IoStatus;
+  RecordedStream(std::unique_ptr<TestStream> inner, Record& record)
+      : inner_(std::move(inner)), record_(record) {}
+  ~RecordedStream() override { record_.gone = true; }
+
+  int fd() const override { return inner_->fd(); }
+  IoStatus handshake() override { return inner_->handshake(); }
+  IoStatus read(char* buffer, std::size_t capacity, std::size_t& n) override {
+    return inner_->read(buffer, capacity, n);
+  }
+  IoStatus write(const char* data, std::size_t length, std::size_t& n) override {
+    return copied(inner_->write(data, length, n));
+  }
+  IoStatus writev(const iovec* parts, int count, std::size_t& n) override {
+    return copied(inner_->writev(parts, count, n));
+  }
+  void shutdown_write() override { inner_->shutdown_write(); }
+  bool wants_write() const override { return inner_->wants_write(); }
+  int error() const override { return inner_->error(); }
+
+ private:
+  // written() only grows: copy its new tail.
+  IoStatus copied(IoStatus status) {
+    record_.written.append(inner_->written(), record_.written.size());
+    return status;
+  }
+
+  std::unique_ptr<TestStream> inner_;
+  Record& record_;
+};
 
 // Hands out connectors over TestStreams fed with the next backend section (then EOF).
 class SectionOpener final : public balancer::UpstreamOpener {
@@ -72,11 +119,12 @@ class SectionOpener final : public balancer::UpstreamOpener {
     }
     ++next_;
     stream->feed_eof();
-    streams.push_back(stream.get());
-    return std::make_unique<stampede::testing::StreamConnector>(std::move(stream));
+    records.emplace_back();
+    return std::make_unique<stampede::testing::StreamConnector>(
+        std::make_unique<RecordedStream>(std::move(stream), records.back()));
   }
 
-  std::vector<TestStream*> streams;       // every connection opened, in order
+  std::deque<Record> records;             // every connection opened, in order
   std::vector<std::string_view> replies;  // what each was fed
 
  private:
@@ -155,11 +203,13 @@ void check_client_output(std::string_view all) {
   }
 }
 
-void round(balancer::ProxySession& session) {
-  if (session.closed()) return;
-  session.on_events(EPOLLIN | EPOLLOUT);
-  if (session.closed()) return;
-  session.on_upstream_events(EPOLLIN | EPOLLOUT);
+// The client's and the backends' readiness, then one turn of the worker's loop (its timers, the
+// front's flush among them; then it frees what closed: `session` too, once `client` is gone).
+void round(balancer::ProxySession& session, const Record& client, stampede::net::EventLoop& loop) {
+  if (client.gone) return;
+  if (!session.closed()) session.on_events(EPOLLIN | EPOLLOUT);
+  if (!session.closed()) session.on_upstream_events(EPOLLIN | EPOLLOUT);
+  loop.run_once(0);
 }
 
 }  // namespace
@@ -194,25 +244,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   params.config = &config;
   params.states = state_ptrs;
   params.opener = &opener;
+  Record client_record;  // outlives the worker, which frees the client's stream
   auto worker = balancer::Worker::create(std::move(params));
   FUZZ_CHECK(worker.ok(), "worker: %s", worker.ok() ? "" : worker.error().message.c_str());
   (*worker)->loop().update_time();
 
-  auto client_stream = std::make_unique<TestStream>();
-  TestStream& client = *client_stream;
+  auto client = std::make_unique<TestStream>();
   static constexpr std::size_t kLimits[] = {1, 7, 64, std::numeric_limits<std::size_t>::max()};
-  client.set_read_limit(kLimits[flags & 3]);
-  client.feed(client_bytes);
-  if (flags & 8) client.feed_eof();
-  balancer::ProxySession* session = (*worker)->adopt(std::move(client_stream), false);
+  client->set_read_limit(kLimits[flags & 3]);
+  client->feed(client_bytes);
+  if (flags & 8) client->feed_eof();
+  balancer::ProxySession* session =
+      (*worker)->adopt(std::make_unique<RecordedStream>(std::move(client), client_record), false);
   FUZZ_CHECK(session != nullptr, "adopt failed");
 
+  stampede::net::EventLoop& loop = (*worker)->loop();
   for (int i = 0; i < kRounds; ++i)
-    round(*session);
-  if ((flags & 16) && !session->closed()) {
+    round(*session, client_record, loop);
+  if ((flags & 16) && !client_record.gone && !session->closed()) {
     session->on_tick(std::numeric_limits<std::int64_t>::max());
     for (int i = 0; i < 4; ++i)
-      round(*session);
+      round(*session, client_record, loop);
   }
 
   const bool h2 = stampede::h2::match_preface(client_bytes) != stampede::h2::PrefaceMatch::Mismatch;
@@ -220,20 +272,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t accepted = h2 ? std::numeric_limits<std::size_t>::max() / 4
                                   : count_requests(client_bytes, client_error, false);
   std::size_t total = 0;
-  for (std::size_t i = 0; i < opener.streams.size(); ++i) {
+  for (std::size_t i = 0; i < opener.records.size(); ++i) {
+    const std::string& written = opener.records[i].written;
     bool error = false;
-    const std::size_t heads = count_requests(opener.streams[i]->written(), error, true);
+    const std::size_t heads = count_requests(written, error, true);
     FUZZ_CHECK(!error, "backend connection %zu got bytes our parser refuses", i);
     FUZZ_CHECK(heads <= accepted, "connection %zu got %zu requests, %zu accepted", i, heads,
                accepted);
-    FUZZ_CHECK(heads < 2 || one_clean_response(opener.replies[i],
-                                               opener.streams[i]->written().starts_with("HEAD ")),
+    FUZZ_CHECK(heads < 2 || one_clean_response(opener.replies[i], written.starts_with("HEAD ")),
                "connection %zu reused after a bad or unfinished response", i);
     total += heads;
   }
   FUZZ_CHECK(total <= accepted * static_cast<std::size_t>(config.retries + 2),
              "backends got %zu requests, %zu accepted", total, accepted);
   const bool head_request = client_bytes.find("HEAD") != std::string_view::npos;
-  if (!head_request && !h2) check_client_output(client.written());
+  if (!head_request && !h2) check_client_output(client_record.written);
   return 0;
 }

@@ -1,9 +1,10 @@
-// StreamConnector: a net::Connector over one TestStream the test made (and prepared: bytes to
-// feed, faults to plan), for openers that hand a client in-memory streams, such as the
-// balancer's UpstreamOpener in its unit tests and fuzz target. open() registers the stream's
-// eventfd with the loop (as TcpConnector registers its socket) and is connected at once; the
-// handshake is the stream's own handshake(), so a fault planned at operation 1 hits it. The
-// connector owns the stream; the test keeps a pointer to inspect it until the connector goes.
+// StreamConnector: a net::Connector over one in-memory stream the test made (a TestStream,
+// prepared: bytes to feed, faults to plan; or a wrapper around one), for openers that hand a
+// client in-memory streams, such as the balancer's UpstreamOpener in its unit tests and fuzz
+// target. open() registers the stream's descriptor (a TestStream's eventfd) with the loop (as
+// TcpConnector registers its socket) and is connected at once; the handshake is the stream's
+// own handshake(), so a fault planned at operation 1 hits it. The connector owns the stream; the
+// test keeps a pointer to inspect it until the connector goes.
 #pragma once
 
 #include <sys/epoll.h>
@@ -19,7 +20,7 @@ namespace stampede::testing {
 
 class StreamConnector final : public net::Connector {
  public:
-  explicit StreamConnector(std::unique_ptr<TestStream> stream) : stream_(std::move(stream)) {}
+  explicit StreamConnector(std::unique_ptr<net::Stream> stream) : stream_(std::move(stream)) {}
   ~StreamConnector() override { close(false); }
 
   int open(net::EventLoop& loop, net::IoHandler& handler, std::int64_t start_ns,
@@ -45,7 +46,7 @@ class StreamConnector final : public net::Connector {
   }
 
  private:
-  std::unique_ptr<TestStream> stream_;
+  std::unique_ptr<net::Stream> stream_;
   net::EventLoop* loop_ = nullptr;
   std::int64_t connected_ns_ = 0;
 };

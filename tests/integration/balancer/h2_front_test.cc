@@ -7,16 +7,15 @@
 // which the balancer still answers.
 #include <gtest/gtest.h>
 #include <nghttp2/nghttp2.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "h2_peer.h"
 #include "lb_support.h"
 #include "support/accept_loop.h"
 #include "support/h2_client_session.h"
@@ -33,59 +32,6 @@ constexpr std::uint32_t kEnhanceYourCalm = 11;
 
 using stampede::testing::h2_field;
 
-// An nghttp2 client session over a blocking loopback socket; every wait is bounded.
-class Peer : public stampede::testing::H2ClientSession {
- public:
-  // `window`: SETTINGS_INITIAL_WINDOW_SIZE announced (0: the balancer may send no DATA).
-  explicit Peer(std::uint16_t port, std::uint32_t window = 65535)
-      : H2ClientSession(window), fd_(stampede::testing::connect_loopback(port)) {}
-
-  // A request to front.test; a POST carries `body` (possibly empty) as DATA.
-  std::int32_t request(std::string_view method, std::string_view path,
-                       std::vector<nghttp2_nv> extra = {}, std::string body = {}) {
-    return H2ClientSession::request(
-        method, path, "front.test", extra,
-        method == "POST" ? std::optional<std::string>(std::move(body)) : std::nullopt);
-  }
-  // What the session has queued, preface first.
-  std::string take() { return take_output(); }
-  bool flush() { return send_raw(take()); }
-  bool send_raw(const std::string& bytes) {
-    std::size_t at = 0;
-    while (at < bytes.size()) {
-      const ssize_t n = ::send(fd_.get(), bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      at += static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-  // Reads and answers (SETTINGS ACKs, WINDOW_UPDATEs) until `done` or EOF or 5 s.
-  bool pump(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + 5s;
-    while (!done()) {
-      if (!flush()) return done();
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return false;
-      pollfd p{fd_.get(), POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
-      char buf[16384];
-      const ssize_t n = ::recv(fd_.get(), buf, sizeof buf, 0);
-      if (n <= 0) {
-        eof = true;
-        return done();
-      }
-      receive({buf, static_cast<std::size_t>(n)});
-    }
-    return true;
-  }
-
-  bool eof = false;
-
- private:
-  net::Fd fd_;
-};
-
 // A chunked body's data (RFC 9112 7.1; no extensions, no trailers).
 std::string dechunk(std::string_view body) {
   std::string data;
@@ -98,14 +44,6 @@ std::string dechunk(std::string_view body) {
     body.remove_prefix(std::min(body.size(), eol + 2 + size + 2));
   }
   return data;
-}
-
-// A GET over a fresh h2c connection: the balancer still answers.
-int fresh_get_status(std::uint16_t port) {
-  Peer peer(port);
-  const std::int32_t id = peer.request("GET", "/after");
-  peer.pump([&] { return peer.answered(id); });
-  return peer.answers[id].status;
 }
 
 TEST(H2Front, H2loadStreamsOnOneConnectionAreBalancedEachAndCountsAddUp) {
@@ -162,7 +100,7 @@ TEST(H2Front, BodyWithoutContentLengthGoesChunkedAndCookiesAreJoined) {
   EchoBehindBalancer setup;
   ASSERT_TRUE(setup.ok());
   auto& [echo, lb] = setup;
-  Peer peer(lb->port());
+  H2Peer peer(lb->port());
   const std::int32_t id =
       peer.request("POST", "/up", {h2_field("cookie", "a=1"), h2_field("cookie", "b=2")},
                    std::string(40000, 'z'));
@@ -186,7 +124,7 @@ TEST(H2Front, AFailingBackendAnswersItsStream502AndTheConnectionLives) {
   config.retries = 0;
   auto lb = start_balancer(config);
   ASSERT_TRUE(lb);
-  Peer peer(lb->port());
+  H2Peer peer(lb->port());
   const std::int32_t failed = peer.request("GET", "/");
   ASSERT_TRUE(peer.pump([&] { return peer.answered(failed); }));
   EXPECT_EQ(peer.answers[failed].status, 502);
@@ -203,7 +141,7 @@ TEST(H2Front, PingFloodGetsGoawayEnhanceYourCalm) {
   EchoBehindBalancer setup;
   ASSERT_TRUE(setup.ok());
   auto& [echo, lb] = setup;
-  Peer peer(lb->port());
+  H2Peer peer(lb->port());
   for (int i = 0; i < 600; ++i)
     nghttp2_submit_ping(peer.session(), NGHTTP2_FLAG_NONE, nullptr);
   ASSERT_TRUE(peer.pump([&] { return peer.goaway_code >= 0; }));
@@ -215,7 +153,7 @@ TEST(H2Front, RapidResetIsCutOffBeforeItReachesBackends) {
   EchoBehindBalancer setup;
   ASSERT_TRUE(setup.ok());
   auto& [echo, lb] = setup;
-  Peer peer(lb->port());
+  H2Peer peer(lb->port());
   std::string burst;  // HEADERS then RST_STREAM, 600 times, in one write
   for (int i = 0; i < 600; ++i) {
     const std::int32_t id = peer.request("GET", "/reset-me");
@@ -236,7 +174,7 @@ TEST(H2Front, HpackBombEndsTheSessionWithEnhanceYourCalm) {
   EchoBehindBalancer setup;
   ASSERT_TRUE(setup.ok());
   auto& [echo, lb] = setup;
-  Peer peer(lb->port());
+  H2Peer peer(lb->port());
   const std::string big(20000, 'h');
   peer.request("GET", "/", {h2_field("x-big", big)});
   ASSERT_TRUE(peer.pump([&] { return peer.goaway_code >= 0; }));
@@ -263,7 +201,7 @@ TEST(H2Front, AClientThatNeverOpensItsWindowHoldsBoundedMemory) {
   ASSERT_TRUE(lb);
   const long before = stampede::testing::memory(getpid()).rss_kib;
   {
-    Peer peer(lb->port(), 0);
+    H2Peer peer(lb->port(), 0);
     std::vector<std::int32_t> ids;
     for (int i = 0; i < 8; ++i)
       ids.push_back(peer.request("GET", "/big"));  // 160 MB if nothing held back

@@ -94,28 +94,46 @@ nghttp2_frame_hd header(std::uint8_t type, std::uint8_t flags, std::size_t lengt
   return hd;
 }
 
-// Only the frames a peer sends at no cost count: two of a kind pass, the third floods.
+// Only the frames a peer sends at no cost count: two of a kind pass, the third floods. A padded
+// DATA frame with no data is as empty as one with no payload (nghttp2's padlen counts the Pad
+// Length field).
 TEST(H2FloodGuard, NoteFrameCountsCostlessFramesOnly) {
+  const auto padded = [](std::size_t length, std::size_t padlen) {
+    nghttp2_frame f{};
+    f.data.hd = header(NGHTTP2_DATA, NGHTTP2_FLAG_PADDED, length);
+    f.data.padlen = padlen;
+    return f;
+  };
+  const auto of = [](nghttp2_frame_hd hd) {
+    nghttp2_frame f{};
+    f.hd = hd;
+    return f;
+  };
   const struct {
-    nghttp2_frame_hd hd;
+    nghttp2_frame frame;
     bool counted;
   } cases[] = {
-      {header(NGHTTP2_SETTINGS, NGHTTP2_FLAG_NONE), true},
-      {header(NGHTTP2_SETTINGS, NGHTTP2_FLAG_ACK), false},
-      {header(NGHTTP2_PING, NGHTTP2_FLAG_NONE, 8), true},
-      {header(NGHTTP2_PING, NGHTTP2_FLAG_ACK, 8), false},
-      {header(NGHTTP2_RST_STREAM, NGHTTP2_FLAG_NONE, 4), true},
-      {header(NGHTTP2_DATA, NGHTTP2_FLAG_NONE), true},
-      {header(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM), false},  // an empty body's end
-      {header(NGHTTP2_DATA, NGHTTP2_FLAG_NONE, 1), false},
-      {header(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, 10), false},
-      {header(NGHTTP2_WINDOW_UPDATE, NGHTTP2_FLAG_NONE, 4), false},
+      {of(header(NGHTTP2_SETTINGS, NGHTTP2_FLAG_NONE)), true},
+      {of(header(NGHTTP2_SETTINGS, NGHTTP2_FLAG_ACK)), false},
+      {of(header(NGHTTP2_PING, NGHTTP2_FLAG_NONE, 8)), true},
+      {of(header(NGHTTP2_PING, NGHTTP2_FLAG_ACK, 8)), false},
+      {of(header(NGHTTP2_RST_STREAM, NGHTTP2_FLAG_NONE, 4)), true},
+      {of(header(NGHTTP2_DATA, NGHTTP2_FLAG_NONE)), true},
+      {of(header(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM)), false},  // an empty body's end
+      {of(header(NGHTTP2_DATA, NGHTTP2_FLAG_NONE, 1)), false},
+      {padded(1, 1), true},     // a pad length of 0, no data
+      {padded(11, 11), true},   // ten bytes of padding, no data
+      {padded(12, 11), false},  // one byte of data
+      {of(header(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, 10)), false},
+      {of(header(NGHTTP2_WINDOW_UPDATE, NGHTTP2_FLAG_NONE, 4)), false},
   };
   for (const auto& c : cases) {
+    const nghttp2_frame_hd& hd = c.frame.hd;
     FloodGuard guard{FloodLimits{2}};
-    EXPECT_TRUE(note_frame(guard, c.hd, 0));
-    EXPECT_TRUE(note_frame(guard, c.hd, 1));
-    EXPECT_EQ(note_frame(guard, c.hd, 2), !c.counted) << int{c.hd.type} << " " << int{c.hd.flags};
+    EXPECT_TRUE(note_frame(guard, c.frame, 0));
+    EXPECT_TRUE(note_frame(guard, c.frame, 1));
+    EXPECT_EQ(note_frame(guard, c.frame, 2), !c.counted)
+        << int{hd.type} << " " << int{hd.flags} << " " << hd.length;
     EXPECT_EQ(guard.flooded(), c.counted);
   }
 }

@@ -1,8 +1,8 @@
 // server::H2Connection over an in-memory TestStream (connection_harness.h), with an nghttp2
 // client session in the test as the peer, and raw frames built by hand for the hostile cases:
 // the preface a byte at a time, the answer rule shared with HTTP/1.1, independent delays of
-// concurrent streams, the body cap, the header timeout, and GOAWAY for an HPACK bomb, a PING
-// flood and DATA on stream 0.
+// concurrent streams, the body cap, the header timeout, and GOAWAY for an HPACK bomb, floods of
+// every costly kind and the forbidden frames of support/h2_frames.h.
 #include <gtest/gtest.h>
 #include <nghttp2/nghttp2.h>
 
@@ -16,11 +16,13 @@
 #include "h2/preface.h"
 #include "server/plan.h"
 #include "support/h2_client_session.h"
+#include "support/h2_frames.h"
 #include "unit/server/connection_harness.h"
 
 namespace stampede::server {
 namespace {
 
+using stampede::testing::flood_of;
 using stampede::testing::h2_field;
 
 // An nghttp2 client session: submit requests, pump bytes through the harness, read answers.
@@ -36,21 +38,6 @@ class H2Peer : public stampede::testing::H2ClientSession {
     return request("POST", "/", "x", {}, std::string(size, 'b'));
   }
 };
-
-// A raw frame header (RFC 9113 4.1) and payload.
-std::string raw_frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
-                      const std::string& payload) {
-  std::string f;
-  const std::size_t n = payload.size();
-  f.push_back(static_cast<char>(n >> 16));
-  f.push_back(static_cast<char>(n >> 8));
-  f.push_back(static_cast<char>(n));
-  f.push_back(static_cast<char>(type));
-  f.push_back(static_cast<char>(flags));
-  for (int shift = 24; shift >= 0; shift -= 8)
-    f.push_back(static_cast<char>(stream >> shift));
-  return f + payload;
-}
 
 class ServerH2 : public WorkerHarness {
  protected:
@@ -166,40 +153,6 @@ TEST_F(ServerH2, AnHpackBombEndsWithEnhanceYourCalm) {
   EXPECT_TRUE(closed());
 }
 
-// A GET's header block in HPACK without the dynamic table: :method GET, :scheme http, :path /
-// (static indexes), :authority x (literal, not indexed).
-const std::string kGetBlock = std::string("\x82\x86\x84\x01\x01x", 6);
-constexpr std::uint8_t kEndHeaders = NGHTTP2_FLAG_END_HEADERS;
-
-// 600 frames of one kind: over the flood guard's 500 a second, under nghttp2's own limit of
-// 1000 unsent acknowledgements, so only the server's guard can end the session.
-constexpr int kFloodFrames = 600;
-
-std::string flood_of(h2::Costly kind) {
-  std::string frames;
-  if (kind == h2::Costly::Empty)  // one open stream, then empty DATA frames on it
-    frames = raw_frame(NGHTTP2_HEADERS, kEndHeaders, 1, kGetBlock);
-  for (int i = 0; i < kFloodFrames; ++i) {
-    const auto id = static_cast<std::uint32_t>(2 * i + 1);
-    switch (kind) {
-      case h2::Costly::Settings:
-        frames += raw_frame(NGHTTP2_SETTINGS, 0, 0, "");
-        break;
-      case h2::Costly::Ping:
-        frames += raw_frame(NGHTTP2_PING, 0, 0, std::string(8, 'p'));
-        break;
-      case h2::Costly::Reset:  // rapid reset: open a stream, cancel it
-        frames += raw_frame(NGHTTP2_HEADERS, kEndHeaders | NGHTTP2_FLAG_END_STREAM, id, kGetBlock);
-        frames += raw_frame(NGHTTP2_RST_STREAM, 0, id, std::string("\0\0\0\x08", 4));
-        break;
-      case h2::Costly::Empty:
-        frames += raw_frame(NGHTTP2_DATA, 0, 1, "");
-        break;
-    }
-  }
-  return frames;
-}
-
 TEST_F(ServerH2, FloodsOfEachKindEndWithEnhanceYourCalm) {
   for (h2::Costly kind :
        {h2::Costly::Settings, h2::Costly::Ping, h2::Costly::Reset, h2::Costly::Empty}) {
@@ -214,46 +167,28 @@ TEST_F(ServerH2, FloodsOfEachKindEndWithEnhanceYourCalm) {
   }
 }
 
-// Frames the protocol forbids, each answered by nghttp2's GOAWAY with its code (docs/serve.md).
+// DATA frames with the PADDED flag and a pad length of 0 carry no data: empty ones too.
+TEST_F(ServerH2, APaddedEmptyDataFloodEndsWithEnhanceYourCalm) {
+  open();
+  stream_->set_write_capacity(static_cast<std::size_t>(-1));
+  deliver(peer_.take_output() + flood_of(h2::Costly::Empty, stampede::testing::kFloodFrames, true));
+  peer_.receive(stream_->take_written());
+  EXPECT_EQ(peer_.goaway_code, NGHTTP2_ENHANCE_YOUR_CALM);
+  EXPECT_TRUE(closed());
+}
+
+// Frames the protocol forbids (support/h2_frames.h), each answered by nghttp2's GOAWAY with its
+// code (docs/serve.md).
 TEST_F(ServerH2, ForbiddenFramesEndWithTheirGoaway) {
-  struct Case {
-    const char* what;
-    std::string frame;
-    int code;
-  };
-  const std::vector<Case> cases = {
-      // PADDED with a pad length (10) longer than the rest of the payload (4 bytes)
-      {"bad padding",
-       raw_frame(NGHTTP2_HEADERS, kEndHeaders | NGHTTP2_FLAG_PADDED, 1,
-                 "\x0a"
-                 "abcd"),
-       NGHTTP2_PROTOCOL_ERROR},
-      // a frame of 20000 bytes, over SETTINGS_MAX_FRAME_SIZE (16384 until the server raises it)
-      {"oversized frame", raw_frame(NGHTTP2_DATA, 0, 1, std::string(20000, 'd')),
-       NGHTTP2_FRAME_SIZE_ERROR},
-      // an HPACK dynamic table size update to 4097, over the 4096 the server announces
-      {"table size update",
-       raw_frame(NGHTTP2_HEADERS, kEndHeaders | NGHTTP2_FLAG_END_STREAM, 1,
-                 std::string("\x3f\xe2\x1f", 3) + kGetBlock),
-       NGHTTP2_COMPRESSION_ERROR},
-  };
-  for (const Case& c : cases) {
+  for (const stampede::testing::ForbiddenFrame& c : stampede::testing::forbidden_frames()) {
     SCOPED_TRACE(c.what);
     H2Peer peer;
     open();
-    deliver(peer.take_output() + c.frame);
+    deliver(peer.take_output() + c.frames);
     peer.receive(stream_->take_written());
-    EXPECT_EQ(peer.goaway_code, c.code);
+    EXPECT_EQ(peer.goaway_code, static_cast<int>(c.code));
     EXPECT_TRUE(closed());
   }
-}
-
-TEST_F(ServerH2, DataOnStreamZeroIsAProtocolError) {
-  open();
-  deliver(peer_.take_output() + raw_frame(NGHTTP2_DATA, 0, 0, "abc"));
-  peer_.receive(stream_->take_written());
-  EXPECT_EQ(peer_.goaway_code, NGHTTP2_PROTOCOL_ERROR);
-  EXPECT_TRUE(closed());
 }
 
 TEST_F(ServerH2, Http11StillServedAfterTheSniff) {
