@@ -8,8 +8,7 @@
 #include <string>
 
 #include "lb_support.h"
-#include "support/temp_dir.h"
-#include "tls/self_signed.h"
+#include "support/credential_files.h"
 
 namespace stampede::balancer::testing {
 namespace {
@@ -24,35 +23,28 @@ BackendSpec https_spec(const std::string& name, std::uint16_t port) {
 class TlsBackends : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new stampede::testing::TempDir();
-    const auto credentials = tls::make_self_signed().value();
-    ca_file_ = dir_->path() + "/cert.pem";
-    std::ofstream(ca_file_) << credentials.cert_pem;
-    std::ofstream(dir_->path() + "/key.pem") << credentials.key_pem;
-    known_ =
-        new ServeProcess("known", {"--tls-cert", ca_file_, "--tls-key", dir_->path() + "/key.pem"});
+    files_ = new stampede::testing::CredentialFiles();
+    known_ = new ServeProcess("known", {"--tls-cert", files_->cert(), "--tls-key", files_->key()});
     throwaway_ = new ServeProcess("throwaway", {"--tls-self-signed"});
   }
   // A balancer over `backends` that verifies their certificates against the CA file.
   static std::unique_ptr<Balancer> start_verifying(std::vector<BackendSpec> backends) {
     BalancerConfig config = base_config(std::move(backends));
-    config.backend_ca = ca_file_;
+    config.backend_ca = files_->cert();
     return start_balancer(config);
   }
   static void TearDownTestSuite() {
     delete known_;
     delete throwaway_;
-    delete dir_;
+    delete files_;
   }
 
-  static stampede::testing::TempDir* dir_;
-  static std::string ca_file_;
+  static stampede::testing::CredentialFiles* files_;  // the certificate is the CA file
   static ServeProcess* known_;
   static ServeProcess* throwaway_;
 };
 
-stampede::testing::TempDir* TlsBackends::dir_ = nullptr;
-std::string TlsBackends::ca_file_;
+stampede::testing::CredentialFiles* TlsBackends::files_ = nullptr;
 ServeProcess* TlsBackends::known_ = nullptr;
 ServeProcess* TlsBackends::throwaway_ = nullptr;
 

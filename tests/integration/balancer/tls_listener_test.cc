@@ -16,9 +16,9 @@
 #include <string>
 
 #include "lb_support.h"
+#include "support/credential_files.h"
 #include "support/loopback.h"
 #include "support/process.h"
-#include "support/temp_dir.h"
 #include "support/test_server.h"
 #include "tls/self_signed.h"
 
@@ -137,19 +137,12 @@ class TlsPeer {
 // A throwaway certificate and key on disk for the whole suite.
 class TlsListener : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new stampede::testing::TempDir();
-    const auto credentials = tls::make_self_signed().value();
-    cert_ = dir_->path() + "/cert.pem";
-    key_ = dir_->path() + "/key.pem";
-    std::ofstream(cert_) << credentials.cert_pem;
-    std::ofstream(key_) << credentials.key_pem;
-  }
-  static void TearDownTestSuite() { delete dir_; }
+  static void SetUpTestSuite() { files_ = new stampede::testing::CredentialFiles(); }
+  static void TearDownTestSuite() { delete files_; }
 
   static void listen_tls(BalancerConfig& c) {
-    c.tls_cert = cert_;
-    c.tls_key = key_;
+    c.tls_cert = files_->cert();
+    c.tls_key = files_->key();
   }
   static BalancerConfig tls_config(std::vector<BackendSpec> backends) {
     BalancerConfig c = base_config(std::move(backends));
@@ -176,14 +169,10 @@ class TlsListener : public ::testing::Test {
     return nlohmann::json::parse(lb.stats_json())["client_tls"];
   }
 
-  static stampede::testing::TempDir* dir_;
-  static std::string cert_;
-  static std::string key_;
+  static stampede::testing::CredentialFiles* files_;
 };
 
-stampede::testing::TempDir* TlsListener::dir_ = nullptr;
-std::string TlsListener::cert_;
-std::string TlsListener::key_;
+stampede::testing::CredentialFiles* TlsListener::files_ = nullptr;
 
 std::size_t count_of(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -333,26 +322,27 @@ TEST_F(TlsListener, AStalledHandshakeNeitherBlocksTheWorkerNorOutlivesTheClientT
 
 TEST_F(TlsListener, CertificateAndKeyAreCheckedBeforeListening) {
   BalancerConfig one = base_config({spec("e", 1)});
-  one.tls_cert = cert_;
+  one.tls_cert = files_->cert();
   auto alone = prepare(one);
   ASSERT_FALSE(alone);
   EXPECT_EQ(alone.error().message, "--tls-cert and --tls-key go together");
 
   BalancerConfig missing = tls_config({spec("e", 1)});
-  missing.tls_key = dir_->path() + "/none.pem";
+  missing.tls_key = files_->dir().file("none.pem");
   auto unreadable = prepare(missing);
   ASSERT_FALSE(unreadable);
   EXPECT_EQ(unreadable.error().message.rfind("--tls-cert/--tls-key: ", 0), 0u)
       << unreadable.error().message;
 
   // Another certificate's key: one line, exit 2, nothing listened.
-  const std::string other_key = dir_->path() + "/other-key.pem";
+  const std::string other_key = files_->dir().file("other-key.pem");
   std::ofstream(other_key) << tls::make_self_signed().value().key_pem;
+  const std::string cert = files_->cert();
   const auto r = stampede::testing::run_stampede({"balance", "--listen", "127.0.0.1:0", "--backend",
-                                                  "e=127.0.0.1:1", "--tls-cert", cert_, "--tls-key",
+                                                  "e=127.0.0.1:1", "--tls-cert", cert, "--tls-key",
                                                   other_key});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err.rfind("stampede: --tls-cert '" + cert_ + "', --tls-key '" + other_key + "': ", 0),
+  EXPECT_EQ(r.err.rfind("stampede: --tls-cert '" + cert + "', --tls-key '" + other_key + "': ", 0),
             0u)
       << r.err;
   EXPECT_NE(r.err.find("does not match"), std::string::npos) << r.err;

@@ -122,13 +122,19 @@ struct BadResponse {
   std::string bytes;
 };
 
-class MalformedResponse : public ::testing::TestWithParam<BadResponse> {};
+// Backend "a", answering every request with the case's bytes and closing, behind a balancer.
+class BadBackend : public ::testing::TestWithParam<BadResponse> {
+ protected:
+  void SetUp() override { ASSERT_TRUE(lb_); }
+
+  ScriptedServer backend_{stampede::testing::answer_always({GetParam().bytes, true})};
+  std::unique_ptr<Balancer> lb_ = start_balancer(base_config({spec("a", backend_.port())}));
+};
+
+class MalformedResponse : public BadBackend {};
 
 TEST_P(MalformedResponse, Is502CountedAndNothingRelayed) {
-  ScriptedServer backend(stampede::testing::answer_always({GetParam().bytes, true}));
-  auto lb = start_balancer(base_config({spec("a", backend.port())}));
-  ASSERT_TRUE(lb);
-  Client client(lb->port());
+  Client client(lb_->port());
   auto r = client.get("/");
   ASSERT_TRUE(r) << GetParam().name << ": no response";
   EXPECT_EQ(r->status, 502) << GetParam().name;
@@ -140,17 +146,17 @@ TEST_P(MalformedResponse, Is502CountedAndNothingRelayed) {
   auto again = client.get("/");
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 502);
-  EXPECT_EQ(backend.requests(), 2u);
-  EXPECT_EQ(stat(*lb, "sent"), 2u);
-  EXPECT_EQ(stat(*lb, "failures"), 2u);
-  EXPECT_EQ(stat(*lb, "bad_responses"), 2u);
-  EXPECT_EQ(stat(*lb, "responses"), 0u);
-  EXPECT_EQ(stat(*lb, "in_flight"), 0u);
-  auto metrics = http_get(lb->port(), "/metrics");
+  EXPECT_EQ(backend_.requests(), 2u);
+  EXPECT_EQ(stat(*lb_, "sent"), 2u);
+  EXPECT_EQ(stat(*lb_, "failures"), 2u);
+  EXPECT_EQ(stat(*lb_, "bad_responses"), 2u);
+  EXPECT_EQ(stat(*lb_, "responses"), 0u);
+  EXPECT_EQ(stat(*lb_, "in_flight"), 0u);
+  auto metrics = http_get(lb_->port(), "/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_NE(
       metrics->body.find("stampede_lb_bad_responses_total{backend=\"a\",address=\"127.0.0.1:" +
-                         std::to_string(backend.port()) + "\"} 2\n"),
+                         std::to_string(backend_.port()) + "\"} 2\n"),
       std::string::npos);
 }
 
@@ -175,13 +181,10 @@ INSTANTIATE_TEST_SUITE_P(
 // A body cut short by the backend's close: the EOF may arrive with the bytes (then nothing was
 // relayed yet and the client gets the 502) or after the head went out (then the client
 // connection is closed). Either way the client never sees it as complete, and it is counted.
-class CutBody : public ::testing::TestWithParam<BadResponse> {};
+class CutBody : public BadBackend {};
 
 TEST_P(CutBody, Is502OrAClosedConnectionAndCounted) {
-  ScriptedServer backend(stampede::testing::answer_always({GetParam().bytes, true}));
-  auto lb = start_balancer(base_config({spec("a", backend.port())}));
-  ASSERT_TRUE(lb);
-  RawClient client(lb->port());
+  RawClient client(lb_->port());
   client.send_all("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   auto got = client.read_to_eof(3000ms);
   ASSERT_TRUE(got) << GetParam().name;
@@ -193,10 +196,10 @@ TEST_P(CutBody, Is502OrAClosedConnectionAndCounted) {
     EXPECT_NE(got->find("\r\nx-backend: a\r\n"), std::string::npos) << *got;
     EXPECT_EQ(got->find("0\r\n\r\n"), std::string::npos) << "the cut body was completed";
   }
-  EXPECT_EQ(stat(*lb, "failures"), 1u);
-  EXPECT_EQ(stat(*lb, "bad_responses"), 1u);
-  EXPECT_EQ(stat(*lb, "responses"), 0u);
-  EXPECT_EQ(stat(*lb, "in_flight"), 0u);
+  EXPECT_EQ(stat(*lb_, "failures"), 1u);
+  EXPECT_EQ(stat(*lb_, "bad_responses"), 1u);
+  EXPECT_EQ(stat(*lb_, "responses"), 0u);
+  EXPECT_EQ(stat(*lb_, "in_flight"), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(

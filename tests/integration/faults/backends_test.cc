@@ -27,9 +27,18 @@ namespace {
 using testing::ScriptedReply;
 using testing::ScriptedServer;
 
-long ms_since(Clock::time_point t0) {
-  return static_cast<long>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
+// exchange(), timed: the reply, and the milliseconds from the connect to its end.
+struct TimedReply {
+  std::optional<Reply> reply;
+  long ms = 0;
+};
+TimedReply timed_exchange(std::uint16_t port, const std::string& request,
+                          std::chrono::milliseconds timeout = 5000ms) {
+  const auto t0 = Clock::now();
+  std::optional<Reply> reply = exchange(port, request, timeout);
+  return {std::move(reply),
+          static_cast<long>(
+              std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count())};
 }
 
 void figure(const std::string& text) {
@@ -120,9 +129,7 @@ TEST(Blackhole, SilentBackendIs504AfterTheBackendTimeoutAndStaysUp) {
   auto lb = balance(hole.port(), 0, {"--backend-timeout", "400"});
   ASSERT_NE(lb->port(), 0);
   for (const std::string& request : {get_request("/"), post_request("abc")}) {
-    const auto t0 = Clock::now();
-    auto r = exchange(lb->port(), request);
-    const long ms = ms_since(t0);
+    const auto [r, ms] = timed_exchange(lb->port(), request);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 504);
     EXPECT_EQ(r->body, R"({"error":"backend timeout"})");
@@ -149,9 +156,8 @@ TEST(Blackhole, NeverAcceptingBackendIsARefusalAfterTheConnectTimeout) {
   ASSERT_NE(lb->port(), 0);
   std::vector<long> ms;
   for (int i = 0; i < 5; ++i) {
-    const auto t0 = Clock::now();
-    auto r = exchange(lb->port(), get_request("/" + std::to_string(i)));
-    ms.push_back(ms_since(t0));
+    const auto [r, took] = timed_exchange(lb->port(), get_request("/" + std::to_string(i)));
+    ms.push_back(took);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200);
     EXPECT_EQ(r->header("x-backend"), "b");
@@ -180,9 +186,7 @@ TEST(ResetAfterRequest, GetIsRetriedOnAnotherBackend) {
   Stampede b({"serve", "--port", "0", "-q", "--cores", "1", "--id", "b"});
   auto lb = balance(a.port(), b.port());
   ASSERT_NE(lb->port(), 0);
-  const auto t0 = Clock::now();
-  auto r = exchange(lb->port(), get_request("/g"));
-  const long ms = ms_since(t0);
+  const auto [r, ms] = timed_exchange(lb->port(), get_request("/g"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->header("x-backend"), "b");
@@ -259,9 +263,7 @@ TEST(Trickle, EachByteWithinTheBackendTimeoutIsRelayedToTheEnd) {
   EvilBackend a(trickle(response, 20ms));
   auto lb = balance(a.port(), 0, {"--backend-timeout", "400"});
   ASSERT_NE(lb->port(), 0);
-  const auto t0 = Clock::now();
-  auto r = exchange(lb->port(), get_request("/"), 10000ms);
-  const long ms = ms_since(t0);
+  const auto [r, ms] = timed_exchange(lb->port(), get_request("/"), 10000ms);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->body, "0123456789");
@@ -276,9 +278,7 @@ TEST(Trickle, GapsLongerThanTheBackendTimeoutAre504) {
   EvilBackend a(trickle("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK", 800ms));
   auto lb = balance(a.port(), 0, {"--backend-timeout", "300"});
   ASSERT_NE(lb->port(), 0);
-  const auto t0 = Clock::now();
-  auto r = exchange(lb->port(), get_request("/"));
-  const long ms = ms_since(t0);
+  const auto [r, ms] = timed_exchange(lb->port(), get_request("/"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 504);
   EXPECT_GE(ms, 300);

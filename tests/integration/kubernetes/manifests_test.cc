@@ -38,6 +38,20 @@ Json load_yaml(const std::string& file) {
   return Json::parse(r.out, nullptr, false);
 }
 
+// The one document of `file`, which must be a `kind` of `api_version`; null (and a test failure)
+// when the file holds no document or more than one.
+Json load_manifest(const std::string& file, const std::string& api_version,
+                   const std::string& kind) {
+  const Json docs = load_yaml(file);
+  if (!docs.is_array() || docs.size() != 1) {
+    ADD_FAILURE() << file << ": expected one document, got " << docs.dump();
+    return nullptr;
+  }
+  EXPECT_EQ(docs[0]["apiVersion"], api_version) << file;
+  EXPECT_EQ(docs[0]["kind"], kind) << file;
+  return docs[0];
+}
+
 // The value of the environment variable `name` in a container spec.
 std::string env_of(const Json& container, const std::string& name) {
   for (const Json& e : container.at("env"))
@@ -47,11 +61,8 @@ std::string env_of(const Json& container, const std::string& name) {
 }
 
 TEST(KubernetesManifests, IndexedJobPodsMakeShardsThatMergeIntoTheExactRun) {
-  const Json docs = load_yaml("indexed-job.yaml");
-  ASSERT_TRUE(docs.is_array() && docs.size() == 1) << docs.dump();
-  const Json& job = docs[0];
-  EXPECT_EQ(job["apiVersion"], "batch/v1");
-  EXPECT_EQ(job["kind"], "Job");
+  const Json job = load_manifest("indexed-job.yaml", "batch/v1", "Job");
+  ASSERT_FALSE(job.is_null());
   EXPECT_EQ(job["spec"]["completionMode"], "Indexed");
   const Json& pod = job["spec"]["template"]["spec"];
   EXPECT_EQ(pod["restartPolicy"], "Never");
@@ -104,11 +115,8 @@ TEST(KubernetesManifests, IndexedJobPodsMakeShardsThatMergeIntoTheExactRun) {
 }
 
 TEST(KubernetesManifests, MpiJobLauncherRunsOneRankPerWorkerThroughMpirun) {
-  const Json docs = load_yaml("mpijob.yaml");
-  ASSERT_TRUE(docs.is_array() && docs.size() == 1) << docs.dump();
-  const Json& job = docs[0];
-  EXPECT_EQ(job["apiVersion"], "kubeflow.org/v2beta1");
-  EXPECT_EQ(job["kind"], "MPIJob");
+  const Json job = load_manifest("mpijob.yaml", "kubeflow.org/v2beta1", "MPIJob");
+  ASSERT_FALSE(job.is_null());
   EXPECT_EQ(job["spec"]["slotsPerWorker"], 1);
   const Json& replicas = job["spec"]["mpiReplicaSpecs"];
   EXPECT_EQ(replicas["Launcher"]["replicas"], 1);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/loopback.h"
+#include "support/until_close.h"
 
 namespace stampede::metrics {
 namespace {
@@ -38,19 +39,7 @@ std::unique_ptr<MetricsEndpoint> start_endpoint(EndpointOptions options = {},
 
 // Sends `request` and reads until the endpoint closes (bounded by 2 s); "" when refused.
 std::string round_trip(std::uint16_t port, std::string_view request) {
-  net::Fd fd = testing::connect_loopback(port);
-  if (!fd) return "";
-  timeval tv{2, 0};
-  setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  testing::send_all(fd.get(), request);
-  std::string out;
-  char buffer[4096];
-  for (int i = 0; i < 1000; ++i) {
-    const ssize_t n = testing::recv_some(fd.get(), buffer, sizeof buffer);
-    if (n <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-  return out;
+  return testing::exchange_until_close(port, request, 2s);
 }
 
 std::string status_line(const std::string& response) {

@@ -12,24 +12,14 @@
 #include "support/loopback.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
+#include "support/until_close.h"
 
 namespace stampede::testing {
 
 // One HTTP/1.0 GET to 127.0.0.1:port: the whole response (head and body), "" when refused.
 inline std::string get_raw(std::uint16_t port, const std::string& target) {
-  net::Fd fd = connect_loopback(port);
-  if (!fd) return "";
-  timeval tv{5, 0};
-  setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  send_all(fd.get(), "GET " + target + " HTTP/1.0\r\nHost: x\r\n\r\n");
-  std::string out;
-  char buffer[8192];
-  for (int i = 0; i < 1000; ++i) {
-    const ssize_t n = recv_some(fd.get(), buffer, sizeof buffer);
-    if (n <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-  return out;
+  return exchange_until_close(port, "GET " + target + " HTTP/1.0\r\nHost: x\r\n\r\n",
+                              std::chrono::seconds(5));
 }
 
 inline std::string body_of(const std::string& response) {

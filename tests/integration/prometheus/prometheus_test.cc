@@ -22,6 +22,7 @@
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "support/test_server.h"
+#include "support/until_close.h"
 #include "support/wait.h"
 
 namespace stampede::testing {
@@ -47,18 +48,8 @@ std::string url_encode(std::string_view text) {
 // GET path from 127.0.0.1:port over HTTP/1.0 (so the body ends at the close); the body, or ""
 // when the connection fails or the status is not 200.
 std::string http_get(std::uint16_t port, const std::string& path) {
-  net::Fd fd = connect_loopback(port);
-  if (!fd) return "";
-  timeval tv{5, 0};
-  setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (!send_all(fd.get(), "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")) return "";
-  std::string out;
-  char buffer[16384];
-  for (int i = 0; i < 10000; ++i) {
-    const ssize_t n = recv_some(fd.get(), buffer, sizeof buffer);
-    if (n <= 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
+  const std::string out = exchange_until_close(
+      port, "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", std::chrono::seconds(5));
   if (out.rfind("HTTP/1.0 200", 0) != 0 && out.rfind("HTTP/1.1 200", 0) != 0) return "";
   const std::size_t body = out.find("\r\n\r\n");
   return body == std::string::npos ? "" : out.substr(body + 4);

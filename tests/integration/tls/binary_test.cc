@@ -13,6 +13,7 @@
 #include "support/process.h"
 #include "support/temp_dir.h"
 #include "tls/self_signed.h"
+#include "tls_support.h"
 
 namespace stampede::testing {
 namespace {
@@ -20,16 +21,6 @@ namespace {
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-// `stampede serve --tls-self-signed` on a free port; stopped by the destructor.
-struct TlsServe {
-  const TempDir temp_dir;
-  const std::string dir = temp_dir.path();
-  ChildProcess child{{STAMPEDE_BINARY, "serve", "--tls-self-signed", "--port", "0", "--cores", "1",
-                      "-q", "--ready-file", dir + "/port"}};
-  int port = wait_for_port_file(dir + "/port", milliseconds(10000));
-  std::string url() const { return "https://127.0.0.1:" + std::to_string(port) + "/"; }
-};
 
 TEST(TlsBinary, TextAndJsonReportsSayHowManySessionsResumed) {
   TlsServe serve;

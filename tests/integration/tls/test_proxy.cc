@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -81,6 +82,19 @@ TestProxy::~TestProxy() {
 std::vector<std::string> TestProxy::request_lines() const {
   std::lock_guard lock(mutex_);
   return lines_;
+}
+
+::testing::AssertionResult TestProxy::saw(std::size_t count, const std::string& line) const {
+  const std::vector<std::string> lines = request_lines();
+  if (lines.size() == count && std::all_of(lines.begin(), lines.end(),
+                                           [&line](const std::string& l) { return l == line; })) {
+    return ::testing::AssertionSuccess();
+  }
+  ::testing::AssertionResult failure = ::testing::AssertionFailure();
+  failure << "expected " << count << " x [" << line << "], got " << lines.size() << ":";
+  for (const std::string& l : lines)
+    failure << "\n  [" << l << "]";
+  return failure;
 }
 
 void TestProxy::track(int fd) {

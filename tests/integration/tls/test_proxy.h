@@ -4,6 +4,9 @@
 // line it saw. Blocking sockets, one thread per client; loopback only.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -24,6 +27,9 @@ class TestProxy {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // The first request line of each client connection, in arrival order.
   std::vector<std::string> request_lines() const;
+  // Success when `count` client connections came, each opening with `line`; otherwise a failure
+  // that shows the lines that came.
+  ::testing::AssertionResult saw(std::size_t count, const std::string& line) const;
 
  private:
   void accept_loop();

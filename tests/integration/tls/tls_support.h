@@ -1,7 +1,10 @@
 // What the TLS integration tests share: a stampede serve in-process (TLS with a throwaway
-// certificate, or plain), a generator Config for one core that accepts that certificate, and a run
-// that must succeed (support/in_process.h's must_run), once per TLS version.
+// certificate, or plain) or as a child process, a generator Config for one core that accepts that
+// certificate, and a run that must succeed (support/in_process.h's must_run), once per TLS
+// version.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <functional>
@@ -12,6 +15,9 @@
 #include "loadgen/runner.h"
 #include "server/server.h"
 #include "support/in_process.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
+#include "test_proxy.h"
 
 namespace stampede::testing {
 
@@ -30,6 +36,26 @@ loadgen::Config tls_client_config(std::string url, std::uint64_t requests, std::
 void run_each_tls_version(
     loadgen::Config config,
     const std::function<void(const loadgen::RunResult&, const char* protocol)>& check);
+
+// `stampede serve --tls-self-signed` on one core and a free port, as a child process; `port` is 0
+// when it did not say its port within 10 s. Stopped by the destructor.
+struct TlsServe {
+  const TempDir temp_dir;
+  const std::string dir = temp_dir.path();
+  ChildProcess child{{STAMPEDE_BINARY, "serve", "--tls-self-signed", "--port", "0", "--cores", "1",
+                      "-q", "--ready-file", dir + "/port"}};
+  int port = wait_for_port_file(dir + "/port", std::chrono::milliseconds(10000));
+  std::string url() const { return "https://127.0.0.1:" + std::to_string(port) + "/"; }
+};
+
+// The --proxy tests' fixture: a plain (not TLS) one-core server in-process, and a TestProxy.
+class ProxiedPlainServer : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(server_); }
+
+  std::unique_ptr<server::Server> server_ = start_tls_server(false);
+  TestProxy proxy_;
+};
 
 // The first error code of a run ("" when none): context for a failed expectation.
 std::string first_error(const loadgen::RunResult& r);

@@ -14,7 +14,6 @@
 #include "loadgen/runner.h"
 #include "server/server.h"
 #include "support/process.h"
-#include "support/temp_dir.h"
 #include "test_proxy.h"
 #include "tls_support.h"
 
@@ -84,38 +83,30 @@ TEST(Wss, ReconnectsResumeTheirSession) {
   EXPECT_EQ(s->stop().requests, 400u);
 }
 
+using Proxy = testing::ProxiedPlainServer;
+
 // A plain WebSocket goes through a CONNECT tunnel too (a proxy cannot relay an upgraded
 // connection as a request), with no TLS inside.
-TEST(Proxy, WsGoesThroughConnect) {
-  auto s = testing::start_tls_server(false);
-  ASSERT_TRUE(s);
-  testing::TestProxy proxy;
-  Config c = wss_config(*s, 100, 2);
-  c.url = "ws://127.0.0.1:" + std::to_string(s->port()) + "/chat";
-  c.proxy = proxy.url();
+TEST_F(Proxy, WsGoesThroughConnect) {
+  Config c = wss_config(*server_, 100, 2);
+  c.url = "ws://127.0.0.1:" + std::to_string(server_->port()) + "/chat";
+  c.proxy = proxy_.url();
   const RunResult r = must_run(c);
   EXPECT_EQ(r.total_requests, 100u);
   EXPECT_EQ(r.total_errors, 0u) << first_error(r);
   EXPECT_EQ(r.ws.messages, 100u);
   EXPECT_EQ(r.connections_opened, 2u);
   EXPECT_EQ(r.tls_handshakes, 0u);
-  EXPECT_EQ(s->stop().requests, 100u);
-  const auto lines = proxy.request_lines();
-  ASSERT_EQ(lines.size(), 2u);
-  for (const auto& line : lines)
-    EXPECT_EQ(line, "CONNECT 127.0.0.1:" + std::to_string(s->port()) + " HTTP/1.1");
+  EXPECT_EQ(server_->stop().requests, 100u);
+  EXPECT_TRUE(proxy_.saw(2, "CONNECT 127.0.0.1:" + std::to_string(server_->port()) + " HTTP/1.1"));
 }
 
 // The binaries as a user runs them: `stampede serve --tls-self-signed` answers upgrades over
 // TLS, and the reports say how many sessions were resumed.
 TEST(WssBinary, TextAndJsonReports) {
-  const testing::TempDir temp_dir;
-  const std::string& dir = temp_dir.path();
-  testing::ChildProcess serve({STAMPEDE_BINARY, "serve", "--tls-self-signed", "--port", "0",
-                               "--cores", "1", "-q", "--ready-file", dir + "/port"});
-  const int port = testing::wait_for_port_file(dir + "/port", milliseconds(10000));
-  ASSERT_GT(port, 0) << serve.stderr_text();
-  const std::string url = "wss://127.0.0.1:" + std::to_string(port) + "/chat";
+  const testing::TlsServe serve;
+  ASSERT_GT(serve.port, 0) << serve.child.stderr_text();
+  const std::string url = "wss://127.0.0.1:" + std::to_string(serve.port) + "/chat";
   auto r = testing::run_command(
       {STAMPEDE_BINARY, "-n", "100", "-c", "5", "--cores", "1", "--quiet", "--insecure", url},
       milliseconds(20000));

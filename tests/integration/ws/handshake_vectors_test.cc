@@ -21,15 +21,12 @@
 #include "raw_ws.h"
 #include "server/server.h"
 #include "support/in_process.h"
-#include "support/process.h"
 #include "support/scripted_server.h"
+#include "support/vector_files.h"
 #include "ws/handshake.h"
 
 namespace stampede::testing {
 namespace {
-
-const std::string kHandshakeVectors =
-    std::string(STAMPEDE_SOURCE_DIR) + "/tests/vectors/ws/handshakes.json";
 
 struct HandshakeVector {
   std::string name;
@@ -46,19 +43,8 @@ struct HandshakeVector {
   std::string counted;
 };
 
-std::string hs_bytes_of_hex(std::string_view hex) {
-  std::string out;
-  std::string digits;
-  for (char c : hex) {
-    if (std::isxdigit(static_cast<unsigned char>(c))) digits += c;
-  }
-  for (std::size_t i = 0; i + 1 < digits.size(); i += 2)
-    out += static_cast<char>(std::stoi(digits.substr(i, 2), nullptr, 16));
-  return out;
-}
-
 std::vector<HandshakeVector> load_handshake_vectors() {
-  const nlohmann::json doc = nlohmann::json::parse(read_file(kHandshakeVectors));
+  const nlohmann::json doc = vector_file("ws/handshakes.json");
   std::vector<HandshakeVector> vectors;
   for (const nlohmann::json& j : doc) {
     HandshakeVector v;
@@ -71,7 +57,7 @@ std::vector<HandshakeVector> load_handshake_vectors() {
       v.absent = j.value("absent", std::vector<std::string>{});
     } else {
       v.reply = j.at("reply").get<std::string>();
-      v.then = hs_bytes_of_hex(j.value("then", std::string()));
+      v.then = bytes_of_hex(j.value("then", std::string()));
       v.close_after = j.value("close_after", false);
       v.counted = j.at("counted").get<std::string>();
     }

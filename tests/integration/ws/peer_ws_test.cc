@@ -10,10 +10,10 @@
 
 #include "loadgen/runner.h"
 #include "server/server.h"
+#include "support/credential_files.h"
 #include "support/in_process.h"
 #include "support/process.h"
 #include "support/temp_dir.h"
-#include "tls/self_signed.h"
 
 namespace stampede::loadgen {
 namespace {
@@ -85,15 +85,10 @@ TEST(PeerWs, GeneratorAgainstTheWsEchoServer) {
 // wss://: the same echo server behind node's https server, with a throwaway certificate.
 TEST(PeerWs, GeneratorAgainstTheWsEchoServerOverTls) {
   REQUIRE_PEER(node);
-  const testing::TempDir temp_dir;
-  const std::string& dir = temp_dir.path();
-  auto credentials = tls::make_self_signed();
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
-  std::ofstream(dir + "/cert.pem") << credentials->cert_pem;
-  std::ofstream(dir + "/key.pem") << credentials->key_pem;
-  const std::string ready = dir + "/port";
-  testing::ChildProcess peer({node, (kPeers / "ws_echo_server.mjs").string(), "--tls",
-                              dir + "/cert.pem", dir + "/key.pem", ready, "over TLS"});
+  const testing::CredentialFiles files;
+  const std::string ready = files.dir().file("port");
+  testing::ChildProcess peer({node, (kPeers / "ws_echo_server.mjs").string(), "--tls", files.cert(),
+                              files.key(), ready, "over TLS"});
   const int port = testing::wait_for_port_file(ready, milliseconds(10000));
   ASSERT_GT(port, 0) << peer.stderr_text();
   Config c = echo_client("wss", port, "over TLS");

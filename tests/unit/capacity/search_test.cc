@@ -28,7 +28,7 @@ TEST(CapacitySearch, BracketsThenBisectsToTheResolution) {
   for (const double capacity : {1.0, 37.5, 400.0, 399.0, 12'345.0, 1e6}) {
     for (const double start : {1.0, 10.0, 100.0, 399.0}) {
       if (start > capacity) continue;
-      SCOPED_TRACE(testing::Message() << "capacity " << capacity << ", start " << start);
+      SCOPED_TRACE(::testing::Message() << "capacity " << capacity << ", start " << start);
       CapacitySearch search({start, 0.02, 2, 0});
       const std::vector<double> asked = search_against(search, capacity);
       ASSERT_EQ(search.end(), SearchEnd::Found);

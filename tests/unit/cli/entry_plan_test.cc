@@ -18,8 +18,8 @@
 #include "server/server.h"
 #include "stampede/server.h"
 #include "support/counting_tls_contexts.h"
+#include "support/credential_files.h"
 #include "support/temp_dir.h"
-#include "tls/self_signed.h"
 
 namespace stampede {
 namespace {
@@ -37,22 +37,13 @@ Expected<server::CliOptions> serve_command_line(std::vector<std::string> args) {
   return server::parse_command_line(args);
 }
 
-// A certificate and its key in `dir`: cert.pem, key.pem.
-void write_credentials(const testing::TempDir& dir) {
-  auto credentials = tls::make_self_signed();
-  ASSERT_TRUE(credentials) << credentials.error().message;
-  std::ofstream(dir.file("cert.pem")) << credentials->cert_pem;
-  std::ofstream(dir.file("key.pem")) << credentials->key_pem;
-}
-
 // --tls-cert: one server context from the command line to the listening server (the command
 // line built one to check the files and threw it away, then start() built another).
 TEST(ServePlan, TheCommandLineToTheServerBuildsOneTlsContext) {
-  const testing::TempDir dir;
-  write_credentials(dir);
+  const testing::CredentialFiles files;
   const int before = test::tls_contexts_made.load();
   auto cli = serve_command_line({"--port", "0", "--cores", "1", "--quiet", "--tls-cert",
-                                 dir.file("cert.pem"), "--tls-key", dir.file("key.pem")});
+                                 files.cert(), "--tls-key", files.key()});
   ASSERT_TRUE(cli) << cli.error().message;
   ASSERT_TRUE(cli->plan.secure());
   auto started = server::Server::start(std::move(cli->plan));

@@ -12,10 +12,7 @@
 namespace stampede::loadgen {
 namespace {
 
-class FindMaxOptions : public GeneratorCommandLine {
- protected:
-  FindMaxOptions() : GeneratorCommandLine("http://127.0.0.1:8080/") {}
-};
+using FindMaxOptions = OptionsBeforeUrl;
 
 // Each value option is given twice, the first value overridden: the last value wins
 // (add_last_wins_option).

@@ -1,10 +1,12 @@
 // The fixture of the generator's command-line tests: parse() runs parse_command_line() with a
-// fresh folder (a TempDir, removed after the test) as the one holding .loadtestrc, and appends
-// `url` (when not empty) to every command line; config() and settings() read what it made.
+// fresh folder (a TempDir, removed after the test) as the one holding .loadtestrc (write_rc()
+// writes it), and appends `url` (when not empty) to every command line; config() and settings()
+// read what it made. OptionsBeforeUrl appends a fixed http:// URL, for tests of options alone.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,12 +46,19 @@ class GeneratorCommandLine : public ::testing::Test {
     EXPECT_FALSE(r.ok());
     return r.ok() ? std::string() : r.error().message;
   }
+  // Writes `text` as the .loadtestrc parse() reads.
+  void write_rc(const std::string& text) { std::ofstream(dir_ + "/.loadtestrc") << text; }
 
   const testing::TempDir tmp_;
   const std::string dir_ = tmp_.path();
 
  private:
   std::string url_;
+};
+
+class OptionsBeforeUrl : public GeneratorCommandLine {
+ protected:
+  OptionsBeforeUrl() : GeneratorCommandLine("http://127.0.0.1:8080/") {}
 };
 
 }  // namespace stampede::loadgen

@@ -16,11 +16,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class RateOptions : public GeneratorCommandLine {
- protected:
-  RateOptions() : GeneratorCommandLine("http://127.0.0.1:8080/") {}
-  void write_rc(const std::string& text) { std::ofstream(dir_ + "/.loadtestrc") << text; }
-};
+using RateOptions = OptionsBeforeUrl;
 
 TEST_F(RateOptions, ClosedLoopByDefault) {
   Config c = config({});

@@ -17,10 +17,7 @@ using ::testing::StartsWith;
 
 constexpr const char* kRcUrl = "http://127.0.0.1:8080/";
 
-class RcHttp2 : public GeneratorCommandLine {
- protected:
-  void write_rc(const std::string& text) { std::ofstream(dir_ + "/.loadtestrc") << text; }
-};
+using RcHttp2 = GeneratorCommandLine;
 
 TEST_F(RcHttp2, TheFileTurnsOnHttp2AndSetsTheStreams) {
   write_rc(R"({"http2": true, "streams": 8})");

@@ -14,10 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class ThresholdOptions : public GeneratorCommandLine {
- protected:
-  ThresholdOptions() : GeneratorCommandLine("http://127.0.0.1:8080/") {}
-};
+using ThresholdOptions = OptionsBeforeUrl;
 
 TEST_F(ThresholdOptions, CommandLine) {
   auto r = parse(
@@ -46,7 +43,7 @@ TEST_F(ThresholdOptions, BadValues) {
 }
 
 TEST_F(ThresholdOptions, LoadtestrcKeys) {
-  std::ofstream(dir_ + "/.loadtestrc") << R"({"maxP99": 20, "maxErrorRate": "1", "minRps": 5})";
+  write_rc(R"({"maxP99": 20, "maxErrorRate": "1", "minRps": 5})");
   auto r = parse({"--max-p99", "30"});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->settings.thresholds.max_p99_ms, 30.0);  // the command line wins

@@ -12,14 +12,8 @@ namespace stampede::lab {
 namespace {
 
 using testing::make_run;
+using testing::of_kind;
 using testing::outage_run;
-
-std::vector<Finding> of_kind(const std::vector<Finding>& all, FindingKind kind) {
-  std::vector<Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
-               [&](const Finding& f) { return f.kind == kind; });
-  return out;
-}
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -21,12 +21,8 @@ RunRecord h2_run(const std::vector<testing::Row>& rows, std::uint64_t errors = 0
 }
 
 std::vector<Finding> h2_findings(const std::vector<Finding>& all) {
-  std::vector<Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out), [](const Finding& f) {
-    return f.kind == FindingKind::H2PerRequest || f.kind == FindingKind::H2FollowsConnections ||
-           f.kind == FindingKind::H2Uneven;
-  });
-  return out;
+  return testing::of_kind(
+      all, {FindingKind::H2PerRequest, FindingKind::H2FollowsConnections, FindingKind::H2Uneven});
 }
 
 bool says(const Finding& f, const std::string& words) {

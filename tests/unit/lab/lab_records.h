@@ -1,10 +1,15 @@
-// Hand-made lab records for the unit tests: the guide's figures, or any others.
+// Hand-made lab records for the unit tests (the guide's figures, or any others), and the
+// findings of the kinds a test looks at.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "lab/findings.h"
 #include "lab/record.h"
 
 namespace stampede::lab::testing {
@@ -71,6 +76,19 @@ inline HangTiming guide_hang() {
   t.resolution_s = 0.02;
   t.backend_timeout_ms = 1000;
   return t;
+}
+
+// The findings of `all` whose kind is one of `kinds`, in their order.
+inline std::vector<Finding> of_kind(const std::vector<Finding>& all,
+                                    std::initializer_list<FindingKind> kinds) {
+  std::vector<Finding> out;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(out), [kinds](const Finding& f) {
+    return std::find(kinds.begin(), kinds.end(), f.kind) != kinds.end();
+  });
+  return out;
+}
+inline std::vector<Finding> of_kind(const std::vector<Finding>& all, FindingKind kind) {
+  return of_kind(all, {kind});
 }
 
 }  // namespace stampede::lab::testing

@@ -26,12 +26,8 @@ RunRecord limit_run(std::string strategy, int retries, std::uint64_t c_served,
 }
 
 std::vector<Finding> limit_findings(const std::vector<Finding>& all) {
-  std::vector<Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out), [](const Finding& f) {
-    return f.kind == FindingKind::LimitRoutedAround || f.kind == FindingKind::LimitFailures ||
-           f.kind == FindingKind::LimitSummary;
-  });
-  return out;
+  return testing::of_kind(
+      all, {FindingKind::LimitRoutedAround, FindingKind::LimitFailures, FindingKind::LimitSummary});
 }
 
 TEST(LabLimit, PlansEachStrategyWithAndWithoutRetriesOnTheBuiltInBalancer) {

@@ -13,15 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/process.h"
+#include "support/vector_files.h"
 #include "support/ws_frames.h"
 #include "ws/session.h"
 
 namespace stampede::ws {
 namespace {
-
-const std::string kFrameVectors =
-    std::string(STAMPEDE_SOURCE_DIR) + "/tests/vectors/ws/frames.json";
 
 struct FrameVector {
   std::string name;
@@ -34,28 +31,6 @@ struct FrameVector {
   int failure = 0;
   int received = 0;  // the peer's close code, 0 when no close arrived
 };
-
-// "8185 37fa213d | 7f9f": hex digits, spaces and bars between them ignored.
-std::string bytes_of_hex(std::string_view hex) {
-  std::string out;
-  int high = -1;
-  for (char c : hex) {
-    if (c == ' ' || c == '|') continue;
-    const int digit = c >= '0' && c <= '9'   ? c - '0'
-                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                             : -1;
-    if (digit < 0) ADD_FAILURE() << "not hex: '" << c << "' in " << hex;
-    if (high < 0) {
-      high = digit;
-    } else {
-      out += static_cast<char>(high << 4 | digit);
-      high = -1;
-    }
-  }
-  if (high >= 0) ADD_FAILURE() << "odd number of hex digits in " << hex;
-  return out;
-}
 
 // Printable ASCII as it is, every other byte as \xHH (the vectors' notation for payloads).
 std::string escaped_payload(std::string_view bytes) {
@@ -99,7 +74,7 @@ std::string described(const testing::ParsedWsFrame& f) {
 }
 
 std::vector<FrameVector> load_frame_vectors() {
-  const nlohmann::json doc = nlohmann::json::parse(testing::read_file(kFrameVectors));
+  const nlohmann::json doc = testing::vector_file("ws/frames.json");
   std::vector<FrameVector> vectors;
   for (const nlohmann::json& j : doc) {
     FrameVector v;
@@ -107,7 +82,7 @@ std::vector<FrameVector> load_frame_vectors() {
     const std::string role = j.at("role").get<std::string>();
     EXPECT_TRUE(role == "server" || role == "client") << v.name;
     v.role = role == "client" ? Role::Client : Role::Server;
-    v.bytes = bytes_of_hex(j.at("bytes").get<std::string>());
+    v.bytes = testing::bytes_of_hex(j.at("bytes").get<std::string>());
     v.limit = j.value("limit", std::uint64_t{0});
     v.close_on_message = j.value("handler", std::string("echo")) == "close";
     v.delivered = j.at("delivered").get<std::vector<std::string>>();
