@@ -28,16 +28,11 @@ wait_port "$port"
 url="http://127.0.0.1:$port/"
 
 ir() {  # ir BINARY N [args...]: the generator's instructions
-  local bin=$1 n=$2 total=0 f c
+  local bin=$1 n=$2
   shift 2
   valgrind --tool=callgrind --callgrind-out-file="$BENCH_TMP/cg.%p" \
     "$bin" --http2 -c 10 --streams 10 --cores 1 --quiet -n "$n" "$@" "$url" > /dev/null 2>&1
-  for f in "$BENCH_TMP"/cg.*; do
-    c=$(callgrind_annotate "$f" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-    total=$((total + c))
-  done
-  rm -f "$BENCH_TMP"/cg.*
-  echo "$total"
+  callgrind_total
 }
 per_request() {  # per_request BINARY [args...]
   local a b
