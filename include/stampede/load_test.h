@@ -36,6 +36,11 @@ struct LoadTestOptions {
   // --rps: open loop at this total rate (fractional is fine); latency from intended send times.
   std::optional<double> requests_per_second;
   bool keep_alive = false;  // -k
+  // --http2: HTTP/2 (h2c with prior knowledge for http://, ALPN h2 for https://), keep-alive
+  // implied; `streams` requests in flight per connection (--streams, 1 to 1000). The callbacks
+  // keep their meaning: a generated request becomes HTTP/2 fields (docs/output.md).
+  bool http2 = false;
+  std::uint32_t streams = 1;
 
   std::string method;                          // -m; empty: GET, or POST with a body
   std::map<std::string, std::string> headers;  // -H name -> value

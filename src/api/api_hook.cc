@@ -79,7 +79,9 @@ loadgen::Generated ApiHook::generate(std::uint64_t index, std::string& out) {
 }
 
 std::string ApiHook::error_of(const loadgen::RequestOutcome& outcome) const {
-  if (outcome.status == 0) return net::errno_name(outcome.err);
+  if (outcome.status == 0) {
+    return outcome.failure.empty() ? net::errno_name(outcome.err) : std::string(outcome.failure);
+  }
   if (loadgen::WorkerStats::is_error_status(outcome.status)) return std::to_string(outcome.status);
   return {};
 }

@@ -43,6 +43,8 @@ loadgen::Config to_config(const LoadTestOptions& options) {
   config.concurrency = options.concurrency;
   config.cores = options.cores;
   config.keep_alive = options.keep_alive;
+  config.http2 = options.http2;
+  config.streams = options.streams;
   config.method = loadgen::upper_case(options.method);
   const bool has_body = options.body || options.json_body;
   if (config.method.empty()) config.method = has_body ? "POST" : "GET";

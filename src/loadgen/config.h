@@ -44,7 +44,8 @@ struct Config {
   // for each response). More than 1 needs keep_alive, and no WebSocket, script or hooks.
   std::uint32_t pipeline = 1;
   // --http2: HTTP/2 with prior knowledge (h2c) for http:// URLs; keep-alive is implied. Not with
-  // --pipeline, --proxy, WebSocket URLs or hooks; https:// offers ALPN h2 only.
+  // --pipeline, --proxy or WebSocket URLs; https:// offers ALPN h2 only. Hooks apply
+  // (loadgen/h2_generated.h: a generated request becomes HTTP/2 fields).
   bool http2 = false;
   // --streams: requests in flight per HTTP/2 connection (1 to kMaxStreams; h2load's -m); more
   // than 1 needs http2. The server's SETTINGS_MAX_CONCURRENT_STREAMS caps it when lower.

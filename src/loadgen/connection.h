@@ -112,6 +112,13 @@ struct ConnectionContext {
   WorkerLog* log = nullptr;  // --log: the worker's, one line per record (null: no log work)
 };
 
+// A request its hook could not make (generate() failed, or over HTTP/2 its bytes are not a
+// request HTTP/2 can carry) is not sent: it counts once as the error `error`, with its send lag,
+// in the stats and the log, and stops the run when the hook halted. Shared by Connection and
+// H2Client (connection_hooks.cc); the caller backs off.
+void record_unsent(const ConnectionContext& context, const SendPermit& permit,
+                   std::string_view error);
+
 // The error code of a pipelined request still unanswered when its connection ended behind an
 // older one (that one has the failure's own code) or behind a response that closed it.
 inline constexpr std::string_view kUnanswered = "PIPELINE_UNANSWERED";
@@ -210,12 +217,25 @@ class Connection final : public net::IoHandler {
   // it never delivered a response.
   void reconnect(bool responded);
 
+  // RequestOutcome::response over the parser's captures.
+  class ParsedHeaders final : public ResponseHeaders {
+   public:
+    explicit ParsedHeaders(const http::ResponseParser& parser) : parser_(parser) {}
+    std::optional<std::string_view> header(std::string_view name) const override {
+      return parser_.header(name);
+    }
+
+   private:
+    const http::ResponseParser& parser_;
+  };
+
   const ConnectionContext& context_;
   std::unique_ptr<net::Connector> connector_;  // null for ws:// (the WsClient has its own)
   net::Stream* stream_ = nullptr;              // the connector's, while a socket is open
   bool secure_ = false;   // the connector has a handshake (https) after each connect
   bool secured_ = false;  // ...and it is done on this socket (always true without one)
   http::ResponseParser parser_;
+  ParsedHeaders parsed_headers_{parser_};
   net::Timer timer_;
   State state_ = State::Idle;
 

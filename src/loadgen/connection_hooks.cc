@@ -4,6 +4,25 @@
 
 namespace stampede::loadgen {
 
+void record_unsent(const ConnectionContext& context, const SendPermit& permit,
+                   std::string_view error) {
+  const std::int64_t now = mono_ns();
+  // Not sent, but begun: it has its send lag like any other.
+  if (RateStats* rate = context.stats->rate()) {
+    rate->on_sent(permit.at_ns, now, permit.waited_for_connection);
+  }
+  context.stats->record_custom_error(error, 0, now, now);
+  if (context.log) {
+    LogLine line;  // on no connection: nothing was sent
+    line.index = permit.index;
+    line.intended_ns = context.paced ? permit.at_ns : 0;
+    line.start_ns = line.end_ns = now;
+    line.code = error;
+    context.log->append(line);
+  }
+  if (context.hook->halted()) context.owner->stop_run();
+}
+
 // A generated request replaces the template's; one the hook could not make is not sent: it
 // counts as an error and the connection backs off, so a hook failing every time does not spin.
 bool Connection::generate(const SendPermit& permit) {
@@ -19,21 +38,7 @@ bool Connection::generate(const SendPermit& permit) {
   }
   const Generated generated = context_.hook->generate(permit.index, rendered_);
   if (!generated.ok) {
-    const std::int64_t now = mono_ns();
-    // Not sent, but begun: it has its send lag like any other.
-    if (RateStats* rate = context_.stats->rate()) {
-      rate->on_sent(permit.at_ns, now, permit.waited_for_connection);
-    }
-    context_.stats->record_custom_error(generated.error, 0, now, now);
-    if (context_.log) {
-      LogLine line;  // on no connection: nothing was sent
-      line.index = permit.index;
-      line.intended_ns = context_.paced ? permit.at_ns : 0;
-      line.start_ns = line.end_ns = now;
-      line.code = generated.error;
-      context_.log->append(line);
-    }
-    if (context_.hook->halted()) context_.owner->stop_run();
+    record_unsent(context_, permit, generated.error);
     backoff();
     return false;
   }
@@ -53,7 +58,7 @@ std::string_view Connection::notify_hook(int status, int err, std::int64_t laten
   outcome.uncorrected_ns = uncorrected_ns;
   outcome.send_lag_ns = context_.paced ? begin_ns_ - intended_ns_ : 0;  // as mark_begin() gave it
   outcome.body = body_;
-  outcome.response = status != 0 ? &parser_ : nullptr;
+  outcome.response = status != 0 ? &parsed_headers_ : nullptr;
   const std::string_view verdict = context_.hook->on_outcome(outcome);
   body_.clear();
   if (context_.hook->halted()) context_.owner->stop_run();

@@ -12,32 +12,11 @@
 #include "h2/error_codes.h"
 #include "h2/session_options.h"
 #include "loadgen/connector.h"
+#include "loadgen/h2_slot.h"
 #include "net/poller.h"
 #include "tls/stream.h"
 
 namespace stampede::loadgen {
-
-struct H2Client::Slot {
-  bool used = false;
-  std::int32_t id = 0;  // 0: not submitted yet (its socket is connecting)
-  std::uint64_t index = 0;
-  std::int64_t intended_ns = 0;
-  std::int64_t begin_ns = 0;  // latency (uncorrected) and the timeout count from here
-  std::int64_t start_ns = 0;  // submitted to the session: time to first byte counts from here
-  std::int64_t first_byte_ns = 0;
-  bool waited = false;  // SendPermit::waited_for_connection
-  int status = 0;
-  bool ended = false;  // the server's END_STREAM arrived
-  bool reset_by_peer = false;
-  std::uint32_t reset_code = 0;
-  bool failed = false;  // decided by us (a timeout, headers too large): fail_name / fail_err
-  std::string_view fail_name;
-  int fail_err = 0;
-  std::size_t header_bytes = 0;
-  std::uint64_t bytes = 0;  // --log: its HEADERS and DATA frames read, 9-byte headers included
-  std::string body;
-  std::size_t body_sent = 0;
-};
 
 namespace {
 
@@ -78,18 +57,26 @@ int stream_close_cb(nghttp2_session*, std::int32_t stream_id, std::uint32_t code
   return 0;
 }
 
+int data_chunk_cb(nghttp2_session*, std::uint8_t, std::int32_t stream_id, const std::uint8_t* data,
+                  std::size_t length, void* user) {
+  client_of(user).on_data(stream_id, {reinterpret_cast<const char*>(data), length});
+  return 0;
+}
+
 ssize_t body_cb(nghttp2_session*, std::int32_t stream_id, std::uint8_t* buffer, std::size_t length,
                 std::uint32_t* flags, nghttp2_data_source*, void* user) {
   return client_of(user).read_body(stream_id, buffer, length, flags);
 }
 
-nghttp2_session_callbacks* make_callbacks() {
+// `body`: response bodies are read (HookSet::capture_body); else DATA is only counted.
+nghttp2_session_callbacks* make_callbacks(bool body) {
   nghttp2_session_callbacks* callbacks = nullptr;
   if (nghttp2_session_callbacks_new(&callbacks) != 0) return nullptr;
   nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, frame_recv_cb);
   nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, begin_headers_cb);
   nghttp2_session_callbacks_set_on_header_callback(callbacks, header_cb);
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, stream_close_cb);
+  if (body) nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, data_chunk_cb);
   return callbacks;
 }
 
@@ -112,13 +99,20 @@ H2Client::H2Client(const ConnectionContext& context, Connection& connection,
     : context_(context),
       connection_(connection),
       connector_(connector ? std::move(connector) : make_connector(context)),
-      callbacks_(make_callbacks()),
+      callbacks_(make_callbacks(context.hook_set && context.hook_set->capture_body)),
       backoff_timer_([this] {
         state_ = State::Idle;
         fill(/*after_busy=*/true);
       }),
       deadline_timer_([this] { on_deadline(); }),
+      generate_timer_([this] {
+        generate_paused_ = false;
+        fill(/*after_busy=*/true);
+      }),
       slots_(std::max<std::uint32_t>(context.streams, 1)) {
+  if (context.hook_set && context.hook_set->generates) {
+    generated_ = std::make_unique<H2Generated>(context.h2->scheme(), context.h2->authority());
+  }
   free_.reserve(slots_.size());
   for (std::size_t i = slots_.size(); i > 0; --i)
     free_.push_back(static_cast<std::uint32_t>(i - 1));
@@ -127,6 +121,7 @@ H2Client::H2Client(const ConnectionContext& context, Connection& connection,
 H2Client::~H2Client() {
   context_.loop->cancel(backoff_timer_);
   context_.loop->cancel(deadline_timer_);
+  context_.loop->cancel(generate_timer_);
   if (session_) nghttp2_session_del(session_);
   if (callbacks_) nghttp2_session_callbacks_del(callbacks_);
 }
@@ -156,7 +151,7 @@ bool H2Client::has_room() const {
 // permit not yet due is held (the owner calls send_pending at its time).
 void H2Client::fill(bool after_busy) {
   if (state_ == State::Finished) return;
-  if (has_pending_ && pending_due_ && has_room()) {
+  if (has_pending_ && pending_due_ && !generate_paused_ && has_room()) {
     has_pending_ = pending_due_ = false;
     take(pending_);
   }
@@ -182,11 +177,16 @@ void H2Client::fill(bool after_busy) {
 
 void H2Client::take(const SendPermit& permit) {
   const std::uint32_t i = free_.back();
-  free_.pop_back();
   Slot& slot = slots_[i];
-  std::string body = std::move(slot.body);  // its buffer is kept: no allocation per request
-  slot = Slot{};
-  slot.body = std::move(body);
+  // A request the hook could not make (or HTTP/2 cannot carry) takes no stream.
+  if (generated_ && !generate(permit, slot.buffers.request)) return;
+  free_.pop_back();
+  static_cast<H2SlotState&>(slot) = H2SlotState{};  // the buffers stay: no allocation per request
+  slot.generated = generated_ != nullptr;
+  if (context_.hook_set) {
+    slot.buffers.response.clear();
+    slot.buffers.headers.reset(&context_.hook_set->capture_headers);
+  }
   slot.used = true;
   slot.index = permit.index;
   slot.intended_ns = permit.at_ns;
@@ -259,6 +259,11 @@ void H2Client::start_session() {
   h2::SessionLimits limits;
   limits.max_header_list = kMaxHeaderBytes;
   const h2::OptionPtr options = h2::make_options(limits);
+  // A generated head under kMaxGeneratedHead encodes to less than twice its size in HPACK:
+  // nghttp2's own limit (64 KiB) must not fail a stream H2Generated let through.
+  if (options && generated_) {
+    nghttp2_option_set_max_send_header_block_length(options.get(), 2 * kMaxGeneratedHead);
+  }
   if (!callbacks_ || !options ||
       nghttp2_session_client_new2(&session_, callbacks_, this, options.get()) != 0 ||
       h2::submit_settings(session_, limits) != 0) {
@@ -288,13 +293,21 @@ void H2Client::submit(Slot& slot) {
     }
     arm_deadline();
   }
-  context_.h2->render(slot.index, rendered_);
-  slot.body.swap(rendered_.body);
+  bool has_body = false;
+  if (slot.generated) {
+    slot.buffers.request.fields_into(rendered_.fields);
+    slot.buffers.body.swap(slot.buffers.request.body);
+    has_body = !slot.buffers.body.empty();
+  } else {
+    context_.h2->render(slot.index, rendered_);
+    slot.buffers.body.swap(rendered_.body);
+    has_body = context_.h2->has_body();
+  }
   nghttp2_data_provider provider{};
   provider.read_callback = body_cb;
   const std::int32_t id =
       nghttp2_submit_request(session_, nullptr, rendered_.fields.data(), rendered_.fields.size(),
-                             context_.h2->has_body() ? &provider : nullptr, &slot);
+                             has_body ? &provider : nullptr, &slot);
   if (id < 0) {
     // Out of memory (used-up stream ids are seen before, below): this socket takes no more
     // streams; our GOAWAY ends the session once the others are done, then a new socket.
@@ -467,6 +480,11 @@ void H2Client::on_frame(const nghttp2_frame& frame) {
       break;
     case NGHTTP2_HEADERS:
     case NGHTTP2_DATA:
+      if (frame.hd.type == NGHTTP2_HEADERS && context_.hook_set) {
+        if (Slot* slot = slot_of(frame.hd.stream_id); slot && slot->status > 0) {
+          slot->final_head = true;  // later HEADERS are trailers
+        }
+      }
       if ((frame.hd.flags & NGHTTP2_FLAG_END_STREAM) || context_.log) {
         if (Slot* slot = slot_of(frame.hd.stream_id)) {
           slot->bytes += kFrameHeaderBytes + frame.hd.length;
@@ -502,8 +520,10 @@ int H2Client::on_header(std::int32_t stream_id, std::string_view name, std::stri
       status = c >= '0' && c <= '9' && status < 1000 ? status * 10 + (c - '0') : 1000;
     // A 1xx is interim: the final status comes in a later HEADERS frame.
     if (status >= 200 && status < 1000) slot->status = status;
+    if (context_.hook_set) slot->buffers.headers.reset(&context_.hook_set->capture_headers);
     return 0;
   }
+  if (context_.hook_set && !slot->final_head) slot->buffers.headers.add(name, value);
   for (std::size_t i = 0; i < context_.count_headers.size(); ++i) {
     const std::string& counted = context_.count_headers[i];
     if (counted.size() == name.size() &&
@@ -525,10 +545,11 @@ long H2Client::read_body(std::int32_t stream_id, std::uint8_t* buffer, std::size
                          std::uint32_t* flags) {
   Slot* slot = slot_of(stream_id);
   if (!slot) return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-  const std::size_t n = std::min(length, slot->body.size() - slot->body_sent);
-  std::memcpy(buffer, slot->body.data() + slot->body_sent, n);
+  const std::string& body = slot->buffers.body;
+  const std::size_t n = std::min(length, body.size() - slot->body_sent);
+  std::memcpy(buffer, body.data() + slot->body_sent, n);
   slot->body_sent += n;
-  if (slot->body_sent == slot->body.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+  if (slot->body_sent == body.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
   return static_cast<long>(n);
 }
 
@@ -540,8 +561,16 @@ void H2Client::complete(Slot& slot) {
     const std::int64_t end = mono_ns();
     WorkerStats& stats = *context_.stats;
     const std::int64_t from = context_.paced ? slot.intended_ns : slot.begin_ns;
-    stats.record_response(slot.status, from, end);
-    if (context_.log) log_stream(slot, end, slot.status, {}, 0);
+    // A hook's verdict fails the response under its code (as over HTTP/1.1).
+    const std::string_view verdict =
+        context_.hook_set ? notify_hook(slot, slot.status, 0, {}, end - from, end - slot.begin_ns)
+                          : std::string_view();
+    if (verdict.empty()) {
+      stats.record_response(slot.status, from, end);
+    } else {
+      stats.record_custom_error(verdict, slot.status, from, end);
+    }
+    if (context_.log) log_stream(slot, end, slot.status, verdict, 0);
     stats.record_first_byte(slot.first_byte_ns > 0 ? slot.first_byte_ns - slot.start_ns : 0);
     if (RateStats* rate = stats.rate()) {
       rate->on_completed(end - from, end - slot.begin_ns, end,
@@ -574,6 +603,7 @@ void H2Client::record_failure(Slot& slot, std::string_view name, int err) {
   if (RateStats* rate = context_.stats->rate()) {
     rate->on_completed(end - from, end - begun, end, stats::ErrorClass::Transport);
   }
+  if (context_.hook_set) notify_hook(slot, 0, err, name, end - from, end - begun);
 }
 
 void H2Client::log_stream(const Slot& slot, std::int64_t end_ns, int status, std::string_view name,
@@ -687,6 +717,8 @@ void H2Client::after_close(bool responded) {
 
 void H2Client::finish() {
   context_.loop->cancel(backoff_timer_);
+  context_.loop->cancel(generate_timer_);
+  generate_paused_ = false;
   close_socket();
   has_pending_ = pending_due_ = false;
   state_ = State::Finished;

@@ -26,6 +26,14 @@
 //   EPROTO                the server broke the protocol (the session ends with our GOAWAY);
 //   ETIMEDOUT, ECONNRESET and the other errnos of the socket, as an HTTP/1.1 Connection counts
 //   them (each stream in flight on the lost socket counts once).
+// With hooks (ConnectionContext::hook_set; h2_client_hooks.cc) each stream keeps the meaning
+// an HTTP/1.1 request has: a generated request (RequestHook::generate's HTTP/1.1 bytes) is made
+// into HTTP/2 fields by H2Generated when its permit is taken; one that cannot be (or that the
+// hook failed to make) takes no stream, counts once under its error and pauses the client's
+// taking of permits as a Connection backs off (10 ms, doubling, reset by the next request made).
+// Every stream's end calls on_outcome once (with its status, latencies, the captured headers
+// and body, or its failure's name), and a response's verdict counts it under that code.
+//
 // nghttp2 (1.52) frames and parses through nghttp2_session_mem_recv / mem_send; the read and
 // write of the net::Stream its net::Connector yields are the only I/O calls.
 //
@@ -42,6 +50,7 @@
 #include <vector>
 
 #include "loadgen/connection.h"
+#include "loadgen/h2_generated.h"
 #include "loadgen/h2_request.h"
 #include "net/connector.h"
 #include "net/event_loop.h"
@@ -76,6 +85,8 @@ class H2Client final : public net::IoHandler {
   // 0, or NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE to reset the stream (its headers are too large).
   int on_header(std::int32_t stream_id, std::string_view name, std::string_view value);
   void on_stream_close(std::int32_t stream_id, std::uint32_t code);
+  // A chunk of a response body (installed only when HookSet::capture_body).
+  void on_data(std::int32_t stream_id, std::string_view chunk);
   long read_body(std::int32_t stream_id, std::uint8_t* buffer, std::size_t length,
                  std::uint32_t* flags);
 
@@ -85,7 +96,7 @@ class H2Client final : public net::IoHandler {
   void fill(bool after_busy);
   // The socket can carry one more stream now (or a new socket can be opened).
   bool has_room() const;
-  bool can_take() const { return !has_pending_ && !no_more_ && has_room(); }
+  bool can_take() const { return !has_pending_ && !no_more_ && !generate_paused_ && has_room(); }
   void take(const SendPermit& permit);
   void open_socket();
   void on_connected();
@@ -115,6 +126,13 @@ class H2Client final : public net::IoHandler {
   bool pump();
   void finish();
   Slot* slot_of(std::int32_t stream_id);
+  // h2_client_hooks.cc, with hooks only. The request of `permit` from the hook into `out`;
+  // false when it is not sent (counted, and the client pauses).
+  bool generate(const SendPermit& permit, H2Fields& out);
+  // RequestOutcome for the slot's end: its status (0: failed under `failure` or `err`) and the
+  // latencies just recorded. Returns the hook's verdict (valid until its next call).
+  std::string_view notify_hook(Slot& slot, int status, int err, std::string_view failure,
+                               std::int64_t latency_ns, std::int64_t uncorrected_ns);
 
   const ConnectionContext& context_;
   Connection& connection_;
@@ -124,6 +142,7 @@ class H2Client final : public net::IoHandler {
   nghttp2_session* session_ = nullptr;
   net::Timer backoff_timer_;
   net::Timer deadline_timer_;
+  net::Timer generate_timer_;  // the pause after a request not made
   State state_ = State::Idle;
 
   std::vector<Slot> slots_;
@@ -149,6 +168,12 @@ class H2Client final : public net::IoHandler {
   std::uint64_t socket_id_ = 0;       // --log: the socket's id (WorkerLog::next_connection)
   std::size_t head_seen_ = 0;         // bytes of the server's first frame header checked so far
   std::uint32_t failures_ = 0;        // consecutive sockets without a response, for the backoff
+
+  // With a hook that generates: the translation, the hook's bytes, and the pause after failures.
+  std::unique_ptr<H2Generated> generated_;
+  std::string generated_bytes_;
+  std::uint32_t generate_failures_ = 0;  // consecutive requests not made
+  bool generate_paused_ = false;
 };
 
 }  // namespace stampede::loadgen

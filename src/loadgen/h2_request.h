@@ -36,6 +36,8 @@ class H2Request {
                          std::string_view index_param);
 
   bool has_body() const { return has_body_; }
+  std::string_view scheme() const { return fields_[1].second; }
+  std::string_view authority() const { return fields_[2].second; }
   // The request for `index` into `out` (its previous contents replaced).
   void render(std::uint64_t index, H2Rendered& out) const;
 

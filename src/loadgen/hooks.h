@@ -6,14 +6,27 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/expected.h"
-#include "http/response_parser.h"
 
 namespace stampede::loadgen {
+
+// The response headers a hook reads (HookSet::capture_headers), whichever protocol carried
+// them: over HTTP/1.1 the response parser's captures, over HTTP/2 the stream's (H2Client).
+class ResponseHeaders {
+ public:
+  // The value of `name` (any case; only the captured names are found; several fields of that
+  // name joined with ", "; trailers and 1xx heads are not seen), or nullopt when the response
+  // had none.
+  virtual std::optional<std::string_view> header(std::string_view name) const = 0;
+
+ protected:
+  ~ResponseHeaders() = default;
+};
 
 // How one request ended, as a hook sees it. The views are valid only during the call.
 struct RequestOutcome {
@@ -29,8 +42,11 @@ struct RequestOutcome {
   // --rps: how far behind its intended time the request began (RateStats' send lag); else 0.
   // With --rps, latency_ns - uncorrected_ns == send_lag_ns.
   std::int64_t send_lag_ns = 0;
-  std::string_view body;                           // when HookSet::capture_body, else empty
-  const http::ResponseParser* response = nullptr;  // captured headers; null without a response
+  // A failure without a response that has a name rather than an errno (err 0): over HTTP/2
+  // "RST_STREAM CANCEL", "GOAWAY unprocessed"... (H2Client's names); else empty.
+  std::string_view failure;
+  std::string_view body;                      // when HookSet::capture_body, else empty
+  const ResponseHeaders* response = nullptr;  // captured headers; null without a response
 };
 
 // What generate() made of one request.
@@ -44,8 +60,10 @@ struct Generated {
 class RequestHook {
  public:
   virtual ~RequestHook() = default;
-  // Writes the bytes of request `index` into `out` (its previous contents are replaced).
-  // Called only when HookSet::generates.
+  // Writes the bytes of request `index` into `out` (its previous contents are replaced): one
+  // HTTP/1.1 request, over either protocol (an --http2 run parses it into HTTP/2 fields, and
+  // what HTTP/2 cannot carry is not sent: loadgen/h2_generated.h). Called only when
+  // HookSet::generates.
   virtual Generated generate(std::uint64_t index, std::string& out) = 0;
   // After every request, with or without a response. Returns an error code to count this
   // response as failed under that code (a content inspector's verdict), or an empty view.

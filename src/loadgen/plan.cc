@@ -48,9 +48,6 @@ Expected<void> check_pipeline(const Config& config, const http::Url& url) {
   return {};
 }
 
-constexpr std::string_view kHttp2Hooks =
-    "--http2 does not work with Lua scripts or request callbacks (not wired to HTTP/2 yet)";
-
 // --http2 and --streams: h2c with prior knowledge, for what an HTTP/2 client can carry.
 Expected<void> check_http2(const Config& config, const http::Url& url) {
   if (config.streams < 1 || config.streams > kMaxStreams) {
@@ -69,7 +66,6 @@ Expected<void> check_http2(const Config& config, const http::Url& url) {
     return make_error("--http2 and --proxy do not go together (no HTTP/2 through a proxy yet)");
   }
   if (url.websocket()) return make_error("--http2 does not apply to WebSocket (ws://, wss://)");
-  if (config.hooks) return make_error(std::string(kHttp2Hooks));
   return {};
 }
 
@@ -117,7 +113,6 @@ Expected<Plan> prepare(Config config) {
 Expected<void> hooks_allowed(const Plan& plan) {
   if (plan.websocket()) return websocket_hooks_error();
   if (plan.config.pipeline > 1) return make_error(std::string(kPipelineHooks));
-  if (plan.config.http2) return make_error(std::string(kHttp2Hooks));
   return {};
 }
 

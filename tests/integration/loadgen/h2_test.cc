@@ -289,15 +289,6 @@ TEST(Http2, RefusedCombinationsNameBothOptions) {
             "--http2 and --proxy do not go together (no HTTP/2 through a proxy yet)");
   EXPECT_EQ(h2_refusal({"ws://127.0.0.1:9/", "--http2"}),
             "--http2 does not apply to WebSocket (ws://, wss://)");
-  const testing::TempDir dir;
-  const std::string script = dir.path() + "/request.lua";
-  std::FILE* f = std::fopen(script.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs("function request(id) return {path = '/'} end\n", f);
-  std::fclose(f);
-  EXPECT_EQ(h2_refusal({url, "--http2", "-R", script}),
-            "--http2 does not work with Lua scripts or request callbacks (not wired to HTTP/2 "
-            "yet)");
 }
 
 }  // namespace
