@@ -1,9 +1,10 @@
 // The load-test options the API's integration tests start from: a run against a server of the
 // same process, over 4 keep-alive connections, with a 10 s request timeout (a bug fails the test
-// instead of hanging it).
+// instead of hanging it); and the count of one error code in a result.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "stampede/stampede.h"
@@ -18,6 +19,12 @@ inline LoadTestOptions options_for(const ServerHandle& server, const std::string
   o.keep_alive = true;
   o.timeout = std::chrono::seconds(10);
   return o;
+}
+
+// How many requests of `r` failed under `name` (0 when none did).
+inline std::uint64_t error_count(const Result& r, const std::string& name) {
+  auto it = r.error_codes.find(name);
+  return it == r.error_codes.end() ? 0 : it->second;
 }
 
 }  // namespace stampede::testing

@@ -12,6 +12,8 @@
 
 namespace {
 
+using stampede::testing::error_count;
+
 // One worker unless a test asks for more; 4 keep-alive connections, a 10 s request timeout.
 stampede::LoadTestOptions one_worker_options(const stampede::ServerHandle& server,
                                              const std::string& path = "/") {
@@ -29,11 +31,6 @@ stampede::Result run_with_index_text(const stampede::ServerHandle& server, const
   o.index_param = param;
   o.index_param_callback = std::move(text);
   return stampede::load_test(o);
-}
-
-std::uint64_t code(const stampede::Result& r, const std::string& name) {
-  auto it = r.error_codes.find(name);
-  return it == r.error_codes.end() ? 0 : it->second;
 }
 
 TEST(ApiCallbacks, StatusCallbackSeesEveryRequest) {
@@ -85,7 +82,7 @@ TEST(ApiCallbacks, StatusCallbackSeesTransportErrors) {
   };
   const stampede::Result r = stampede::load_test(o);
   EXPECT_EQ(errors.count("ECONNREFUSED/0"), 4u);
-  EXPECT_EQ(code(r, "ECONNREFUSED"), 4u);
+  EXPECT_EQ(error_count(r, "ECONNREFUSED"), 4u);
 }
 
 TEST(ApiCallbacks, ContentInspectorFailsResponses) {
@@ -104,8 +101,8 @@ TEST(ApiCallbacks, ContentInspectorFailsResponses) {
   };
   const stampede::Result r = stampede::load_test(o);
   EXPECT_EQ(custom_seen, 25u);
-  EXPECT_EQ(code(r, "EVEN"), 25u);
-  EXPECT_EQ(code(r, "500"), 25u);  // the others keep their status as their error
+  EXPECT_EQ(error_count(r, "EVEN"), 25u);
+  EXPECT_EQ(error_count(r, "500"), 25u);  // the others keep their status as their error
   EXPECT_EQ(r.total_errors, 50u);
   EXPECT_EQ(r.status_codes.at(500), 50u);
 }
@@ -120,7 +117,7 @@ TEST(ApiCallbacks, ContentInspectorFailsA200) {
   };
   const stampede::Result r = stampede::load_test(o);
   EXPECT_EQ(r.total_errors, 10u);
-  EXPECT_EQ(code(r, "WRONG_BODY"), 10u);
+  EXPECT_EQ(error_count(r, "WRONG_BODY"), 10u);
   EXPECT_EQ(r.error_codes.size(), 1u);
 }
 
@@ -150,7 +147,7 @@ TEST(ApiCallbacks, RequestGeneratorAndLabels) {
   EXPECT_EQ(r.total_requests, 60u);
   EXPECT_EQ(labelled, 60u);
   EXPECT_EQ(not_found, 20u);
-  EXPECT_EQ(code(r, "404"), 20u);
+  EXPECT_EQ(error_count(r, "404"), 20u);
   EXPECT_EQ(r.total_errors, 20u);
 }
 
@@ -171,7 +168,7 @@ TEST(ApiCallbacks, GeneratorFailuresAreCounted) {
   };
   const stampede::Result r = stampede::load_test(o);
   EXPECT_EQ(r.total_requests, 20u);
-  EXPECT_EQ(code(r, "generator error"), 5u);
+  EXPECT_EQ(error_count(r, "generator error"), 5u);
   EXPECT_EQ(r.total_errors, 5u);
 }
 
@@ -183,7 +180,7 @@ TEST(ApiCallbacks, IndexTextCannotAddHeaders) {
         return index == 2 ? std::string("1\r\nTransfer-Encoding: chunked") : std::to_string(index);
       });
   EXPECT_EQ(r.total_requests, 10u);
-  EXPECT_EQ(code(r, "generator error"), 1u);
+  EXPECT_EQ(error_count(r, "generator error"), 1u);
   EXPECT_EQ(r.total_errors, 1u);
 }
 
@@ -193,7 +190,7 @@ TEST(ApiCallbacks, IndexParamCallback) {
       server, "/?status=CODE", "CODE", 40,
       [](std::uint64_t index) { return std::string(index % 4 == 0 ? "502" : "200"); });
   EXPECT_EQ(r.status_codes.at(200), 30u);
-  EXPECT_EQ(code(r, "502"), 10u);
+  EXPECT_EQ(error_count(r, "502"), 10u);
 }
 
 TEST(ApiCallbacks, ThrowingCallbackFailsItsRequest) {
@@ -206,7 +203,7 @@ TEST(ApiCallbacks, ThrowingCallbackFailsItsRequest) {
   };
   const stampede::Result r = stampede::load_test(o);
   EXPECT_EQ(r.total_requests, 10u);
-  EXPECT_EQ(code(r, "callback error"), 1u);
+  EXPECT_EQ(error_count(r, "callback error"), 1u);
 }
 
 }  // namespace

@@ -12,10 +12,7 @@
 
 namespace {
 
-std::uint64_t h2_code(const stampede::Result& r, const std::string& name) {
-  auto it = r.error_codes.find(name);
-  return it == r.error_codes.end() ? 0 : it->second;
-}
+using stampede::testing::error_count;
 
 TEST(ApiCallbacksHttp2, GeneratorInspectorAndStatusCallbackSeeEveryStream) {
   stampede::ServerOptions so;
@@ -53,7 +50,7 @@ TEST(ApiCallbacksHttp2, GeneratorInspectorAndStatusCallbackSeeEveryStream) {
   };
   const stampede::Result r = stampede::load_test(o);
   EXPECT_EQ(r.total_requests, 100u);
-  EXPECT_EQ(h2_code(r, "ODD"), 50u);
+  EXPECT_EQ(error_count(r, "ODD"), 50u);
   EXPECT_EQ(r.status_codes.at(200), 50u);
   EXPECT_EQ(good, 100u);
   EXPECT_EQ(indexes.size(), 100u);
