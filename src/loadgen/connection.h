@@ -10,9 +10,12 @@
 // the worker abandons requests in flight at the end of a -t run or on an interrupt.
 //
 // Pipelined (ConnectionContext::pipeline > 1, keep-alive only; connection_pipeline.cc): up to N
-// requests in flight, their bytes written together (one write for every permit that is due when
-// the connection writes), each with its own times in an InFlight ring. After each read the
-// answered requests are replaced at once, in one write. A connection that ends with requests
+// requests in flight, their bytes written together (one write for every permit it takes at
+// once), each with its own times in an InFlight ring. Closed loop, it takes N permits only when
+// its flight is empty: batches of N (the last may be short), the next written once every
+// request of the last is answered. Paced (--rps), it takes every due permit while fewer than N
+// are in flight: after each read the answered requests are replaced by those due, in one write,
+// so the connection keeps the schedule. A connection that ends with requests
 // unanswered counts each once: the oldest under the failure that ended it (ECONNRESET...), the
 // others as kUnanswered; then it reconnects. A new socket carries one request until connected.
 //
@@ -196,7 +199,8 @@ class Connection final : public net::IoHandler {
                   std::string_view code);
 
   // connection_pipeline.cc: the pipelined path (context_.pipeline > 1).
-  // Takes permits up to `depth` in flight and writes them (or connects first), or finishes.
+  // Takes permits up to N in flight (closed loop: only once the flight is empty) and writes
+  // them (or connects first), or finishes.
   void fill(bool after_busy);
   // Appends permits to batch_ until `depth` are in flight: a held permit once the owner released
   // it, then due ones; stops at one not yet due (held) or when the owner says stop.

@@ -1,5 +1,6 @@
 // The Connection's pipelined path (--pipeline N > 1, keep-alive): up to N requests in flight,
-// written together, each answered (in order) or counted once when the connection ends.
+// written together, each answered (in order) or counted once when the connection ends. Closed
+// loop, in batches of N: the next batch once the last is answered. With --rps, what is due.
 #include <errno.h>
 #include <sys/epoll.h>
 
@@ -17,7 +18,10 @@ void Connection::fill(bool after_busy) {
     close_socket();
   }
   if (stream_) {
-    take_permits(context_.pipeline, after_busy);
+    // Closed loop, a batch goes out whole and the next once all of it is answered, as wrk's
+    // pipeline script does: one write per N requests, not one per read with the few that read
+    // answered. With --rps the answered ones make room for those due: the schedule is kept.
+    if (context_.paced || flight_.empty()) take_permits(context_.pipeline, after_busy);
     if (!batch_.empty()) {
       write_request();
       return;
@@ -117,7 +121,7 @@ void Connection::read_pipelined(std::uint32_t events) {
     if (!consume_pipelined(buffer, n, mono_ns())) return;
     if (n < capacity && !(events & net::kHangupEvents)) break;
   }
-  fill(/*after_busy=*/true);  // replace the answered requests, in one write
+  fill(/*after_busy=*/true);  // the next batch, or (--rps) the answered ones replaced
 }
 
 bool Connection::consume_pipelined(const char* data, std::size_t length, std::int64_t end_ns) {

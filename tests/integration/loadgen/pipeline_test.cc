@@ -1,10 +1,15 @@
-// --pipeline N: exact counts at any depth, -c and --cores, each request's own latency, the --rps
-// schedule carried by pipelined connections, and a server that closes with requests pending
-// (each unanswered request counted once, none lost). Everything on 127.0.0.1, bounded.
+// --pipeline N: exact counts at any depth, -c and --cores, whole batches in the closed loop, each
+// request's own latency, the --rps schedule carried by pipelined connections, and a server that
+// closes with requests pending (each unanswered request counted once, none lost). Everything on
+// 127.0.0.1, bounded.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "loadgen/connection.h"
 #include "loadgen/runner.h"
@@ -58,6 +63,40 @@ TEST(Pipeline, ExactlyNAtAnyDepthConnectionsAndCores) {
   EXPECT_EQ(r.status_counts[200], 7u);
   const auto totals = s->stop();
   EXPECT_EQ(totals.requests, 1008u);
+}
+
+// Closed loop, a connection writes N requests together and the next N only once every one is
+// answered (as wrk's pipeline script does). The server records, as each request arrives, how many
+// requests before it are still unanswered (one connection: requests taken minus replies
+// written). It answers the last of each 4 after 20 ms and the others at once, so a connection
+// that refilled after every read would send the next request while that one is pending. -n 10 at
+// depth 4: batches of 4, 4 and 2, never more than 4 in flight.
+TEST(Pipeline, ClosedLoopWritesWholeBatches) {
+  struct Seen {
+    std::atomic<const ScriptedServer*> server{nullptr};
+    std::mutex mutex;
+    std::vector<std::uint64_t> unanswered;  // per request, in arrival order
+  };
+  auto seen = std::make_shared<Seen>();
+  ScriptedServer server([seen](std::uint64_t index, const std::string& request) {
+    const std::uint64_t written = seen->server.load()->replies_settled();
+    {
+      std::lock_guard lock(seen->mutex);
+      seen->unanswered.push_back(index - written);
+    }
+    ScriptedReply reply = ok_reply(request);
+    if (index % 4 == 3) reply.delay = milliseconds(20);
+    return reply;
+  });
+  seen->server = &server;  // before any request: the generator has not started
+  Config c = pipelined(server.port(), 4);
+  c.max_requests = 10;
+  RunResult r = must_run(c);
+  EXPECT_EQ(r.status_counts[200], 10u);
+  EXPECT_EQ(server.requests(), 10u);
+  EXPECT_EQ(server.connections(), 1u);
+  std::lock_guard lock(seen->mutex);
+  EXPECT_EQ(seen->unanswered, (std::vector<std::uint64_t>{0, 1, 2, 3, 0, 1, 2, 3, 0, 1}));
 }
 
 // HEAD responses have no body whatever their Content-Length: the parser is told so for every
