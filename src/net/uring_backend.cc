@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/clock.h"
 #include "net/event_loop.h"
 
 namespace stampede::net {
@@ -87,10 +88,35 @@ std::string UringPoller::receive_unavailable() {
 }
 
 UringPoller::~UringPoller() {
-  // The ring first: after it, the kernel touches no buffer; then the channels give theirs back.
-  if (ring_ready_) io_uring_queue_exit(&ring_);
+  // The ring first: after it, the kernel touches no buffer; then the channels give theirs back
+  // (and close the duplicates of sockets closed with bytes unsent, which ends those streams).
+  // Before it, the bytes the channels took: write() said Done for them.
+  if (ring_ready_) {
+    finish_sends();
+    io_uring_queue_exit(&ring_);
+  }
   channels_.clear();
   buffers_.reset();
+}
+
+// Submits and reaps until no send is in flight or listed (each channel's bytes are on its socket,
+// or its socket failed), for at most kFinalSendsNs. Completions are collected as in wait() (a
+// partial send goes again, a shutdown follows the last send) but never dispatched: the handlers
+// may be gone.
+void UringPoller::finish_sends() {
+  const std::int64_t deadline = mono_ns() + kFinalSendsNs;
+  for (;;) {
+    prepare_sends();
+    bool sending = false;
+    for (const auto& channel : channels_)
+      sending = sending || (channel && channel->send_armed_);
+    const std::int64_t left = deadline - mono_ns();
+    if (!sending || left <= 0) return;
+    __kernel_timespec ts{left / 1'000'000'000, left % 1'000'000'000};
+    io_uring_cqe* cqe = nullptr;
+    io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    reap();
+  }
 }
 
 io_uring_sqe* UringPoller::next_sqe() {
@@ -389,15 +415,30 @@ void UringPoller::channel_polled(UringChannel& channel, int res) {
   if (res != -ECANCELED) post_input(channel, EPOLLIN);
 }
 
-void UringPoller::wait(std::int64_t timeout_ns) {
-  if (buffers_) buffers_->publish();
-  if (!resting_.empty()) tend_resting();
-  // A channel freed meanwhile is never listed (idle() counts the listing).
+// A channel freed meanwhile is never listed (idle() counts the listing).
+void UringPoller::prepare_sends() {
   for (UringChannel* channel : sends_) {
     start_send(*channel);
     if (channel->detached_ && channel->idle()) free_channel(*channel);
   }
   sends_.clear();
+}
+
+void UringPoller::reap() {
+  unsigned head;
+  unsigned seen = 0;
+  io_uring_cqe* cqe = nullptr;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    collect(*cqe);
+    ++seen;
+  }
+  io_uring_cq_advance(&ring_, seen);
+}
+
+void UringPoller::wait(std::int64_t timeout_ns) {
+  if (buffers_) buffers_->publish();
+  if (!resting_.empty()) tend_resting();
+  prepare_sends();
   io_uring_cqe* cqe = nullptr;
   if (timeout_ns == 0) {
     io_uring_submit_and_get_events(&ring_);
@@ -408,13 +449,7 @@ void UringPoller::wait(std::int64_t timeout_ns) {
     io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
   }
   // -EINTR and -ETIME leave nothing to collect; the loop goes round again.
-  unsigned head;
-  unsigned seen = 0;
-  io_uring_for_each_cqe(&ring_, head, cqe) {
-    collect(*cqe);
-    ++seen;
-  }
-  io_uring_cq_advance(&ring_, seen);
+  reap();
 }
 
 void UringPoller::collect(const io_uring_cqe& cqe) {

@@ -18,7 +18,10 @@
 // Its writes go out as IORING_OP_SEND requests, prepared in wait() for every channel written to
 // since the last one and submitted in the same io_uring_enter that waits; the poll then leaves
 // out nothing, but the channel posts EPOLLOUT itself when its unsent bytes fall below its cap.
-// The buffers read out of channels go back to the kernel in one ring advance per wait().
+// The buffers read out of channels go back to the kernel in one ring advance per wait(). The
+// destructor submits and reaps the channels' sends until every byte written is on its socket (or
+// the socket failed, or kFinalSendsNs passed) before it tears the ring down: a server's last
+// answers, written just before its loop ends, still leave.
 //
 // Completions are folded per descriptor before dispatch (one on_events call with the union of
 // the masks, like one epoll_event). A completion names its registration by (fd, generation) in
@@ -39,6 +42,9 @@ namespace stampede::net {
 
 class UringPoller final : public Poller {
  public:
+  // How long the destructor waits at most for the sends of its channels to reach their sockets
+  // (a peer that reads nothing would hold it forever).
+  static constexpr std::int64_t kFinalSendsNs = 500'000'000;
   // An Error when the kernel has no io_uring, forbids it (seccomp, io_uring_disabled), or lacks
   // what this backend needs (IORING_FEAT_EXT_ARG, multishot poll: Linux 5.13 on).
   static Expected<std::unique_ptr<Poller>> create();
@@ -92,6 +98,9 @@ class UringPoller final : public Poller {
   void post_input(UringChannel& channel, std::uint32_t events);
   void free_channel(UringChannel& channel);
   void queue(int fd, Entry& entry, std::uint32_t events);
+  void prepare_sends();
+  void reap();
+  void finish_sends();
 
   io_uring ring_{};
   bool ring_ready_ = false;

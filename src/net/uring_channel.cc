@@ -118,11 +118,7 @@ IoStatus UringChannel::write(const char* data, std::size_t length, std::size_t& 
   n = 0;
   if (send_error_ != 0) return IoStatus::Error;
   n = take(data, length);
-  if (n == 0 && length > 0) {
-    owes_writable_ = true;
-    return IoStatus::WouldBlock;
-  }
-  return IoStatus::Done;
+  return n == 0 && length > 0 ? IoStatus::WouldBlock : IoStatus::Done;
 }
 
 IoStatus UringChannel::writev(const iovec* parts, int count, std::size_t& n) {
@@ -135,17 +131,16 @@ IoStatus UringChannel::writev(const iovec* parts, int count, std::size_t& n) {
     n += took;
     if (took < parts[i].iov_len) break;
   }
-  if (n == 0 && asked > 0) {
-    owes_writable_ = true;
-    return IoStatus::WouldBlock;
-  }
-  return IoStatus::Done;
+  return n == 0 && asked > 0 ? IoStatus::WouldBlock : IoStatus::Done;
 }
 
 std::size_t UringChannel::take(const char* data, std::size_t length) {
   const std::size_t unsent = unsent_bytes();
-  if (unsent >= kSendCap || length == 0) return 0;
-  const std::size_t n = std::min(length, kSendCap - unsent);
+  const std::size_t n = std::min(length, kSendCap - std::min(unsent, kSendCap));
+  // Less than offered, whether none (WouldBlock) or some (a short Done): the caller waits for
+  // EPOLLOUT, as after a send() that filled the socket, so one is owed.
+  if (n < length) owes_writable_ = true;
+  if (n == 0) return 0;
   next_.insert(next_.end(), data, data + n);
   if (!send_armed_ && !send_listed_) {
     send_listed_ = true;

@@ -28,12 +28,16 @@
 // `next_` while a send is in flight from `sending_` (which the kernel may read until the send's
 // completion, so it never moves meanwhile); a send that took part of its bytes (a partial send)
 // is submitted again for the rest before `next_` goes. write() says Done for the bytes it took:
-// they are the kernel's to send, as with send(). It takes at most kSendCap unsent bytes and says
-// WouldBlock beyond; once the sends bring the channel below the cap, the poller posts EPOLLOUT.
+// they are the kernel's to send, as with send(). It takes at most kSendCap unsent bytes: a write
+// that meets the cap takes what fits (a short Done) or nothing (WouldBlock), and either way the
+// poller posts EPOLLOUT once the sends bring the channel below the cap (a caller that writes once
+// per event waits for it after a short Done, as after a send() that filled the socket).
 // A send that fails keeps its errno: write() and, after the queued input, read() return Error
 // with it. shutdown_write() waits until every byte written has been sent. A channel closed with
 // bytes unsent keeps a duplicate of the socket until they are sent (the owner's descriptor may be
 // closed and its number reused meanwhile), as close() after send() would have delivered them.
+// When the loop ends, the poller's destructor sends what every channel holds before the ring
+// goes, for at most UringPoller::kFinalSendsNs (a peer that reads nothing).
 //
 // read() follows net::Stream's contract: Done with n > 0 (shorter than asked: nothing more
 // queued, wait for the next EPOLLIN), WouldBlock, Eof once the queued bytes are read and the
@@ -179,7 +183,7 @@ class UringChannel {
   int lingering_fd_ = -1;       // closed with bytes unsent: a duplicate of the socket, to send them
   bool send_armed_ = false;     // a send is in flight (its completion not seen yet)
   bool send_listed_ = false;    // in sends_: a send is to be submitted with the next wait
-  bool owes_writable_ = false;  // write() said WouldBlock: EPOLLOUT once below kSendCap
+  bool owes_writable_ = false;  // write() took less than offered: EPOLLOUT once below kSendCap
   bool shutdown_wanted_ = false;  // shutdown_write() came with bytes unsent
 };
 

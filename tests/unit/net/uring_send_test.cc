@@ -3,6 +3,12 @@
 // is completed before later bytes, a write beyond the cap waits for EPOLLOUT, bytes written just
 // before a close or a shutdown still arrive (then the end), a failed send is an Error, and the
 // buffers read out of channels go back to the kernel in one ring advance per wait.
+#include <sys/time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include "uring_fixture.h"
 
 namespace stampede::net {
@@ -35,7 +41,8 @@ bool take_available(int peer, std::string& into) {
 }
 
 // Writes `data` through its stream as a connection does: until WouldBlock, then again at the
-// next EPOLLOUT.
+// next EPOLLOUT. With `one_write`, once per event as the server's connection does: a short Done
+// (the socket filled up) also waits for the next EPOLLOUT.
 class Writer final : public IoHandler {
  public:
   Writer(EventLoop& loop, Fd fd)
@@ -58,6 +65,7 @@ class Writer final : public IoHandler {
         return;
       }
       offset += n;
+      if (one_write) return;
     }
   }
 
@@ -68,6 +76,7 @@ class Writer final : public IoHandler {
   IoStatus last = IoStatus::Done;
   int writable = 0;
   int blocked = 0;
+  bool one_write = false;
 };
 
 TEST(UringSend, WritesLeaveThroughTheRingInOrder) {
@@ -150,6 +159,44 @@ TEST(UringSend, WriteBeyondTheCapWaitsForWritable) {
   EXPECT_GT(writer.writable, writable_before) << "no EPOLLOUT after a WouldBlock";
 }
 
+// A write the channel takes only part of (it reaches the cap) is a short Done, which means "the
+// socket is full: wait for EPOLLOUT". The server's connection writes once per event and waits;
+// EPOLLOUT must come when the sends have made room, whether the peer reads at once or slowly
+// (ServerProtocol.LargeAnswersSurviveASlowReader/uring stalled without it).
+TEST(UringSend, ShortWriteIsFollowedByWritable) {
+  if (!UringPoller::receive_unavailable().empty()) GTEST_SKIP() << "no multishot receive";
+  auto loop = uring_loop();
+  for (const std::size_t per_wait : {std::size_t{1} << 30, std::size_t{64} << 10}) {
+    SCOPED_TRACE(per_wait > (1u << 20) ? "prompt reader" : "slow reader");
+    ChannelPair pair;
+    Writer writer(*loop, std::move(pair.ours));
+    writer.one_write = true;
+    writer.data = pattern(4 * UringChannel::kSendCap + 1000);
+    writer.push();
+    ASSERT_EQ(writer.last, IoStatus::Done);
+    ASSERT_EQ(writer.offset, UringChannel::kSendCap) << "the first write was not short";
+    std::string received;
+    run_until(
+        *loop,
+        [&] {
+          std::string got;
+          char buffer[8192];
+          while (got.size() < per_wait) {
+            const ssize_t r = ::recv(pair.peer.get(), buffer,
+                                     std::min(sizeof buffer, per_wait - got.size()), MSG_DONTWAIT);
+            if (r <= 0) break;
+            got.append(buffer, static_cast<std::size_t>(r));
+          }
+          received += got;
+          return received.size() >= writer.data.size();
+        },
+        kPeerReads);
+    EXPECT_EQ(writer.offset, writer.data.size()) << "no EPOLLOUT after a short write";
+    ASSERT_EQ(received.size(), writer.data.size());
+    EXPECT_TRUE(received == writer.data) << "bytes lost or out of order";
+  }
+}
+
 // A stream closed (or shut) right after its write: the bytes arrive, then the end; the channel
 // is freed once they are sent.
 TEST(UringSend, BytesWrittenBeforeCloseOrShutdownArriveThenTheEnd) {
@@ -179,6 +226,69 @@ TEST(UringSend, BytesWrittenBeforeCloseOrShutdownArriveThenTheEnd) {
     writer.reset();
     ASSERT_TRUE(run_until(*loop, [&] { return loop->live_channels() == 0; }));
   }
+}
+
+// Bytes written just before the loop ends (a server's last answers at stop()) still arrive, then
+// the end: the poller sends them before it tears the ring down, whether nothing was submitted
+// yet or a partial send is in flight with more behind it
+// (ServerProtocol.StopFinishesInFlightRequests/uring lost them).
+TEST(UringSend, BytesWrittenBeforeTheLoopEndsArrive) {
+  if (!UringPoller::receive_unavailable().empty()) GTEST_SKIP() << "no multishot receive";
+  for (const bool in_flight : {false, true}) {
+    SCOPED_TRACE(in_flight ? "a partial send in flight" : "nothing submitted");
+    auto loop = uring_loop();
+    ChannelPair pair;
+    if (in_flight) shrink_buffers(pair.ours.get(), pair.peer.get());  // a send cannot take all
+    auto writer = std::make_unique<Writer>(*loop, std::move(pair.ours));
+    const std::string sent = pattern(200'000);
+    writer->data = sent;
+    writer->push();
+    ASSERT_EQ(writer->offset, sent.size());
+    if (in_flight) {
+      ASSERT_TRUE(run_until(
+          *loop, [&] { return UringPollerProbe::partly_sent(*writer->stream->channel()) > 0; },
+          kPeerReads));
+    }
+    // The peer reads on a thread of its own, as a client does while the server stops; a stall
+    // ends its reads after 5 s.
+    const timeval limit{5, 0};
+    ASSERT_EQ(::setsockopt(pair.peer.get(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit), 0);
+    std::string received;
+    std::thread peer([&] {
+      char buffer[8192];
+      for (ssize_t r; (r = ::recv(pair.peer.get(), buffer, sizeof buffer, 0)) > 0;)
+        received.append(buffer, static_cast<std::size_t>(r));
+    });
+    writer.reset();
+    loop.reset();
+    peer.join();
+    EXPECT_EQ(received.size(), sent.size());
+    EXPECT_TRUE(received == sent) << "bytes lost or out of order";
+  }
+}
+
+// A peer that reads nothing holds the end of the loop for at most kFinalSendsNs: what fitted in
+// the sockets is sent, the rest is dropped.
+TEST(UringSend, EndOfLoopWaitsForAStalledPeerAtMostTheBound) {
+  if (!UringPoller::receive_unavailable().empty()) GTEST_SKIP() << "no multishot receive";
+  auto loop = uring_loop();
+  ChannelPair pair;
+  shrink_buffers(pair.ours.get(), pair.peer.get());
+  auto writer = std::make_unique<Writer>(*loop, std::move(pair.ours));
+  const std::string sent = pattern(UringChannel::kSendCap);
+  writer->data = sent;
+  writer->push();
+  ASSERT_EQ(writer->offset, sent.size());
+  writer.reset();
+  const auto start = std::chrono::steady_clock::now();
+  loop.reset();
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, std::chrono::nanoseconds(UringPoller::kFinalSendsNs) + 2s);
+  std::string received;
+  take_available(pair.peer.get(), received);
+  EXPECT_GT(received.size(), 0u) << "nothing was sent before the ring went";
+  EXPECT_LT(received.size(), sent.size());
+  EXPECT_TRUE(received == sent.substr(0, received.size())) << "bytes out of order";
 }
 
 TEST(UringSend, FailedSendIsAnErrorForWriteAndRead) {
