@@ -23,12 +23,23 @@ IoStatus TcpStream::channel_read(char* buffer, std::size_t capacity, std::size_t
   return status;
 }
 
+IoStatus TcpStream::channel_write(const char* data, std::size_t length, std::size_t& n) {
+  const IoStatus status = channel_->write(data, length, n);
+  if (status == IoStatus::Error) error_ = channel_->error();
+  return status;
+}
+
 IoStatus TcpStream::kept(IoStatus status) {
   if (status == IoStatus::Error) error_ = errno;
   return status;
 }
 
 IoStatus TcpStream::writev(const iovec* parts, int count, std::size_t& n) {
+  if (channel_ != nullptr) {
+    const IoStatus status = channel_->writev(parts, count, n);
+    if (status == IoStatus::Error) error_ = channel_->error();
+    return status;
+  }
   msghdr message{};
   message.msg_iov = const_cast<iovec*>(parts);
   message.msg_iovlen = static_cast<std::size_t>(count);
@@ -46,6 +57,10 @@ IoStatus TcpStream::writev(const iovec* parts, int count, std::size_t& n) {
 }
 
 void TcpStream::shutdown_write() {
+  if (channel_ != nullptr) {
+    channel_->shutdown_write();
+    return;
+  }
   ::shutdown(fd_.get(), SHUT_WR);
 }
 

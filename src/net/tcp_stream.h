@@ -3,8 +3,10 @@
 // never a SIGPIPE); error() is the errno of the last failed call.
 //
 // attach(loop) on an io_uring loop gives it a UringChannel (uring_channel.h): reads come from
-// the loop's multishot receive instead of recv. On epoll attach() does nothing, and read() stays
-// one inline recv behind one branch that never changes.
+// the loop's multishot receive instead of recv, and writes go out as the loop's IORING_OP_SEND
+// requests instead of send (Done once the channel has the bytes; WouldBlock beyond its cap until
+// EPOLLOUT; shutdown_write() after the last of them). On epoll attach() does nothing, and read()
+// and write() stay one inline system call behind one branch that never changes.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +40,7 @@ class TcpStream final : public Stream {
     return kept(read_some(fd_.get(), buffer, capacity, n));
   }
   IoStatus write(const char* data, std::size_t length, std::size_t& n) override {
+    if (channel_ != nullptr) return channel_write(data, length, n);
     return kept(write_some(fd_.get(), data, length, n));
   }
   IoStatus writev(const iovec* parts, int count, std::size_t& n) override;
@@ -48,6 +51,7 @@ class TcpStream final : public Stream {
   // A call's status, with its errno kept for error().
   IoStatus kept(IoStatus status);
   IoStatus channel_read(char* buffer, std::size_t capacity, std::size_t& n);
+  IoStatus channel_write(const char* data, std::size_t length, std::size_t& n);
 
   Fd fd_;
   int error_ = 0;

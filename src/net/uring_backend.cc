@@ -1,7 +1,9 @@
 #include "net/uring_backend.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "core/clock.h"
 #include "net/event_loop.h"
 
 namespace stampede::net {
@@ -21,10 +24,11 @@ constexpr unsigned kCompletionEntries = 4096;
 // user_data of the POLL_REMOVE requests (skipped on success; -ENOENT for a poll already ended).
 constexpr std::uint64_t kCancelTag = ~std::uint64_t{0};
 // user_data of a channel's receive: this bit and the channel's slot; of a starved channel's
-// poll: both bits and the slot (poll generations stay below 2^29, so a registration's user_data
-// has neither).
+// poll: this bit, the poll bit and the slot; of its send: this bit, the send bit and the slot
+// (poll generations stay below 2^29, so a registration's user_data has none of them).
 constexpr std::uint64_t kChannelTag = std::uint64_t{1} << 62;
 constexpr std::uint64_t kChannelPollBit = std::uint64_t{1} << 61;
+constexpr std::uint64_t kChannelSendBit = std::uint64_t{1} << 60;
 constexpr std::uint32_t kGenerationLimit = 1u << 29;
 // The provided buffers of one loop: 4 MiB, room for a 16 KiB read on 256 connections at once.
 constexpr unsigned kProvidedBuffers = 256;
@@ -84,10 +88,35 @@ std::string UringPoller::receive_unavailable() {
 }
 
 UringPoller::~UringPoller() {
-  // The ring first: after it, the kernel touches no buffer; then the channels give theirs back.
-  if (ring_ready_) io_uring_queue_exit(&ring_);
+  // The ring first: after it, the kernel touches no buffer; then the channels give theirs back
+  // (and close the duplicates of sockets closed with bytes unsent, which ends those streams).
+  // Before it, the bytes the channels took: write() said Done for them.
+  if (ring_ready_) {
+    finish_sends();
+    io_uring_queue_exit(&ring_);
+  }
   channels_.clear();
   buffers_.reset();
+}
+
+// Submits and reaps until no send is in flight or listed (each channel's bytes are on its socket,
+// or its socket failed), for at most kFinalSendsNs. Completions are collected as in wait() (a
+// partial send goes again, a shutdown follows the last send) but never dispatched: the handlers
+// may be gone.
+void UringPoller::finish_sends() {
+  const std::int64_t deadline = mono_ns() + kFinalSendsNs;
+  for (;;) {
+    prepare_sends();
+    bool sending = false;
+    for (const auto& channel : channels_)
+      sending = sending || (channel && channel->send_armed_);
+    const std::int64_t left = deadline - mono_ns();
+    if (!sending || left <= 0) return;
+    __kernel_timespec ts{left / 1'000'000'000, left % 1'000'000'000};
+    io_uring_cqe* cqe = nullptr;
+    io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    reap();
+  }
 }
 
 io_uring_sqe* UringPoller::next_sqe() {
@@ -172,7 +201,7 @@ UringChannel* UringPoller::open_channel(int fd) {
     slot = static_cast<std::uint32_t>(channels_.size());
     channels_.emplace_back();
   }
-  channels_[slot] = std::make_unique<UringChannel>(*buffers_, fd, slot);
+  channels_[slot] = std::make_unique<UringChannel>(*buffers_, sends_, fd, slot);
   UringChannel* channel = channels_[slot].get();
   if (static_cast<std::size_t>(fd) >= entries_.size()) entries_.resize(fd + 1);
   Entry& entry = entries_[fd];
@@ -194,7 +223,19 @@ void UringPoller::close_channel(UringChannel* channel) {
     entries_[fd].channel = nullptr;
   }
   channel->detach();
-  if (!channel->armed_ && !channel->poll_armed_) {
+  if (channel->send_error_ == 0 && channel->unsent_bytes() + channel->shutdown_wanted_ > 0) {
+    // Bytes written and not sent yet: they leave through a duplicate of the socket, since the
+    // owner closes its descriptor next. A send prepared from a completion (not submitted yet)
+    // names the descriptor by its number: submitted now, it holds the socket itself.
+    if (channel->send_armed_ && io_uring_sq_ready(&ring_) > 0) io_uring_submit(&ring_);
+    channel->lingering_fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (channel->lingering_fd_ >= 0) {
+      channel->fd_ = channel->lingering_fd_;
+    } else {
+      channel->send_failed(errno);
+    }
+  }
+  if (channel->idle()) {
     free_channel(*channel);
     return;
   }
@@ -207,6 +248,45 @@ void UringPoller::close_channel(UringChannel* channel) {
     io_uring_sqe_set_data64(sqe, kCancelTag);
     io_uring_sqe_set_flags(sqe, IOSQE_CQE_SKIP_SUCCESS);
   }
+}
+
+// The next send of `channel`: the rest of a partial one, else what was written since.
+void UringPoller::start_send(UringChannel& channel) {
+  channel.send_listed_ = false;
+  if (channel.send_armed_) return;
+  if (channel.sending_.empty()) std::swap(channel.sending_, channel.next_);
+  if (channel.sending_.empty()) return;
+  io_uring_sqe* sqe = next_sqe();
+  io_uring_prep_send(sqe, channel.fd_, channel.sending_.data() + channel.sent_,
+                     channel.sending_.size() - channel.sent_, MSG_NOSIGNAL);
+  io_uring_sqe_set_data64(sqe, kChannelTag | kChannelSendBit | channel.slot_);
+  channel.send_armed_ = true;
+}
+
+void UringPoller::sent(UringChannel& channel, int res) {
+  if (channel.on_sent(res)) {
+    start_send(channel);
+  } else if (channel.shutdown_wanted_) {
+    channel.shutdown_wanted_ = false;
+    ::shutdown(channel.fd_, SHUT_WR);
+  }
+  if (channel.detached_) {
+    if (channel.idle()) free_channel(channel);
+    return;
+  }
+  if (channel.send_error_ != 0) {
+    post_input(channel, EPOLLIN | EPOLLERR);  // read() says Error after the queued bytes
+    post_output(channel);
+  } else if (channel.owes_writable_ && channel.unsent_bytes() < UringChannel::kSendCap) {
+    channel.owes_writable_ = false;
+    post_output(channel);
+  }
+}
+
+void UringPoller::post_output(UringChannel& channel) {
+  Entry& entry = entries_[channel.fd_];
+  if (entry.channel != &channel || entry.generation == 0 || !(entry.events & EPOLLOUT)) return;
+  queue(channel.fd_, entry, channel.send_error_ != 0 ? EPOLLOUT | EPOLLERR : EPOLLOUT);
 }
 
 void UringPoller::free_channel(UringChannel& channel) {
@@ -255,7 +335,7 @@ void UringPoller::rest(UringChannel& channel) {
 void UringPoller::tend_resting() {
   for (std::size_t i = 0; i < resting_.size();) {
     UringChannel& channel = *resting_[i];
-    bool keep = !channel.ended();
+    bool keep = !channel.ended() && !channel.detached_;  // a closed one only sends what it owes
     if (keep && !channel.armed_) {
       if (channel.capped_ && channel.queued_buffers() < UringChannel::kResumeBelow) {
         channel.capped_ = false;
@@ -302,9 +382,13 @@ void UringPoller::receive(const io_uring_cqe& cqe) {
     channel_polled(channel, cqe.res);
     return;
   }
+  if (cqe.user_data & kChannelSendBit) {
+    sent(channel, cqe.res);
+    return;
+  }
   const bool rearm = channel.on_completion(cqe.res, cqe.flags);
   if (channel.detached_) {
-    if (!channel.armed_ && !channel.poll_armed_) free_channel(channel);
+    if (channel.idle()) free_channel(channel);
     return;
   }
   if (channel.armed_ && !channel.capped_ && channel.queued_buffers() >= UringChannel::kBufferCap) {
@@ -325,14 +409,36 @@ void UringPoller::receive(const io_uring_cqe& cqe) {
 void UringPoller::channel_polled(UringChannel& channel, int res) {
   channel.poll_armed_ = false;
   if (channel.detached_) {
-    if (!channel.armed_) free_channel(channel);
+    if (channel.idle()) free_channel(channel);
     return;
   }
   if (res != -ECANCELED) post_input(channel, EPOLLIN);
 }
 
+// A channel freed meanwhile is never listed (idle() counts the listing).
+void UringPoller::prepare_sends() {
+  for (UringChannel* channel : sends_) {
+    start_send(*channel);
+    if (channel->detached_ && channel->idle()) free_channel(*channel);
+  }
+  sends_.clear();
+}
+
+void UringPoller::reap() {
+  unsigned head;
+  unsigned seen = 0;
+  io_uring_cqe* cqe = nullptr;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    collect(*cqe);
+    ++seen;
+  }
+  io_uring_cq_advance(&ring_, seen);
+}
+
 void UringPoller::wait(std::int64_t timeout_ns) {
+  if (buffers_) buffers_->publish();
   if (!resting_.empty()) tend_resting();
+  prepare_sends();
   io_uring_cqe* cqe = nullptr;
   if (timeout_ns == 0) {
     io_uring_submit_and_get_events(&ring_);
@@ -343,13 +449,7 @@ void UringPoller::wait(std::int64_t timeout_ns) {
     io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
   }
   // -EINTR and -ETIME leave nothing to collect; the loop goes round again.
-  unsigned head;
-  unsigned seen = 0;
-  io_uring_for_each_cqe(&ring_, head, cqe) {
-    collect(*cqe);
-    ++seen;
-  }
-  io_uring_cq_advance(&ring_, seen);
+  reap();
 }
 
 void UringPoller::collect(const io_uring_cqe& cqe) {

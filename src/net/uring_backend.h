@@ -15,6 +15,13 @@
 // receive (kernels before 6.0) open_channel() returns null and every stream reads by readiness.
 // A channel whose owner stops reading is held to a cap of the shared buffers, and a channel that
 // finds the buffers exhausted reads by readiness until one is free (uring_channel.h says how).
+// Its writes go out as IORING_OP_SEND requests, prepared in wait() for every channel written to
+// since the last one and submitted in the same io_uring_enter that waits; the poll then leaves
+// out nothing, but the channel posts EPOLLOUT itself when its unsent bytes fall below its cap.
+// The buffers read out of channels go back to the kernel in one ring advance per wait(). The
+// destructor submits and reaps the channels' sends until every byte written is on its socket (or
+// the socket failed, or kFinalSendsNs passed) before it tears the ring down: a server's last
+// answers, written just before its loop ends, still leave.
 //
 // Completions are folded per descriptor before dispatch (one on_events call with the union of
 // the masks, like one epoll_event). A completion names its registration by (fd, generation) in
@@ -35,6 +42,9 @@ namespace stampede::net {
 
 class UringPoller final : public Poller {
  public:
+  // How long the destructor waits at most for the sends of its channels to reach their sockets
+  // (a peer that reads nothing would hold it forever).
+  static constexpr std::int64_t kFinalSendsNs = 500'000'000;
   // An Error when the kernel has no io_uring, forbids it (seccomp, io_uring_disabled), or lacks
   // what this backend needs (IORING_FEAT_EXT_ARG, multishot poll: Linux 5.13 on).
   static Expected<std::unique_ptr<Poller>> create();
@@ -77,6 +87,9 @@ class UringPoller final : public Poller {
   void collect(const io_uring_cqe& cqe);
   void receive(const io_uring_cqe& cqe);
   void arm_receive(UringChannel& channel);
+  void start_send(UringChannel& channel);
+  void sent(UringChannel& channel, int res);
+  void post_output(UringChannel& channel);
   void arm_channel_poll(UringChannel& channel);
   void cancel_receive(const UringChannel& channel);
   void channel_polled(UringChannel& channel, int res);
@@ -85,6 +98,9 @@ class UringPoller final : public Poller {
   void post_input(UringChannel& channel, std::uint32_t events);
   void free_channel(UringChannel& channel);
   void queue(int fd, Entry& entry, std::uint32_t events);
+  void prepare_sends();
+  void reap();
+  void finish_sends();
 
   io_uring ring_{};
   bool ring_ready_ = false;
@@ -95,6 +111,7 @@ class UringPoller final : public Poller {
   std::vector<std::unique_ptr<UringChannel>> channels_;  // by slot; null when free
   std::vector<std::uint32_t> free_slots_;
   std::vector<UringChannel*> resting_;  // channels without a receive: capped or starved
+  std::vector<UringChannel*> sends_;    // channels with bytes to send and no send in flight
   std::string receive_error_;
 };
 

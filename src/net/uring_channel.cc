@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <liburing.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -47,15 +49,25 @@ ProvidedBuffers::~ProvidedBuffers() {
 }
 
 void ProvidedBuffers::give_back(unsigned id) {
+  // In the slot after the ones given back before it; the tail moves for all of them in publish().
+  // At most count_ buffers are out, so the slots never reach the kernel's head.
   io_uring_buf_ring_add(ring_, memory_ + std::size_t{id} * size_, size_,
-                        static_cast<unsigned short>(id), io_uring_buf_ring_mask(count_), 0);
-  io_uring_buf_ring_advance(ring_, 1);
+                        static_cast<unsigned short>(id), io_uring_buf_ring_mask(count_),
+                        static_cast<int>(unpublished_));
+  ++unpublished_;
   --in_use_;
+}
+
+void ProvidedBuffers::publish() {
+  if (unpublished_ == 0) return;
+  io_uring_buf_ring_advance(ring_, static_cast<int>(unpublished_));
+  unpublished_ = 0;
 }
 
 UringChannel::~UringChannel() {
   for (std::size_t i = head_; i < chunks_.size(); ++i)
     buffers_->give_back(chunks_[i].id);
+  if (lingering_fd_ >= 0) ::close(lingering_fd_);
 }
 
 std::size_t UringChannel::queued_bytes() const {
@@ -100,6 +112,75 @@ IoStatus UringChannel::read(char* buffer, std::size_t capacity, std::size_t& n) 
     return IoStatus::Eof;
   }
   return IoStatus::WouldBlock;
+}
+
+IoStatus UringChannel::write(const char* data, std::size_t length, std::size_t& n) {
+  n = 0;
+  if (send_error_ != 0) return IoStatus::Error;
+  n = take(data, length);
+  return n == 0 && length > 0 ? IoStatus::WouldBlock : IoStatus::Done;
+}
+
+IoStatus UringChannel::writev(const iovec* parts, int count, std::size_t& n) {
+  n = 0;
+  if (send_error_ != 0) return IoStatus::Error;
+  std::size_t asked = 0;
+  for (int i = 0; i < count; ++i) {
+    asked += parts[i].iov_len;
+    const std::size_t took = take(static_cast<const char*>(parts[i].iov_base), parts[i].iov_len);
+    n += took;
+    if (took < parts[i].iov_len) break;
+  }
+  return n == 0 && asked > 0 ? IoStatus::WouldBlock : IoStatus::Done;
+}
+
+std::size_t UringChannel::take(const char* data, std::size_t length) {
+  const std::size_t unsent = unsent_bytes();
+  const std::size_t n = std::min(length, kSendCap - std::min(unsent, kSendCap));
+  // Less than offered, whether none (WouldBlock) or some (a short Done): the caller waits for
+  // EPOLLOUT, as after a send() that filled the socket, so one is owed.
+  if (n < length) owes_writable_ = true;
+  if (n == 0) return 0;
+  next_.insert(next_.end(), data, data + n);
+  if (!send_armed_ && !send_listed_) {
+    send_listed_ = true;
+    sends_->push_back(this);
+  }
+  return n;
+}
+
+void UringChannel::shutdown_write() {
+  if (unsent_bytes() == 0) {
+    ::shutdown(fd_, SHUT_WR);
+  } else {
+    shutdown_wanted_ = true;  // after the last send (UringPoller::sent)
+  }
+}
+
+bool UringChannel::on_sent(int res) {
+  send_armed_ = false;
+  if (res < 0) {
+    send_failed(-res);
+    return false;
+  }
+  sent_ += static_cast<std::size_t>(res);
+  if (sent_ >= sending_.size()) {
+    sending_.clear();  // keeps its capacity, as next_ does
+    sent_ = 0;
+  } else if (res == 0) {
+    send_failed(EPIPE);  // no progress: never submit the same bytes again and again
+    return false;
+  }
+  return unsent_bytes() > 0;
+}
+
+void UringChannel::send_failed(int err) {
+  send_error_ = err;
+  if (error_ == 0) error_ = err;
+  sending_.clear();
+  next_.clear();
+  sent_ = 0;
+  shutdown_wanted_ = false;
 }
 
 IoStatus UringChannel::read_socket(char* buffer, std::size_t capacity, std::size_t& n) {
