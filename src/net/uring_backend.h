@@ -44,7 +44,7 @@ class UringPoller final : public Poller {
  public:
   // How long the destructor waits at most for the sends of its channels to reach their sockets
   // (a peer that reads nothing would hold it forever).
-  static constexpr std::int64_t kFinalSendsNs = 500'000'000;
+  static constexpr std::int64_t kFinalSendsNs = 2'000'000'000;
   // An Error when the kernel has no io_uring, forbids it (seccomp, io_uring_disabled), or lacks
   // what this backend needs (IORING_FEAT_EXT_ARG, multishot poll: Linux 5.13 on).
   static Expected<std::unique_ptr<Poller>> create();
