@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <deque>
 
 #include <fmt/format.h>
 
@@ -20,87 +21,9 @@
 namespace stampede::server {
 namespace {
 
-// The options as typed, before conversion: CLI11 only splits, core/units converts.
-struct RawArgs {
-  std::string positional_port, port, delay, error, percent, cores, body, file;
-  std::string max_header_bytes, max_uri_bytes, max_body_bytes;
-  std::string idle_timeout, header_timeout, drain_timeout, max_connections, max_streams;
-  std::optional<std::string> io;
-  std::string over_limit;
-};
-
 constexpr EnumName<OverLimit> kOverLimitNames[] = {
     {OverLimit::Queue, "queue"}, {OverLimit::Close, "close"}, {OverLimit::Reset, "reset"}};
 static_assert(in_enum_order(kOverLimitNames));
-
-void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
-  app.add_option("port", raw.positional_port, "Port to listen on (0: any free); default 7357")
-      ->type_name("PORT");
-  app.add_option("-p,--port", raw.port,
-                 "Port to listen on (same as the positional port); default 7357")
-      ->type_name("PORT");
-  app.add_option("--host", s.host, "Address to listen on; default 127.0.0.1")->type_name("ADDR");
-  app.add_option("-d,--delay", raw.delay,
-                 "Wait before answering each request, ms (or 50ms, 1s); default 0")
-      ->type_name("MS");
-  app.add_option("-e,--error", raw.error, "Answer every request with this status; default none")
-      ->type_name("CODE");
-  app.add_option("-P,--percent", raw.percent,
-                 "Only this % of requests get the error (500 unless --error is given); "
-                 "default: every request when --error is given")
-      ->type_name("N");
-  app.add_option("-c,--cores", raw.cores, "Worker threads sharing the port; default half the cores")
-      ->type_name("N");
-  app.add_option("-b,--body", raw.body, "Response body; default OK")->type_name("TEXT");
-  app.add_option("-f,--file", raw.file, "Response body read from this file; default none")
-      ->type_name("PATH");
-  app.add_option("--id", s.id,
-                 "Instance name: x-instance header, {\"id\":NAME} body, /count; default none")
-      ->type_name("NAME");
-  app.add_option("--ready-file", cli.ready_file,
-                 "Write the bound port here once listening; default none")
-      ->type_name("PATH");
-  app.add_flag("-q,--quiet", cli.quiet, "No per-second lines on stderr");
-  app.add_option("--max-header-bytes", raw.max_header_bytes,
-                 "Request head limit, bytes (or 16k, 1m); over it 431; default 16k")
-      ->type_name("SIZE");
-  app.add_option("--max-uri-bytes", raw.max_uri_bytes,
-                 "Request target limit, bytes; over it 414; default 8k")
-      ->type_name("SIZE");
-  app.add_option("--max-body-bytes", raw.max_body_bytes,
-                 "Request body limit, bytes; over it 413; default 64m")
-      ->type_name("SIZE");
-  app.add_option("--idle-timeout", raw.idle_timeout,
-                 "Close idle connections after this long, s (or 500ms); default 60s")
-      ->type_name("DURATION");
-  app.add_option("--header-timeout", raw.header_timeout,
-                 "Time allowed to send a request head, s; over it 408; default 10s")
-      ->type_name("DURATION");
-  app.add_option("--tls-cert", s.tls_cert_file,
-                 "Serve HTTPS with this certificate chain (PEM); default none")
-      ->type_name("FILE");
-  app.add_option("--tls-key", s.tls_key_file, "The private key of --tls-cert (PEM); default none")
-      ->type_name("FILE");
-  app.add_flag("--tls-self-signed", s.tls_self_signed,
-               "Serve HTTPS with a throwaway self-signed certificate made at start");
-  app.add_option("--drain-timeout", raw.drain_timeout,
-                 "On SIGINT/SIGTERM, time left to in-flight requests, s; default 5s")
-      ->type_name("DURATION");
-  app.add_option("--max-connections", raw.max_connections,
-                 "Client connections open at once; more wait to be accepted; default no cap")
-      ->type_name("N");
-  app.add_flag_function(
-      "--no-http2", [&s](std::int64_t) { s.http2 = false; },
-      "Answer HTTP/1.1 only: no HTTP/2 preface detection, no ALPN h2 over TLS; default both on");
-  app.add_option("--max-streams", raw.max_streams,
-                 "HTTP/2 streams open at once per connection (1 to 10000); default 128")
-      ->type_name("N");
-  app.add_option("--over-limit", raw.over_limit,
-                 "Past --max-connections: queue (wait to be accepted), close or reset each new "
-                 "connection at once; default queue")
-      ->type_name(joined_names(kOverLimitNames, "|", "|"));
-  add_io_option(app, raw.io);
-}
 
 Expected<std::uint64_t> to_count(std::string_view flag, const std::string& text,
                                  std::uint64_t max) {
@@ -142,16 +65,6 @@ Expected<int> to_status(const std::string& text) {
   return code;
 }
 
-// Sets `field` from `text` when the option was given, through `convert`.
-template <class T, class Convert>
-Expected<void> convert_into(const std::string& text, T& field, Convert convert) {
-  if (text.empty()) return {};
-  auto value = convert(text);
-  if (!value) return value.error();
-  field = static_cast<T>(*value);
-  return {};
-}
-
 Expected<std::chrono::nanoseconds> to_duration(std::string_view flag, const std::string& text,
                                                std::chrono::nanoseconds bare_unit) {
   auto d = parse_duration(text, bare_unit);
@@ -165,52 +78,146 @@ Expected<std::uint64_t> to_size(std::string_view flag, const std::string& text) 
   return *n;
 }
 
-Expected<void> convert_numbers(const RawArgs& raw, ServerOptions& s) {
+Expected<double> to_percent(std::string_view flag, const std::string& text) {
+  auto p = parse_number(text);
+  if (!p) return make_error(fmt::format("{}: {}", flag, p.error().message));
+  return *p;
+}
+
+// Sets `field` from a converted value, or passes its refusal on.
+template <class T, class V>
+Expected<void> set(T& field, Expected<V> value) {
+  if (!value) return value.error();
+  field = static_cast<T>(*value);
+  return {};
+}
+
+// A text option's field: a string, or an optional one (given, even empty).
+template <class T>
+Expected<void> assign(T& field, const std::string& text) {
+  field = text;
+  return {};
+}
+
+// Converts an option's text into its field of ServerOptions; `flag` (its long name) words the
+// refusal.
+using Apply = Expected<void> (*)(std::string_view flag, const std::string& text, ServerOptions&);
+
+// A value option as typed (CLI11 only splits) and what its text sets once given.
+struct Setting {
+  std::string text;
+  const CLI::Option* option = nullptr;
+  Apply apply = nullptr;
+};
+
+// The options as typed, before conversion. The settings live in a deque: CLI11 keeps a reference
+// to each text.
+struct RawArgs {
+  std::string positional_port, port;
+  std::deque<Setting> settings;
+  std::optional<std::string> io;
+};
+
+// Declares a value option and the conversion its text goes through, so each is named once.
+void add_setting(CLI::App& app, RawArgs& raw, const std::string& names, const std::string& help,
+                 const std::string& value_name, Apply apply) {
+  Setting& setting = raw.settings.emplace_back();
+  setting.option = app.add_option(names, setting.text, help)->type_name(value_name);
+  setting.apply = apply;
+}
+
+void declare(CLI::App& app, RawArgs& raw, ServerOptions& s, CliOptions& cli) {
   using std::chrono::milliseconds;
   using std::chrono::seconds;
+  using Flag = std::string_view;
+  using Text = const std::string&;
+  using To = ServerOptions&;
+  app.add_option("port", raw.positional_port, "Port to listen on (0: any free); default 7357")
+      ->type_name("PORT");
+  app.add_option("-p,--port", raw.port,
+                 "Port to listen on (same as the positional port); default 7357")
+      ->type_name("PORT");
+  add_setting(app, raw, "--host", "Address to listen on; default 127.0.0.1", "ADDR",
+              [](Flag, Text t, To o) { return assign(o.host, t); });
+  add_setting(
+      app, raw, "-d,--delay", "Wait before answering each request, ms (or 50ms, 1s); default 0",
+      "MS", [](Flag f, Text t, To o) { return set(o.delay, to_duration(f, t, milliseconds(1))); });
+  add_setting(app, raw, "-e,--error", "Answer every request with this status; default none", "CODE",
+              [](Flag, Text t, To o) { return set(o.error_status, to_status(t)); });
+  add_setting(app, raw, "-P,--percent",
+              "Only this % of requests get the error (500 unless --error is given); "
+              "default: every request when --error is given",
+              "N", [](Flag f, Text t, To o) { return set(o.error_percent, to_percent(f, t)); });
+  add_setting(app, raw, "-c,--cores", "Worker threads sharing the port; default half the cores",
+              "N", [](Flag f, Text t, To o) { return set(o.cores, to_positive(f, t, 1024)); });
+  add_setting(app, raw, "-b,--body", "Response body; default OK", "TEXT",
+              [](Flag, Text t, To o) { return assign(o.body, t); });
+  add_setting(app, raw, "-f,--file", "Response body read from this file; default none", "PATH",
+              [](Flag, Text t, To o) { return assign(o.body_file, t); });
+  add_setting(app, raw, "--id",
+              "Instance name: x-instance header, {\"id\":NAME} body, /count; default none", "NAME",
+              [](Flag, Text t, To o) { return assign(o.id, t); });
+  app.add_option("--ready-file", cli.ready_file,
+                 "Write the bound port here once listening; default none")
+      ->type_name("PATH");
+  app.add_flag("-q,--quiet", cli.quiet, "No per-second lines on stderr");
+  add_setting(app, raw, "--max-header-bytes",
+              "Request head limit, bytes (or 16k, 1m); over it 431; default 16k", "SIZE",
+              [](Flag f, Text t, To o) { return set(o.max_header_bytes, to_size(f, t)); });
+  add_setting(app, raw, "--max-uri-bytes", "Request target limit, bytes; over it 414; default 8k",
+              "SIZE", [](Flag f, Text t, To o) { return set(o.max_uri_bytes, to_size(f, t)); });
+  add_setting(app, raw, "--max-body-bytes", "Request body limit, bytes; over it 413; default 64m",
+              "SIZE", [](Flag f, Text t, To o) { return set(o.max_body_bytes, to_size(f, t)); });
+  add_setting(
+      app, raw, "--idle-timeout",
+      "Close idle connections after this long, s (or 500ms); default 60s", "DURATION",
+      [](Flag f, Text t, To o) { return set(o.idle_timeout, to_duration(f, t, seconds(1))); });
+  add_setting(
+      app, raw, "--header-timeout",
+      "Time allowed to send a request head, s; over it 408; default 10s", "DURATION",
+      [](Flag f, Text t, To o) { return set(o.header_timeout, to_duration(f, t, seconds(1))); });
+  add_setting(app, raw, "--tls-cert", "Serve HTTPS with this certificate chain (PEM); default none",
+              "FILE", [](Flag, Text t, To o) { return assign(o.tls_cert_file, t); });
+  add_setting(app, raw, "--tls-key", "The private key of --tls-cert (PEM); default none", "FILE",
+              [](Flag, Text t, To o) { return assign(o.tls_key_file, t); });
+  app.add_flag("--tls-self-signed", s.tls_self_signed,
+               "Serve HTTPS with a throwaway self-signed certificate made at start");
+  add_setting(
+      app, raw, "--drain-timeout",
+      "On SIGINT/SIGTERM, time left to in-flight requests, s; default 5s", "DURATION",
+      [](Flag f, Text t, To o) { return set(o.drain_timeout, to_duration(f, t, seconds(1))); });
+  add_setting(
+      app, raw, "--max-connections",
+      "Client connections open at once; more wait to be accepted; default no cap", "N",
+      [](Flag f, Text t, To o) { return set(o.max_connections, to_positive(f, t, 1'000'000)); });
+  app.add_flag_function(
+      "--no-http2", [&s](std::int64_t) { s.http2 = false; },
+      "Answer HTTP/1.1 only: no HTTP/2 preface detection, no ALPN h2 over TLS; default both on");
+  add_setting(app, raw, "--max-streams",
+              "HTTP/2 streams open at once per connection (1 to 10000); default 128", "N",
+              [](Flag f, Text t, To o) { return set(o.max_streams, to_positive(f, t, 10'000)); });
+  add_setting(app, raw, "--over-limit",
+              "Past --max-connections: queue (wait to be accepted), close or reset each new "
+              "connection at once; default queue",
+              joined_names(kOverLimitNames, "|", "|"),
+              [](Flag, Text t, To o) { return set(o.over_limit, to_over_limit(t)); });
+  add_io_option(app, raw.io);
+}
+
+// The port first (given once or twice alike), then each setting given, in the order of --help.
+Expected<void> convert_settings(const RawArgs& raw, ServerOptions& s) {
   if (!raw.port.empty() && !raw.positional_port.empty() && raw.port != raw.positional_port) {
     return make_error("the port is given twice, with different values");
   }
   const std::string& port = raw.port.empty() ? raw.positional_port : raw.port;
-  Expected<void> r = convert_into(port, s.port, [](auto& t) { return to_count("port", t, 65535); });
-  if (r)
-    r = convert_into(raw.delay, s.delay,
-                     [](auto& t) { return to_duration("--delay", t, milliseconds(1)); });
-  if (r) r = convert_into(raw.error, s.error_status, to_status);
-  if (r)
-    r = convert_into(raw.percent, s.error_percent, [](auto& t) -> Expected<double> {
-      auto p = parse_number(t);
-      if (!p) return make_error(fmt::format("--percent: {}", p.error().message));
-      return *p;
-    });
-  if (r)
-    r = convert_into(raw.cores, s.cores, [](auto& t) { return to_positive("--cores", t, 1024); });
-  if (r)
-    r = convert_into(raw.max_connections, s.max_connections,
-                     [](auto& t) { return to_positive("--max-connections", t, 1'000'000); });
-  if (r) r = convert_into(raw.over_limit, s.over_limit, to_over_limit);
-  if (r)
-    r = convert_into(raw.max_streams, s.max_streams,
-                     [](auto& t) { return to_positive("--max-streams", t, 10'000); });
-  if (r)
-    r = convert_into(raw.max_header_bytes, s.max_header_bytes,
-                     [](auto& t) { return to_size("--max-header-bytes", t); });
-  if (r)
-    r = convert_into(raw.max_uri_bytes, s.max_uri_bytes,
-                     [](auto& t) { return to_size("--max-uri-bytes", t); });
-  if (r)
-    r = convert_into(raw.max_body_bytes, s.max_body_bytes,
-                     [](auto& t) { return to_size("--max-body-bytes", t); });
-  if (r)
-    r = convert_into(raw.idle_timeout, s.idle_timeout,
-                     [](auto& t) { return to_duration("--idle-timeout", t, seconds(1)); });
-  if (r)
-    r = convert_into(raw.header_timeout, s.header_timeout,
-                     [](auto& t) { return to_duration("--header-timeout", t, seconds(1)); });
-  if (r)
-    r = convert_into(raw.drain_timeout, s.drain_timeout,
-                     [](auto& t) { return to_duration("--drain-timeout", t, seconds(1)); });
-  return r;
+  if (!port.empty()) {
+    if (auto r = set(s.port, to_count("port", port, 65535)); !r) return r;
+  }
+  for (const Setting& setting : raw.settings) {
+    if (setting.option->count() == 0) continue;
+    if (auto r = setting.apply(setting.option->get_name(), setting.text, s); !r) return r;
+  }
+  return {};
 }
 
 // Blocks SIGINT and SIGTERM in this thread (and so in the workers it starts): they are taken
@@ -278,9 +285,7 @@ Expected<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   if (!help) return help.error();
   if (*help) return cli;
   if (auto r = refuse_empty_values(app, {"--body"}); !r) return r.error();
-  if (app.count("--body") > 0) options.body = raw.body;
-  options.body_file = raw.file;
-  if (auto r = convert_numbers(raw, options); !r) return r.error();
+  if (auto r = convert_settings(raw, options); !r) return r.error();
   auto io = parse_io_option(raw.io);
   if (!io) return io.error();
   options.io = *io;

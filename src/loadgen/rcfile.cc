@@ -1,6 +1,8 @@
 #include "loadgen/rcfile.h"
 
+#include <optional>
 #include <set>
+#include <string_view>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
@@ -79,28 +81,44 @@ bool unsupported_and_set(const std::string& key, const Json& v) {
   return true;
 }
 
+// The keys that hold one number or one string, each with the option it fills.
+struct PlainKey {
+  std::string_view key;
+  std::optional<RawValue> RawOptions::*field;
+  bool number;  // else a string
+};
+constexpr PlainKey kPlainKeys[] = {
+    {"maxRequests", &RawOptions::max_requests, true},
+    {"concurrency", &RawOptions::concurrency, true},
+    {"maxSeconds", &RawOptions::max_seconds, true},
+    {"timeout", &RawOptions::timeout, true},
+    {"method", &RawOptions::method, false},
+    {"contentType", &RawOptions::content_type, false},
+    {"indexParam", &RawOptions::index_param, false},
+    {"ramp", &RawOptions::ramp, true},
+    {"maxP99", &RawOptions::max_p99, true},
+    {"maxErrorRate", &RawOptions::max_error_rate, true},
+    {"minRps", &RawOptions::min_rps, true},
+    {"streams", &RawOptions::streams, true},
+    {"cert", &RawOptions::cert_file, false},
+    {"key", &RawOptions::key_file, false},
+    {"secureProtocol", &RawOptions::secure_protocol, false},
+};
+
 Expected<void> read_key(const std::string& key, const Json& v, RawOptions& out) {
   auto set = [&](std::optional<RawValue>& field, Expected<RawValue> r) -> Expected<void> {
     if (!r) return r.error();
     field = std::move(r).value();
     return {};
   };
-  if (key == "maxRequests") return set(out.max_requests, number_value(key, v));
-  if (key == "concurrency") return set(out.concurrency, number_value(key, v));
-  if (key == "maxSeconds") return set(out.max_seconds, number_value(key, v));
-  if (key == "timeout") return set(out.timeout, number_value(key, v));
-  if (key == "method") return set(out.method, string_value(key, v));
-  if (key == "contentType") return set(out.content_type, string_value(key, v));
-  if (key == "indexParam") return set(out.index_param, string_value(key, v));
+  for (const PlainKey& plain : kPlainKeys) {
+    if (key != plain.key) continue;
+    return set(out.*plain.field, plain.number ? number_value(key, v) : string_value(key, v));
+  }
   if (key == "requestsPerSecond") {
     if (v.is_null() || (v.is_number() && v.get<double>() == 0)) return {};  // loadtest: unset
     return set(out.rps, number_value(key, v));
   }
-  if (key == "ramp") return set(out.ramp, number_value(key, v));
-  if (key == "maxP99") return set(out.max_p99, number_value(key, v));
-  if (key == "maxErrorRate") return set(out.max_error_rate, number_value(key, v));
-  if (key == "minRps") return set(out.min_rps, number_value(key, v));
-  if (key == "streams") return set(out.streams, number_value(key, v));
   if (key == "body") {
     if (v.is_string()) return set(out.data, string_value(key, v));
     return set(out.data, RawValue{v.dump(), origin(key)});  // an object is sent as JSON
@@ -109,9 +127,6 @@ Expected<void> read_key(const std::string& key, const Json& v, RawOptions& out) 
     out.file_keeps_method = true;
     return set(out.post_file, string_value(key, v));
   }
-  if (key == "cert") return set(out.cert_file, string_value(key, v));
-  if (key == "key") return set(out.key_file, string_value(key, v));
-  if (key == "secureProtocol") return set(out.secure_protocol, string_value(key, v));
   if (key == "proxy") {
     if (v.is_null() || (v.is_string() && v.get<std::string>().empty())) return {};
     return set(out.proxy, string_value(key, v));
