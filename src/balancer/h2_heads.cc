@@ -85,7 +85,8 @@ bool translate_response_head(std::string_view raw, std::string_view backend_name
     const std::size_t at = out.names.size();
     for (const char c : name)
       out.names.push_back(http::ascii_lower(c));
-    out.fields.push_back({{out.names.data() + at, name.size()}, trim_ows(line.substr(colon + 1))});
+    out.fields.push_back(
+        {{out.names.data() + at, name.size()}, http::trim_ows(line.substr(colon + 1))});
   }
   out.fields.push_back({"x-backend", backend_name});
   return true;

@@ -27,14 +27,6 @@ void append_field(Buffer& out, std::string_view name, std::string_view value) {
 
 }  // namespace
 
-std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 std::string_view next_head_line(std::string_view& rest) {
   // A validated head's lines end in CRLF: the first LF, after a CR, ends the first CRLF. Any
   // other LF (bytes not checked) takes the search for "\r\n".
@@ -71,7 +63,7 @@ int status_code_of(std::string_view line) {
 void ConnectionTokens::add_list(std::string_view value) {
   while (!value.empty() && count_ < kMax) {
     std::size_t comma = value.find(',');
-    std::string_view token = trim_ows(value.substr(0, comma));
+    std::string_view token = http::trim_ows(value.substr(0, comma));
     if (!token.empty()) tokens_[count_++] = token;
     if (comma == std::string_view::npos) break;
     value.remove_prefix(comma + 1);

@@ -26,10 +26,9 @@ class ConnectionTokens {
 
 // Raw-head helpers (heads as the response parser validated them), shared with h2_heads.cc:
 // the next line without its CRLF (advancing `rest`), the status code of "HTTP/1.1 200 OK" (-1
-// when not in that shape), a value without optional white space around it.
+// when not in that shape). A value's white space: http::trim_ows.
 std::string_view next_head_line(std::string_view& rest);
 int status_code_of(std::string_view status_line);
-std::string_view trim_ows(std::string_view s);
 
 // A raw response head seen past its interim responses (100, 103, ...: each ends at its own
 // empty line; a 101 is final): the final status line and its code (status_code_of), its field

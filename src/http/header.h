@@ -53,6 +53,15 @@ inline constexpr bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+// `text` without the optional white space (RFC 9110 5.6.3 OWS: spaces and tabs) around it.
+inline constexpr std::string_view trim_ows(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
+  return text;
+}
+
 // The first header named `name` (case-insensitive), or nullptr.
 inline const Header* find_header(std::span<const Header> headers, std::string_view name) {
   for (const Header& h : headers) {

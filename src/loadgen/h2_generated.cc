@@ -29,14 +29,6 @@ bool is_connection_specific(std::string_view name) {
                      [name](std::string_view dropped) { return http::iequals(name, dropped); });
 }
 
-std::string_view trim_ows(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-    text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-    text.remove_suffix(1);
-  return text;
-}
-
 void append_field(H2Fields& out, std::string_view name, std::string_view value, bool lower) {
   H2Fields::Span span{out.text.size(), name.size(), 0, value.size()};
   for (char c : name)
@@ -141,7 +133,7 @@ void H2Generated::read_connection_options() {
     std::string_view value = h.value;
     while (!value.empty()) {
       const std::size_t comma = value.find(',');
-      const std::string_view option = trim_ows(value.substr(0, comma));
+      const std::string_view option = http::trim_ows(value.substr(0, comma));
       if (!option.empty()) options_.push_back(option);
       value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
     }

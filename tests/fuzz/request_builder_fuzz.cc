@@ -64,14 +64,6 @@ bool is_known_method(std::string_view method) {
   return false;
 }
 
-std::string_view trim(std::string_view v) {
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
-    v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t'))
-    v.remove_suffix(1);
-  return v;
-}
-
 bool spec_has(const http::RequestSpec& spec, std::string_view name) {
   for (const auto& h : spec.headers) {
     if (http::iequals(h.first, name)) return true;
@@ -107,7 +99,7 @@ void check_round_trip(const http::RequestSpec& spec) {
   std::size_t next = 0;  // the spec's next header
   for (const http::Header& h : parser.headers()) {
     if (next < spec.headers.size() && h.name == spec.headers[next].first) {
-      FUZZ_CHECK(h.value == trim(spec.headers[next].second), "header '%s': value '%.*s'",
+      FUZZ_CHECK(h.value == http::trim_ows(spec.headers[next].second), "header '%s': value '%.*s'",
                  spec.headers[next].first.c_str(), static_cast<int>(h.value.size()),
                  h.value.data());
       ++next;
