@@ -94,6 +94,13 @@ struct H2Session::Callbacks {
     return 0;
   }
 
+  static int on_invalid(nghttp2_session*, const nghttp2_frame*, int, void* user) {
+    H2Session& s = self(user);
+    if (!h2::note_invalid_frame(s.flood_, s.worker_.loop().now_ns()))
+      s.end_session(NGHTTP2_ENHANCE_YOUR_CALM);
+    return 0;
+  }
+
   static int on_close(nghttp2_session*, std::int32_t id, std::uint32_t, void* user) {
     self(user).stream_closed(id);
     return 0;
@@ -104,6 +111,7 @@ struct H2Session::Callbacks {
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, on_invalid);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
   }
 };

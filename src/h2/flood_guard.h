@@ -1,8 +1,9 @@
 // FloodGuard: counts the frames a peer can send at no cost to itself but not to us (SETTINGS,
-// PING, RST_STREAM — the "rapid reset" of CVE-2023-44487 — and empty DATA or HEADERS frames)
-// over one-second windows. Past the limit of any kind the session should end with GOAWAY
-// ENHANCE_YOUR_CALM. Time is given by the caller (monotonic ns), so tests need no clock.
-// One per session; the session's thread only.
+// PING, RST_STREAM — the "rapid reset" of CVE-2023-44487 —, empty DATA frames, and the frames
+// nghttp2 answers with a RST_STREAM of ours, such as a HEADERS frame with an empty header block
+// on each new stream: the "reset flood" of CVE-2019-9514) over one-second windows. Past the limit
+// of any kind the session should end with GOAWAY ENHANCE_YOUR_CALM. Time is given by the caller
+// (monotonic ns), so tests need no clock. One per session; the session's thread only.
 #pragma once
 
 #include <array>
@@ -10,7 +11,8 @@
 
 namespace stampede::h2 {
 
-enum class Costly : std::uint8_t { Settings, Ping, Reset, Empty };
+// Invalid: a frame nghttp2 rejects with a stream error (its on_invalid_frame_recv callback).
+enum class Costly : std::uint8_t { Settings, Ping, Reset, Empty, Invalid };
 
 struct FloodLimits {
   // Of each kind. Below nghttp2's own bound of 1000 queued ACKs, so a PING or SETTINGS flood
@@ -30,7 +32,7 @@ class FloodGuard {
  private:
   static constexpr std::int64_t kWindowNs = 1'000'000'000;
   FloodLimits limits_;
-  std::array<std::uint32_t, 4> counts_{};
+  std::array<std::uint32_t, 5> counts_{};
   std::int64_t window_start_ns_ = 0;
   bool started_ = false;
   bool flooded_ = false;

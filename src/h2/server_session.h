@@ -34,6 +34,12 @@ nghttp2_session* new_server_session(InstallCallbacks install, void* user,
 // once the peer flooded: end the session with GOAWAY ENHANCE_YOUR_CALM.
 bool note_frame(FloodGuard& guard, const nghttp2_frame& frame, std::int64_t now_ns);
 
+// Notes a frame nghttp2 rejected with a stream error (from on_invalid_frame_recv): each costs us
+// a RST_STREAM, and an honest client sends none. False once the peer flooded, as note_frame.
+inline bool note_invalid_frame(FloodGuard& guard, std::int64_t now_ns) {
+  return guard.note(Costly::Invalid, now_ns);
+}
+
 // Moves the frames nghttp2 has ready (mem_send) into `out` (anything with append(const char*,
 // size_t)) until it has none or `full()` says enough waits to be written. False on an nghttp2
 // error: the session is unusable, close the connection. Inline: it runs for every response.

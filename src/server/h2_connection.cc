@@ -156,11 +156,19 @@ struct H2Connection::Callbacks {
     return 0;
   }
 
+  static int on_invalid(nghttp2_session*, const nghttp2_frame*, int, void* user) {
+    H2Connection& c = self(user);
+    if (!h2::note_invalid_frame(c.flood_, c.worker_.loop().now_ns()))
+      c.end_session(NGHTTP2_ENHANCE_YOUR_CALM);
+    return 0;
+  }
+
   static void install(nghttp2_session_callbacks* cb) {
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb, begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, on_invalid);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_sent);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
   }

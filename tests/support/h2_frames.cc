@@ -53,6 +53,9 @@ std::string flood_of(h2::Costly kind, int frames, bool padded) {
         out += padded ? raw_frame(NGHTTP2_DATA, NGHTTP2_FLAG_PADDED, 1, std::string(1, '\0'))
                       : raw_frame(NGHTTP2_DATA, 0, 1, "");
         break;
+      case h2::Costly::Invalid:  // no :method, :scheme, :path: malformed (RFC 9113 8.3.1)
+        out += raw_frame(NGHTTP2_HEADERS, kEndHeaders | NGHTTP2_FLAG_END_STREAM, id, "");
+        break;
     }
   }
   return out;

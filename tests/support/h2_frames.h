@@ -28,9 +28,11 @@ inline constexpr std::string_view kGetBlock{"\x82\x86\x84\x01\x01x", 6};
 inline constexpr int kFloodFrames = 600;
 
 // `frames` frames of one costly kind, in one string: SETTINGS or PING frames that are no ACK,
-// HEADERS then RST_STREAM on new streams (the rapid reset of CVE-2023-44487), or HEADERS opening
+// HEADERS then RST_STREAM on new streams (the rapid reset of CVE-2023-44487), HEADERS opening
 // stream 1 then empty DATA frames without END_STREAM on it (`padded`: each with the PADDED flag
-// and a pad length of 0, so one byte of payload and no data).
+// and a pad length of 0, so one byte of payload and no data), or HEADERS frames with an empty
+// header block on new streams, each a malformed request nghttp2 answers with a RST_STREAM (the
+// reset flood of CVE-2019-9514).
 std::string flood_of(h2::Costly kind, int frames = kFloodFrames, bool padded = false);
 
 // A frame the protocol forbids, and the GOAWAY error code it must get (RFC 9113 and RFC 7541, as

@@ -68,6 +68,13 @@ TEST(H2FrontHostile, PaddedEmptyDataFloodEndsWithEnhanceYourCalm) {
   expect_cut_off(stampede::testing::flood_of(h2::Costly::Empty, kThousands, true));
 }
 
+// HEADERS frames with an empty header block on new streams: each a malformed request that
+// nghttp2 answers with a RST_STREAM of ours (the reset flood of CVE-2019-9514). Before the guard
+// counted them, 4 x 200 000 of them got 200 000 RST_STREAMs each and no GOAWAY.
+TEST(H2FrontHostile, MalformedHeadersFloodEndsWithEnhanceYourCalm) {
+  expect_cut_off(stampede::testing::flood_of(h2::Costly::Invalid, kThousands));
+}
+
 TEST(H2FrontHostile, ForbiddenFramesGetTheirGoawayAndOtherConnectionsLive) {
   EchoBehindBalancer setup;
   ASSERT_TRUE(setup.ok());

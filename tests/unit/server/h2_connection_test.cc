@@ -154,8 +154,8 @@ TEST_F(ServerH2, AnHpackBombEndsWithEnhanceYourCalm) {
 }
 
 TEST_F(ServerH2, FloodsOfEachKindEndWithEnhanceYourCalm) {
-  for (h2::Costly kind :
-       {h2::Costly::Settings, h2::Costly::Ping, h2::Costly::Reset, h2::Costly::Empty}) {
+  for (h2::Costly kind : {h2::Costly::Settings, h2::Costly::Ping, h2::Costly::Reset,
+                          h2::Costly::Empty, h2::Costly::Invalid}) {
     SCOPED_TRACE(static_cast<int>(kind));
     H2Peer peer;
     open();
