@@ -60,13 +60,6 @@ Expected<void> refuse_empty_values(const CLI::App& app,
 CLI::Option* add_last_wins_option(CLI::App& app, const std::string& names,
                                   std::optional<std::string>& into, const std::string& help);
 
-// --max-p99, --max-error-rate and --min-rps, the same on the generator and `merge`: declares
-// them on `app` as text (nullopt: not given), converted by loadgen::to_thresholds.
-struct ThresholdTexts {
-  std::optional<std::string> max_p99, max_error_rate, min_rps;
-};
-void add_threshold_options(CLI::App& app, ThresholdTexts& texts);
-
 // --io uring|epoll, the same on every subcommand that runs event loops: declares it on `app`,
 // into `text` (nullopt: not given).
 void add_io_option(CLI::App& app, std::optional<std::string>& text);
