@@ -69,6 +69,16 @@ Expected<net::IoBackend> parse_io_option(const std::optional<std::string>& text)
 // on stderr saying why io_uring cannot be used (net::choose_io_backend).
 net::IoBackend settle_io_backend(net::IoBackend requested);
 
+// The last step of a subcommand's parse: `config` prepared into `out.plan` by its engine's
+// prepare() (found by argument-dependent lookup), or prepare()'s refusal as it is worded there.
+template <class CommandLine, class Config>
+Expected<CommandLine> with_prepared_plan(CommandLine out, Config config) {
+  auto plan = prepare(std::move(config));
+  if (!plan) return plan.error();
+  out.plan = std::move(plan).value();
+  return out;
+}
+
 // For a subcommand's main, after parsing into `parsed` (a type with `bool help` and
 // `std::string help_text`): the exit code when the command stops here, 2 after printing the
 // error as one line on stderr, 0 after printing the help on stdout; nullopt when it goes on.
