@@ -110,4 +110,20 @@ std::optional<int> exit_before_run(const Expected<bool>& parsed, const CommandLi
   return std::nullopt;
 }
 
+// The main of a subcommand that finds every refusal before it acts (compare, merge): parses
+// `args` on `app` (stopping there on help or a parse error), turns them into its input with
+// `read(args)` (a refusal: one line on stderr, exit 2), then returns `run(input)`, its exit code.
+template <class CommandLine, class Read, class Run>
+int read_then_run(CLI::App& app, CommandLine& args, int argc, const char* const* argv, Read read,
+                  Run run) {
+  const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
+  if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
+  auto input = read(args);
+  if (!input) {
+    print_error_line(input.error().message);
+    return 2;
+  }
+  return run(*input);
+}
+
 }  // namespace stampede

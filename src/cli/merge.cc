@@ -182,18 +182,13 @@ int merge_main(int argc, char** argv) {
                "stampede merge");
   MergeArgs args;
   define(app, args);
-  const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
-  if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
-  auto input = merge_inputs(args);
-  if (!input) {
-    print_error_line(input.error().message);
-    return 2;
-  }
-  MergedReportSettings settings;
-  settings.json = args.json;
-  settings.html = args.html.value_or("");
-  settings.thresholds = input->thresholds;
-  return print_merged_report(settings, input->merged);
+  return read_then_run(app, args, argc, argv, &merge_inputs, [&args](const MergeInput& input) {
+    MergedReportSettings settings;
+    settings.json = args.json;
+    settings.html = args.html.value_or("");
+    settings.thresholds = input.thresholds;
+    return print_merged_report(settings, input.merged);
+  });
 }
 
 }  // namespace stampede::loadgen
