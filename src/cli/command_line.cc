@@ -36,17 +36,6 @@ CLI::Option* add_last_wins_option(CLI::App& app, const std::string& names,
   return app.add_option(names, into, help)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
-void add_threshold_options(CLI::App& app, ThresholdTexts& texts) {
-  add_last_wins_option(app, "--max-p99", texts.max_p99,
-                       "Exit with status 3 if the p99 latency exceeds this, ms; default none");
-  add_last_wins_option(
-      app, "--max-error-rate", texts.max_error_rate,
-      "Exit with status 3 if more than this percentage of requests fail, %; default none");
-  add_last_wins_option(
-      app, "--min-rps", texts.min_rps,
-      "Exit with status 3 if the effective rate is below this, requests/s; default none");
-}
-
 void add_io_option(CLI::App& app, std::optional<std::string>& text) {
   app.add_option("--io", text,
                  std::string("What the event loops wait with: uring (io_uring) or epoll; where "

@@ -60,13 +60,6 @@ Expected<void> refuse_empty_values(const CLI::App& app,
 CLI::Option* add_last_wins_option(CLI::App& app, const std::string& names,
                                   std::optional<std::string>& into, const std::string& help);
 
-// --max-p99, --max-error-rate and --min-rps, the same on the generator and `merge`: declares
-// them on `app` as text (nullopt: not given), converted by loadgen::to_thresholds.
-struct ThresholdTexts {
-  std::optional<std::string> max_p99, max_error_rate, min_rps;
-};
-void add_threshold_options(CLI::App& app, ThresholdTexts& texts);
-
 // --io uring|epoll, the same on every subcommand that runs event loops: declares it on `app`,
 // into `text` (nullopt: not given).
 void add_io_option(CLI::App& app, std::optional<std::string>& text);
@@ -75,6 +68,16 @@ Expected<net::IoBackend> parse_io_option(const std::optional<std::string>& text)
 // At start, before any loop is made: `requested` when it works here; else epoll, after one line
 // on stderr saying why io_uring cannot be used (net::choose_io_backend).
 net::IoBackend settle_io_backend(net::IoBackend requested);
+
+// The last step of a subcommand's parse: `config` prepared into `out.plan` by its engine's
+// prepare() (found by argument-dependent lookup), or prepare()'s refusal as it is worded there.
+template <class CommandLine, class Config>
+Expected<CommandLine> with_prepared_plan(CommandLine out, Config config) {
+  auto plan = prepare(std::move(config));
+  if (!plan) return plan.error();
+  out.plan = std::move(plan).value();
+  return out;
+}
 
 // For a subcommand's main, after parsing into `parsed` (a type with `bool help` and
 // `std::string help_text`): the exit code when the command stops here, 2 after printing the
@@ -105,6 +108,22 @@ std::optional<int> exit_before_run(const Expected<bool>& parsed, const CommandLi
     return 0;
   }
   return std::nullopt;
+}
+
+// The main of a subcommand that finds every refusal before it acts (compare, merge): parses
+// `args` on `app` (stopping there on help or a parse error), turns them into its input with
+// `read(args)` (a refusal: one line on stderr, exit 2), then returns `run(input)`, its exit code.
+template <class CommandLine, class Read, class Run>
+int read_then_run(CLI::App& app, CommandLine& args, int argc, const char* const* argv, Read read,
+                  Run run) {
+  const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
+  if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
+  auto input = read(args);
+  if (!input) {
+    print_error_line(input.error().message);
+    return 2;
+  }
+  return run(*input);
 }
 
 }  // namespace stampede

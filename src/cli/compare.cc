@@ -89,22 +89,11 @@ Expected<CompareInput> read_input(const CLI::App& app, const CompareArgs& args) 
                       std::move(current).value()};
 }
 
-}  // namespace
-
-int compare_main(int argc, char** argv) {
-  CLI::App app("stampede compare: the change between two sets of runs, beyond their noise",
-               "stampede compare");
-  CompareArgs args;
-  define(app, args);
-  const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
-  if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
-  auto input = read_input(app, args);
-  if (!input) {
-    print_error_line(input.error().message);
-    return 2;
-  }
-  const CompareRequest& request = input->request;
-  const Comparison c = compare(input->baseline, input->current, request.params);
+// The comparison on stdout (the table, or --json), then its warnings and regressions on stderr:
+// 3 when a --fail-on limit is crossed.
+int report_comparison(const CompareInput& input) {
+  const CompareRequest& request = input.request;
+  const Comparison c = compare(input.baseline, input.current, request.params);
   if (request.json) {
     std::cout << compare_json(c, request.params)
                      .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
@@ -119,6 +108,18 @@ int compare_main(int argc, char** argv) {
   for (const std::string& line : crossed)
     print_error_line("regression: " + line);
   return crossed.empty() ? 0 : 3;
+}
+
+}  // namespace
+
+int compare_main(int argc, char** argv) {
+  CLI::App app("stampede compare: the change between two sets of runs, beyond their noise",
+               "stampede compare");
+  CompareArgs args;
+  define(app, args);
+  return read_then_run(
+      app, args, argc, argv, [&app](const CompareArgs& a) { return read_input(app, a); },
+      &report_comparison);
 }
 
 }  // namespace stampede::loadgen

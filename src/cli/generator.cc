@@ -16,6 +16,7 @@
 #include "cli/file_limit.h"
 #include "cli/find_max.h"
 #include "cli/metrics_options.h"
+#include "cli/raw_options.h"
 #include "cli/signal_watcher.h"
 #include "cli/sweep.h"
 #include "core/units.h"
@@ -38,82 +39,70 @@
 namespace stampede::loadgen {
 namespace {
 
-// What CLI11 fills: strings as given, converted and checked by to_options() and prepare().
+// What CLI11 fills: the options of the run's RawOptions (converted and checked by to_options()
+// and prepare()) through their texts, the rest as given.
 struct Args {
-  std::optional<std::string> url, n, c, t, d, cores, pipeline, streams, method, content_type, index,
-      script;
-  std::optional<std::string> rps, ramp, html, log;
-  ThresholdTexts thresholds;
-  std::optional<std::string> data, post_body, post_file, put_file, patch_body, patch_file;
-  std::optional<std::string> cert, key, secure_protocol, proxy, io;
-  std::optional<std::string> shard, start_at, save, repeat;
+  RawOptions raw;  // the command line's alone, before .loadtestrc fills what it leaves unset
+  RawOptionTexts texts;
+  std::optional<std::string> shard, start_at, save, repeat, io;
   std::optional<std::string> sweep;  // --sweep-connections: cli/sweep.h
-  bool insecure = false;
-  std::vector<std::string> headers, cookies, count_headers;
-  bool keep_alive = false, http2 = false, recover = false, quiet = false, json = false,
-       version = false;
+  bool recover = false, version = false;
   FindMaxTexts find_max;
   MetricsTexts metrics;
 };
 
 void define_options(CLI::App& app, Args& a) {
-  app.add_option("url", a.url,
-                 "The URL to load: http[s]:// or ws[s]://host[:port]/path; required, no default");
-  add_last_wins_option(app, "-n", a.n,
-                       "Number of requests to send (exactly); default none: -t decides");
-  add_last_wins_option(app, "-c", a.c, "Concurrent clients (connections); default 10");
-  add_last_wins_option(app, "-t", a.t,
-                       "Stop sending after this many seconds; default 10 without -n, none with it");
-  app.add_flag("-k,--keepalive,--agent", a.keep_alive, "Reuse connections (keep-alive)");
-  app.add_option("-C", a.cookies, "Cookie name=value (repeatable); default none")
-      ->allow_extra_args(false);
-  app.add_option("-H", a.headers,
-                 "Header name:value (repeatable; the last value wins); default none")
-      ->allow_extra_args(false);
-  add_last_wins_option(app, "-T", a.content_type, "Content type of the body; default text/plain");
-  add_last_wins_option(app, "-P", a.post_body, "POST this body; default none");
-  add_last_wins_option(app, "-A", a.patch_body, "PATCH this body; default none");
-  add_last_wins_option(app, "-m", a.method, "Method (any case); default GET");
-  add_last_wins_option(app, "--data", a.data, "Send this body (keeps the method); default none");
-  add_last_wins_option(app, "-p", a.post_file, "POST the contents of this file; default none");
-  add_last_wins_option(app, "-u", a.put_file, "PUT the contents of this file; default none");
-  add_last_wins_option(app, "-a", a.patch_file, "PATCH the contents of this file; default none");
+  RawOptions& r = a.raw;
+  RawOptionTexts& t = a.texts;
+  t.add(app, "url", r.url,
+        "The URL to load: http[s]:// or ws[s]://host[:port]/path; required, no default", "URL");
+  t.add_last_wins(app, "-n", r.max_requests,
+                  "Number of requests to send (exactly); default none: -t decides");
+  t.add_last_wins(app, "-c", r.concurrency, "Concurrent clients (connections); default 10");
+  t.add_last_wins(app, "-t", r.max_seconds,
+                  "Stop sending after this many seconds; default 10 without -n, none with it");
+  app.add_flag("-k,--keepalive,--agent", r.keep_alive, "Reuse connections (keep-alive)");
+  t.add_list(app, "-C", r.cookies, "Cookie name=value (repeatable); default none");
+  t.add_list(app, "-H", r.headers,
+             "Header name:value (repeatable; the last value wins); default none");
+  t.add_last_wins(app, "-T", r.content_type, "Content type of the body; default text/plain");
+  t.add_last_wins(app, "-P", r.post_body, "POST this body; default none");
+  t.add_last_wins(app, "-A", r.patch_body, "PATCH this body; default none");
+  t.add_last_wins(app, "-m", r.method, "Method (any case); default GET");
+  t.add_last_wins(app, "--data", r.data, "Send this body (keeps the method); default none");
+  t.add_last_wins(app, "-p", r.post_file, "POST the contents of this file; default none");
+  t.add_last_wins(app, "-u", r.put_file, "PUT the contents of this file; default none");
+  t.add_last_wins(app, "-a", r.patch_file, "PATCH the contents of this file; default none");
   app.add_flag("-r", a.recover, "Accepted for loadtest compatibility: errors never stop a run");
-  add_last_wins_option(app, "-d,--timeout", a.d, "Timeout of each request, ms; default none");
-  add_last_wins_option(
-      app, "--index", a.index,
-      "Replace this text in the URL and body (or WebSocket message) by a unique index; "
-      "default none");
-  add_last_wins_option(app, "--cores", a.cores, "Worker threads; default half the cores");
-  add_last_wins_option(
-      app, "--pipeline", a.pipeline,
-      "With -k: up to this many requests in flight per connection, written together "
-      "(1 to 256); default 1");
-  app.add_flag("--http2", a.http2,
+  t.add_last_wins(app, "-d,--timeout", r.timeout, "Timeout of each request, ms; default none");
+  t.add_last_wins(app, "--index", r.index_param,
+                  "Replace this text in the URL and body (or WebSocket message) by a unique "
+                  "index; default none");
+  t.add_last_wins(app, "--cores", r.cores, "Worker threads; default half the cores");
+  t.add_last_wins(app, "--pipeline", r.pipeline,
+                  "With -k: up to this many requests in flight per connection, written together "
+                  "(1 to 256); default 1");
+  app.add_flag("--http2", r.http2,
                "HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https://; implies -k; "
                "-c is connections");
-  add_last_wins_option(
-      app, "--streams", a.streams,
-      "With --http2: requests in flight per connection, as concurrent streams (1 to "
-      "1000; h2load's -m, which here is the method); default 1");
-  add_last_wins_option(
-      app, "-R,--requestGenerator", a.script,
-      "Lua script whose request(id) builds each request (docs/scripting.md); default none");
-  add_last_wins_option(
-      app, "--rps", a.rps,
-      "Open loop: send this many requests per second in total (fractional is fine); "
-      "default none: closed loop");
-  add_last_wins_option(
-      app, "--ramp", a.ramp,
-      "With --rps: grow the rate from 0 over this many seconds; default 0: no ramp");
-  add_last_wins_option(app, "--html", a.html,
-                       "Also write a self-contained HTML report to this file; default none");
-  add_last_wins_option(
-      app, "--log", a.log,
-      "Also write one line per request to this file: CSV (.csv) or NDJSON (.ndjson, "
-      ".jsonl); - for NDJSON on stdout, then the report goes to stderr "
-      "(docs/output.md); default none");
-  add_threshold_options(app, a.thresholds);
+  t.add_last_wins(app, "--streams", r.streams,
+                  "With --http2: requests in flight per connection, as concurrent streams (1 to "
+                  "1000; h2load's -m, which here is the method); default 1");
+  t.add_last_wins(
+      app, "-R,--requestGenerator", r.request_script,
+      "Lua script whose request(id) builds each request (docs/scripting.md); default none", "-R");
+  t.add_last_wins(app, "--rps", r.rps,
+                  "Open loop: send this many requests per second in total (fractional is fine); "
+                  "default none: closed loop");
+  t.add_last_wins(app, "--ramp", r.ramp,
+                  "With --rps: grow the rate from 0 over this many seconds; default 0: no ramp");
+  t.add_last_wins(app, "--html", r.html,
+                  "Also write a self-contained HTML report to this file; default none");
+  t.add_last_wins(app, "--log", r.log,
+                  "Also write one line per request to this file: CSV (.csv) or NDJSON (.ndjson, "
+                  ".jsonl); - for NDJSON on stdout, then the report goes to stderr "
+                  "(docs/output.md); default none");
+  add_threshold_options(app, t, r);
   add_last_wins_option(
       app, "--shard", a.shard,
       "Run only shard K of N of this run (K/N: requests K, K+N, ...; -n, -c and --rps "
@@ -130,83 +119,28 @@ void define_options(CLI::App& app, Args& a) {
       app, "--repeat", a.repeat,
       "Run the same test this many times, one after another (1 to 100); the report "
       "shows each run and all together, stampede compare reads them; default 1");
-  app.add_flag("--quiet", a.quiet, "No progress lines");
+  app.add_flag("--quiet", r.quiet, "No progress lines");
   app.add_flag("-V,--version", a.version, "Print the version and exit");
-  app.add_flag("--json", a.json, "Print the result as JSON instead of the text report");
-  app.add_flag("--insecure", a.insecure, "https, wss: accept any server certificate");
-  add_last_wins_option(app, "--cert", a.cert,
-                       "https, wss: client certificate file (PEM), with --key; default none");
-  add_last_wins_option(app, "--key", a.key,
-                       "https, wss: private key file of --cert (PEM); default none");
-  add_last_wins_option(
-      app, "-s,--secure-protocol", a.secure_protocol,
+  app.add_flag("--json", r.json, "Print the result as JSON instead of the text report");
+  app.add_flag("--insecure", r.insecure, "https, wss: accept any server certificate");
+  t.add_last_wins(app, "--cert", r.cert_file,
+                  "https, wss: client certificate file (PEM), with --key; default none");
+  t.add_last_wins(app, "--key", r.key_file,
+                  "https, wss: private key file of --cert (PEM); default none");
+  t.add_last_wins(
+      app, "-s,--secure-protocol", r.secure_protocol,
       "https, wss: TLS version, as loadtest (TLSv1_2_method, TLSv1_3_method, TLS_method); "
       "default TLS_method (1.2 or 1.3)");
-  add_last_wins_option(app, "--proxy", a.proxy,
-                       "Send through this HTTP proxy (http://host:port); default none");
-  app.add_option("--count-header", a.count_headers,
-                 "Count responses by the value of this header (repeatable); default none")
-      ->allow_extra_args(false);
+  t.add_last_wins(app, "--proxy", r.proxy,
+                  "Send through this HTTP proxy (http://host:port); default none");
+  t.add_list(app, "--count-header", r.count_headers,
+             "Count responses by the value of this header (repeatable); default none");
   add_io_option(app, a.io);
   add_last_wins_option(app, "--sweep-connections", a.sweep,
                        "Concurrency sweep: one closed-loop run per connection count (1,2,4,8 or "
                        "1..256x2), -t (default 3 s) or -n each; reports the knee; default none");
   add_find_max_options(app, a.find_max);
   add_metrics_options(app, a.metrics);
-}
-
-std::optional<RawValue> raw(const std::optional<std::string>& value, const char* origin) {
-  if (!value) return std::nullopt;
-  return RawValue{*value, origin};
-}
-
-std::vector<RawValue> raw_list(const std::vector<std::string>& values, const char* origin) {
-  std::vector<RawValue> out;
-  for (const auto& v : values)
-    out.push_back({v, origin});
-  return out;
-}
-
-RawOptions to_raw(const Args& a) {
-  RawOptions r;
-  r.url = raw(a.url, "URL");
-  r.max_requests = raw(a.n, "-n");
-  r.concurrency = raw(a.c, "-c");
-  r.max_seconds = raw(a.t, "-t");
-  r.timeout = raw(a.d, "--timeout");
-  r.cores = raw(a.cores, "--cores");
-  r.pipeline = raw(a.pipeline, "--pipeline");
-  r.streams = raw(a.streams, "--streams");
-  r.http2 = a.http2;
-  r.method = raw(a.method, "-m");
-  r.content_type = raw(a.content_type, "-T");
-  r.index_param = raw(a.index, "--index");
-  r.rps = raw(a.rps, "--rps");
-  r.ramp = raw(a.ramp, "--ramp");
-  r.html = raw(a.html, "--html");
-  r.log = raw(a.log, "--log");
-  r.max_p99 = raw(a.thresholds.max_p99, "--max-p99");
-  r.max_error_rate = raw(a.thresholds.max_error_rate, "--max-error-rate");
-  r.min_rps = raw(a.thresholds.min_rps, "--min-rps");
-  r.request_script = raw(a.script, "-R");
-  r.data = raw(a.data, "--data");
-  r.post_body = raw(a.post_body, "-P");
-  r.post_file = raw(a.post_file, "-p");
-  r.put_file = raw(a.put_file, "-u");
-  r.patch_body = raw(a.patch_body, "-A");
-  r.patch_file = raw(a.patch_file, "-a");
-  r.headers = raw_list(a.headers, "-H");
-  r.cookies = raw_list(a.cookies, "-C");
-  r.count_headers = raw_list(a.count_headers, "--count-header");
-  r.keep_alive = a.keep_alive;
-  r.cert_file = raw(a.cert, "--cert");
-  r.key_file = raw(a.key, "--key");
-  r.secure_protocol = raw(a.secure_protocol, "--secure-protocol");
-  r.proxy = raw(a.proxy, "--proxy");
-  r.insecure = a.insecure;
-  r.quiet = a.quiet;
-  r.json = a.json;
-  return r;
 }
 
 // CLI11's messages, made into one clear line.
@@ -293,11 +227,11 @@ Expected<void> apply_distribution(const Args& args, Options& options) {
 
 // Before prepare() creates the --log file: what it cannot go with on the command line.
 Expected<void> check_log_use(const Args& args, bool searches) {
-  if (!args.log) return {};
+  if (!args.raw.log) return {};
   if (searches || args.sweep) {
     return make_error("--log records one run: not with --sweep-connections or --find-max");
   }
-  if (*args.log == "-" && args.save && *args.save == "-") {
+  if (args.raw.log->text == "-" && args.save && *args.save == "-") {
     return make_error("--log - and --save - both write to stdout: give one of them a file name");
   }
   return {};
@@ -408,9 +342,10 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (*parsed) return CliRequest{CliRequest::Action::Help, {}, {}, std::move(**parsed), {}, {}, {}};
   if (args.version) return CliRequest{CliRequest::Action::Version, {}, {}, {}, {}, {}, {}};
   if (auto r = check_leftovers(app); !r) return r.error();
+  args.texts.land();
   auto rc = read_loadtestrc(rc_dir);
   if (!rc) return rc.error();
-  auto options = to_options(merge(to_raw(args), *rc));
+  auto options = to_options(merge(args.raw, *rc));
   if (!options) return options.error();
   auto io = parse_io_option(args.io);
   if (!io) return io.error();
@@ -434,7 +369,7 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
         "--metrics-listen serves one test's figures: not with --sweep-connections "
         "or --find-max");
   }
-  if (args.log && options->cli.repeat > 1) {
+  if (args.raw.log && options->cli.repeat > 1) {
     return make_error("--log records one run: not with --repeat (one log file per run)");
   }
   auto plan = prepare(std::move(options->config));
@@ -445,7 +380,7 @@ Expected<CliRequest> parse_command_line(int argc, const char* const* argv,
   if (auto scripts = attach_scripts(*plan, options->cli); !scripts) return scripts.error();
   std::vector<std::uint32_t> sweep;
   if (args.sweep) {
-    auto steps = sweep_steps(*args.sweep, *plan, options->cli, args.c.has_value());
+    auto steps = sweep_steps(*args.sweep, *plan, options->cli, args.raw.concurrency.has_value());
     if (!steps) return steps.error();
     sweep = std::move(steps).value();
     plan->config.concurrency = sweep.back();  // the largest step, for the file limit

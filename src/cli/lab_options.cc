@@ -342,10 +342,7 @@ Expected<CommandLine> parse_command_line(const std::vector<std::string>& args) {
   auto metrics = loadgen::to_metrics_settings(raw.metrics);
   if (!metrics) return metrics.error();
   cli.metrics = *metrics;
-  auto plan = prepare(std::move(c));
-  if (!plan) return plan.error();
-  cli.plan = std::move(plan).value();
-  return cli;
+  return with_prepared_plan(std::move(cli), std::move(c));
 }
 
 }  // namespace stampede::lab

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command_line.h"
+#include "cli/raw_options.h"
 #include "loadgen/merge.h"
 #include "loadgen/options.h"
 #include "loadgen/report/html.h"
@@ -26,7 +27,8 @@ namespace {
 struct MergeArgs {
   std::vector<std::string> inputs;
   std::optional<std::string> html;
-  ThresholdTexts thresholds;
+  RawOptions raw;  // the thresholds, checked by the generator's rule (loadgen::to_thresholds)
+  RawOptionTexts texts;
   bool json = false, force = false;
   bool help = false;
   std::string help_text;
@@ -40,20 +42,10 @@ void define(CLI::App& app, MergeArgs& a) {
   app.add_flag("--json", a.json, "Print the merged result as JSON instead of the text report");
   add_last_wins_option(app, "--html", a.html,
                        "Also write the HTML report to this file; default none");
-  add_threshold_options(app, a.thresholds);
+  add_threshold_options(app, a.texts, a.raw);
   app.add_flag("--force", a.force,
                "Merge results of different runs, or with a shard missing or twice, anyway (the "
                "report says so)");
-}
-
-// The thresholds by the generator's own rule (loadgen::to_thresholds).
-Expected<Thresholds> thresholds_of(const MergeArgs& a) {
-  const auto given = [](const std::optional<std::string>& text, const char* option) {
-    return text ? std::optional<RawValue>(RawValue{*text, option}) : std::nullopt;
-  };
-  return to_thresholds(given(a.thresholds.max_p99, "--max-p99"),
-                       given(a.thresholds.max_error_rate, "--max-error-rate"),
-                       given(a.thresholds.min_rps, "--min-rps"));
 }
 
 // Folds every result line of `in` into merger; other lines are skipped. name: the input's name.
@@ -91,8 +83,9 @@ struct MergeInput {
   MergedResult merged;
 };
 
-Expected<MergeInput> merge_inputs(const MergeArgs& args) {
-  auto limits = thresholds_of(args);
+Expected<MergeInput> merge_inputs(MergeArgs& args) {
+  args.texts.land();
+  auto limits = to_thresholds(args.raw.max_p99, args.raw.max_error_rate, args.raw.min_rps);
   if (!limits) return limits.error();
   ResultMerger merger(args.force);
   for (const std::string& input : args.inputs) {
@@ -189,18 +182,13 @@ int merge_main(int argc, char** argv) {
                "stampede merge");
   MergeArgs args;
   define(app, args);
-  const Expected<bool> parsed = parse_cli_into(args, app, argc, argv);
-  if (const std::optional<int> code = exit_before_run(parsed, args)) return *code;
-  auto input = merge_inputs(args);
-  if (!input) {
-    print_error_line(input.error().message);
-    return 2;
-  }
-  MergedReportSettings settings;
-  settings.json = args.json;
-  settings.html = args.html.value_or("");
-  settings.thresholds = input->thresholds;
-  return print_merged_report(settings, input->merged);
+  return read_then_run(app, args, argc, argv, &merge_inputs, [&args](const MergeInput& input) {
+    MergedReportSettings settings;
+    settings.json = args.json;
+    settings.html = args.html.value_or("");
+    settings.thresholds = input.thresholds;
+    return print_merged_report(settings, input.merged);
+  });
 }
 
 }  // namespace stampede::loadgen

@@ -291,10 +291,7 @@ Expected<CliOptions> parse_command_line(const std::vector<std::string>& args) {
   options.io = *io;
   // Every other refusal (unreadable TLS or body files included) is prepare()'s: bad input,
   // exit 2, found before anything starts.
-  auto plan = prepare(std::move(options));
-  if (!plan) return plan.error();
-  cli.plan = std::move(plan).value();
-  return cli;
+  return with_prepared_plan(std::move(cli), std::move(options));
 }
 
 int cli_main(int argc, char** argv) {
