@@ -8,12 +8,12 @@
 #include <memory>
 #include <vector>
 
-#include "net/connector.h"
+#include "support/connected_at_once.h"
 #include "support/test_stream.h"
 
 namespace stampede::testing {
 
-class FakeConnector final : public net::Connector {
+class FakeConnector final : public ConnectedAtOnce {
  public:
   // Every stream the connector made, the closed ones too (in order), for the test to inspect.
   struct Shared {
@@ -29,16 +29,11 @@ class FakeConnector final : public net::Connector {
     shared_.streams.push_back(std::make_unique<TestStream>());
     current_ = shared_.streams.back().get();
     if (shared_.prepare) shared_.prepare(*current_);
-    connected_ns_ = start_ns;
-    connected = true;
-    return 0;
+    return connected_now(start_ns, connected);
   }
-  int connect_result() override { return 0; }
-  std::int64_t connected_ns() const override { return connected_ns_; }
   bool has_handshake() const override { return false; }
   net::IoStatus handshake() override { return net::IoStatus::Done; }
   int error() const override { return 0; }
-  bool resumed() const override { return false; }
   net::Stream* stream() override { return current_; }
   void close(bool clean) override {
     ++shared_.closes;
@@ -49,7 +44,6 @@ class FakeConnector final : public net::Connector {
  private:
   Shared& shared_;
   TestStream* current_ = nullptr;
-  std::int64_t connected_ns_ = 0;
 };
 
 }  // namespace stampede::testing

@@ -11,6 +11,17 @@ nghttp2_nv h2_field(std::string_view name, std::string_view value) {
           value.size(), NGHTTP2_NV_FLAG_NONE};
 }
 
+std::string h2_output(nghttp2_session* session) {
+  std::string out;
+  for (;;) {
+    const std::uint8_t* bytes = nullptr;
+    const ssize_t n = nghttp2_session_mem_send(session, &bytes);
+    if (n <= 0) break;
+    out.append(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
 H2ClientSession::H2ClientSession(std::optional<std::uint32_t> window) {
   nghttp2_session_callbacks* cb = nullptr;
   nghttp2_session_callbacks_new(&cb);
@@ -47,17 +58,6 @@ std::int32_t H2ClientSession::request(std::string_view method, std::string_view 
       nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(), &provider, nullptr);
   if (id > 0) bodies_[id] = std::move(*body);
   return id;
-}
-
-std::string H2ClientSession::take_output() {
-  std::string out;
-  for (;;) {
-    const std::uint8_t* bytes = nullptr;
-    const ssize_t n = nghttp2_session_mem_send(session_, &bytes);
-    if (n <= 0) break;
-    out.append(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(n));
-  }
-  return out;
 }
 
 void H2ClientSession::receive(std::string_view bytes) {

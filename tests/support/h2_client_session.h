@@ -27,6 +27,9 @@ struct H2Answer {
 // A header field pointing into `name` and `value` (which must outlive its use).
 nghttp2_nv h2_field(std::string_view name, std::string_view value);
 
+// Everything `session` (a client's or a server's) has queued to send, taken out of it.
+std::string h2_output(nghttp2_session* session);
+
 class H2ClientSession {
  public:
   // `window`: the SETTINGS_INITIAL_WINDOW_SIZE announced; none: an empty SETTINGS frame.
@@ -42,7 +45,7 @@ class H2ClientSession {
                        const std::vector<nghttp2_nv>& extra = {},
                        std::optional<std::string> body = std::nullopt);
   // Everything the session has queued.
-  std::string take_output();
+  std::string take_output() { return h2_output(session_); }
   void receive(std::string_view bytes);
   bool answered(std::int32_t id) { return answers[id].done; }
 

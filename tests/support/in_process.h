@@ -1,9 +1,10 @@
-// The generator and the test server in the test's own process: must_run here, start_server from
-// test_server.h, shared by the loadgen, rate, ws and tls integration tests.
+// The generator and the test server in the test's own process: one_core_config and must_run
+// here, start_server from test_server.h, shared by the loadgen, rate, ws and tls integration tests.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,6 +15,19 @@
 #include "support/test_server.h"
 
 namespace stampede::testing {
+
+// A generator Config for a test's run: `requests` requests (or messages) to `url` over `clients`
+// connections on one core, each request given up after `timeout`.
+inline loadgen::Config one_core_config(std::string url, std::uint64_t requests,
+                                       std::uint32_t clients, std::chrono::nanoseconds timeout) {
+  loadgen::Config c;
+  c.url = std::move(url);
+  c.cores = 1;
+  c.max_requests = requests;
+  c.concurrency = clients;
+  c.timeout = timeout;
+  return c;
+}
 
 // Runs `config` (with `hooks`) and records a test failure, with the error's message, when run()
 // refuses to start; then returns an empty RunResult so the caller's own checks fail too.

@@ -13,12 +13,12 @@
 #include <memory>
 #include <utility>
 
-#include "net/connector.h"
+#include "support/connected_at_once.h"
 #include "support/test_stream.h"
 
 namespace stampede::testing {
 
-class StreamConnector final : public net::Connector {
+class StreamConnector final : public ConnectedAtOnce {
  public:
   explicit StreamConnector(std::unique_ptr<net::Stream> stream) : stream_(std::move(stream)) {}
   ~StreamConnector() override { close(false); }
@@ -29,16 +29,11 @@ class StreamConnector final : public net::Connector {
       return errno;
     }
     loop_ = &loop;
-    connected_ns_ = start_ns;
-    connected = true;
-    return 0;
+    return connected_now(start_ns, connected);
   }
-  int connect_result() override { return 0; }
-  std::int64_t connected_ns() const override { return connected_ns_; }
   bool has_handshake() const override { return true; }
   net::IoStatus handshake() override { return stream_->handshake(); }
   int error() const override { return stream_->error(); }
-  bool resumed() const override { return false; }
   net::Stream* stream() override { return stream_.get(); }
   void close(bool) override {
     if (loop_ != nullptr) loop_->remove(stream_->fd());
@@ -48,7 +43,6 @@ class StreamConnector final : public net::Connector {
  private:
   std::unique_ptr<net::Stream> stream_;
   net::EventLoop* loop_ = nullptr;
-  std::int64_t connected_ns_ = 0;
 };
 
 }  // namespace stampede::testing

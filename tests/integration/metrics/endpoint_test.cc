@@ -42,6 +42,12 @@ std::string round_trip(std::uint16_t port, std::string_view request) {
   return testing::exchange_until_close(port, request, 2s);
 }
 
+// A scrape of /metrics with `method` (GET or HEAD): the whole response.
+std::string scrape(const MetricsEndpoint& endpoint, std::string_view method) {
+  return round_trip(endpoint.address().port(),
+                    std::string(method) + " /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+}
+
 std::string status_line(const std::string& response) {
   return response.substr(0, response.find("\r\n"));
 }
@@ -49,8 +55,7 @@ std::string status_line(const std::string& response) {
 TEST(MetricsEndpoint, ServesMetricsInTextFormat004) {
   auto endpoint = start_endpoint();
   ASSERT_TRUE(endpoint);
-  const std::string r =
-      round_trip(endpoint->address().port(), "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  const std::string r = scrape(*endpoint, "GET");
   EXPECT_EQ(status_line(r), "HTTP/1.1 200 OK");
   EXPECT_NE(r.find("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
             std::string::npos);
@@ -62,8 +67,7 @@ TEST(MetricsEndpoint, ServesMetricsInTextFormat004) {
 TEST(MetricsEndpoint, HeadHasNoBody) {
   auto endpoint = start_endpoint();
   ASSERT_TRUE(endpoint);
-  const std::string r =
-      round_trip(endpoint->address().port(), "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+  const std::string r = scrape(*endpoint, "HEAD");
   EXPECT_EQ(status_line(r), "HTTP/1.1 200 OK");
   EXPECT_EQ(r.substr(r.find("\r\n\r\n") + 4), "");
 }
@@ -112,8 +116,7 @@ TEST(MetricsEndpoint, SlowlorisIsClosedAtTheTimeoutAndNeverDelaysAScrape) {
   ASSERT_TRUE(testing::send_all(slow.get(), "GET /metr"));
   // A scrape while the slow head is pending is answered at once.
   const auto before = std::chrono::steady_clock::now();
-  EXPECT_EQ(status_line(round_trip(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")),
-            "HTTP/1.1 200 OK");
+  EXPECT_EQ(status_line(scrape(*endpoint, "GET")), "HTTP/1.1 200 OK");
   EXPECT_LT(std::chrono::steady_clock::now() - before, 250ms);
   // The slow one is closed at its deadline, without an answer.
   ASSERT_TRUE(testing::wait_readable(slow.get(), 2s));
@@ -134,12 +137,12 @@ TEST(MetricsEndpoint, ConnectionsPastTheCapAreClosed) {
     ASSERT_TRUE(testing::send_all(held.back().get(), "GET"));
   }
   // Both slots are held: a third connection is closed without an answer...
-  EXPECT_EQ(round_trip(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), "");
+  EXPECT_EQ(scrape(*endpoint, "GET"), "");
   // ...and once the held ones are gone, scrapes are answered again.
   held.clear();
   std::string answer;
   for (int i = 0; i < 50 && answer.empty(); ++i)
-    answer = round_trip(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    answer = scrape(*endpoint, "GET");
   EXPECT_EQ(status_line(answer), "HTTP/1.1 200 OK");
 }
 

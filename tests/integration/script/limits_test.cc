@@ -133,10 +133,7 @@ function request(id)
   if id == 3 then os.exit(7) end
   return {}
 end)");
-  const RunResult r = stampede({"-n", "10", "-R", lua, url()});
-  const nlohmann::json j = report(r);
-  EXPECT_EQ(j["totalRequests"], 10);
-  EXPECT_EQ(j["errorCodes"]["script error"], 1);
+  const RunResult r = run_with_script_errors(lua, 10, 1).run;
   EXPECT_NE(r.err.find("attempt to call field 'exit'"), std::string::npos) << r.err;
 }
 

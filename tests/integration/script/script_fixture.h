@@ -21,6 +21,11 @@ namespace stampede::testing {
 
 using std::chrono::seconds;
 
+inline nlohmann::json report(const RunResult& r) {
+  EXPECT_EQ(r.status, 0) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
 class Script : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -40,15 +45,25 @@ class Script : public ::testing::Test {
     return run_command(args, seconds(30));
   }
 
+  // A run of `requests` requests built by the request script at `lua` (-n requests -R lua), its
+  // JSON report, and the checks every run with failing script calls makes: exit status 0, each
+  // request counted, `script_errors` of them as script errors.
+  struct ScriptRun {
+    RunResult run;
+    nlohmann::json report;
+  };
+  ScriptRun run_with_script_errors(const std::string& lua, int requests, int script_errors) {
+    ScriptRun s{stampede({"-n", std::to_string(requests), "-R", lua, url()}), {}};
+    s.report = report(s.run);
+    EXPECT_EQ(s.report["totalRequests"], requests);
+    EXPECT_EQ(s.report["errorCodes"]["script error"], script_errors) << s.report.dump();
+    return s;
+  }
+
   TempDir temp_dir_;
   std::string dir_ = temp_dir_.path();
   std::unique_ptr<server::Server> server_;
 };
-
-inline nlohmann::json report(const RunResult& r) {
-  EXPECT_EQ(r.status, 0) << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
 
 inline std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;

@@ -160,10 +160,7 @@ function request(id)
   if id % 4 == 0 and id > 0 then error("boom at " .. id) end
   return {}
 end)");
-  const RunResult r = stampede({"-n", "20", "-R", lua, url()});
-  const nlohmann::json j = report(r);
-  EXPECT_EQ(j["totalRequests"], 20);
-  EXPECT_EQ(j["errorCodes"]["script error"], 5);
+  const RunResult r = run_with_script_errors(lua, 20, 5).run;
   EXPECT_EQ(occurrences(r.err, "boom at"), 1u) << r.err;
   EXPECT_NE(r.err.find("r.lua:3: boom at"), std::string::npos) << r.err;
   EXPECT_EQ(server_->totals().requests, 15u);
@@ -178,10 +175,7 @@ function request(id)
   return {method = "POST", headers = {["Content-Length"] = "5", ["Transfer-Encoding"] = "chunked"},
           body = "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"}
 end)");
-  const RunResult r = stampede({"-n", "20", "-R", lua, url()});
-  const nlohmann::json j = report(r);
-  EXPECT_EQ(j["totalRequests"], 20);
-  EXPECT_EQ(j["errorCodes"]["script error"], 1);
+  const auto [r, j] = run_with_script_errors(lua, 20, 1);
   EXPECT_EQ(j["errorCodes"].size(), 1u) << j.dump();
   EXPECT_NE(r.err.find("cannot be set: the body is framed by the Content-Length"),
             std::string::npos)

@@ -26,12 +26,8 @@ namespace {
 
 // -n 400 -c 2 --http2 --streams 4 against a server that allows 2 streams per connection.
 loadgen::Config h2_config(const server::Server& s, loadgen::Shard shard) {
-  loadgen::Config c;
-  c.url = "http://127.0.0.1:" + std::to_string(s.port()) + "/";
-  c.cores = 1;
-  c.max_requests = 400;
-  c.concurrency = 2;
-  c.timeout = std::chrono::seconds(10);
+  loadgen::Config c = one_core_config("http://127.0.0.1:" + std::to_string(s.port()) + "/", 400, 2,
+                                      std::chrono::seconds(10));
   c.http2 = true;
   c.streams = 4;
   c.shard = shard;

@@ -16,12 +16,7 @@ std::unique_ptr<server::Server> start_tls_server(bool tls, int error_status, dou
 }
 
 loadgen::Config tls_client_config(std::string url, std::uint64_t requests, std::uint32_t clients) {
-  loadgen::Config c;
-  c.url = std::move(url);
-  c.cores = 1;
-  c.max_requests = requests;
-  c.concurrency = clients;
-  c.timeout = std::chrono::seconds(10);
+  loadgen::Config c = one_core_config(std::move(url), requests, clients, std::chrono::seconds(10));
   c.insecure = true;
   return c;
 }
@@ -37,6 +32,17 @@ void run_each_tls_version(
     config.secure_protocol = protocol;
     check(must_run(config), protocol);
   }
+}
+
+std::optional<nlohmann::json> json_report_of_20(const std::string& url) {
+  const RunResult r =
+      run_stampede({"-n", "20", "-c", "2", "--cores", "1", "--json", "--insecure", url});
+  EXPECT_EQ(r.status, 0) << r.err;
+  if (r.status != 0) return std::nullopt;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["totalRequests"], 20);
+  EXPECT_EQ(j["totalErrors"], 0);
+  return j;
 }
 
 }  // namespace stampede::testing

@@ -9,7 +9,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "loadgen/config.h"
 #include "loadgen/runner.h"
@@ -47,6 +50,11 @@ struct TlsServe {
   int port = wait_for_port_file(dir + "/port", std::chrono::milliseconds(10000));
   std::string url() const { return "https://127.0.0.1:" + std::to_string(port) + "/"; }
 };
+
+// The JSON report of `-n 20 -c 2 --cores 1 --json --insecure url` through the binary, checked to
+// count 20 requests (or messages) and no error; nullopt (and a test failure) when the run did not
+// exit with status 0.
+std::optional<nlohmann::json> json_report_of_20(const std::string& url);
 
 // The --proxy tests' fixture: a plain (not TLS) one-core server in-process, and a TestProxy.
 class ProxiedPlainServer : public ::testing::Test {

@@ -148,13 +148,8 @@ TEST_F(WsHandshakeVectors, GeneratorCountsEachAnswer) {
       std::lock_guard lock(mutex);
       current = &v;
     }
-    loadgen::Config c;
-    c.url = "ws://127.0.0.1:" + std::to_string(scripted.port()) + "/";
-    c.cores = 1;
-    c.concurrency = 1;
-    c.max_requests = 1;
-    c.timeout = std::chrono::seconds(5);
-    const loadgen::RunResult r = must_run(c);
+    const loadgen::RunResult r = must_run(one_core_config(
+        "ws://127.0.0.1:" + std::to_string(scripted.port()) + "/", 1, 1, std::chrono::seconds(5)));
     EXPECT_EQ(r.total_requests, 1u);
     EXPECT_EQ(r.total_errors, 1u);
     const std::map<std::string, std::uint64_t> expected = {{v.counted, 1}};

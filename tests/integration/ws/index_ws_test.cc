@@ -16,12 +16,8 @@ namespace stampede::loadgen {
 namespace {
 
 Config index_ws_config(std::uint16_t port) {
-  Config c;
-  c.url = "ws://127.0.0.1:" + std::to_string(port) + "/chat";
-  c.cores = 1;
-  c.concurrency = 4;
-  c.max_requests = 200;
-  c.timeout = std::chrono::seconds(5);
+  Config c = testing::one_core_config("ws://127.0.0.1:" + std::to_string(port) + "/chat", 200, 4,
+                                      std::chrono::seconds(5));
   c.index_param = "IDX";
   return c;
 }

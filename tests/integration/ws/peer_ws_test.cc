@@ -48,12 +48,8 @@ std::string find_node() {
 
 // 200 messages of `message` over 4 clients to the echo server at SCHEME://127.0.0.1:PORT/echo.
 Config echo_client(const std::string& scheme, int port, const std::string& message) {
-  Config c;
-  c.url = scheme + "://127.0.0.1:" + std::to_string(port) + "/echo";
-  c.cores = 1;
-  c.concurrency = 4;
-  c.max_requests = 200;
-  c.timeout = std::chrono::seconds(5);
+  Config c = testing::one_core_config(scheme + "://127.0.0.1:" + std::to_string(port) + "/echo",
+                                      200, 4, std::chrono::seconds(5));
   c.body = message;
   return c;
 }

@@ -10,6 +10,8 @@
 #include "raw_ws.h"
 #include "server/server.h"
 #include "support/in_process.h"
+#include "support/server_totals.h"
+#include "support/with_server.h"
 #include "support/ws_frames.h"
 
 namespace stampede::testing {
@@ -22,10 +24,10 @@ bool switched(const std::string& head) {
          head.find("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n") != std::string::npos;
 }
 
-TEST(ServerWs, EchoesTextAndBinaryAndCountsMessages) {
-  auto server = start_server();
-  ASSERT_TRUE(server);
-  RawWs client(server->port());
+using ServerWs = WithServer;
+
+TEST_F(ServerWs, EchoesTextAndBinaryAndCountsMessages) {
+  RawWs client(server_->port());
   ASSERT_TRUE(switched(client.upgrade("/any/path")));
   for (int i = 0; i < 20; ++i) {
     const std::string text = "message " + std::to_string(i);
@@ -44,7 +46,7 @@ TEST(ServerWs, EchoesTextAndBinaryAndCountsMessages) {
   echo = client.exchange(0x1, big);
   ASSERT_TRUE(echo);
   EXPECT_EQ(echo->payload, big);
-  EXPECT_EQ(server->served(), 22u);
+  EXPECT_EQ(server_->served(), 22u);
 
   auto close = client.exchange(0x8,
                                "\x03\xe8"  // close 1000
@@ -52,15 +54,11 @@ TEST(ServerWs, EchoesTextAndBinaryAndCountsMessages) {
   ASSERT_TRUE(close);
   EXPECT_EQ(close->close_code(), 1000);
   EXPECT_TRUE(client.closed_by_peer());
-  const auto totals = server->stop();
-  EXPECT_EQ(totals.requests, 22u);
-  EXPECT_EQ(totals.connections, 1u);
+  EXPECT_TRUE(totals_are(server_->stop(), {.requests = 22, .connections = 1}));
 }
 
-TEST(ServerWs, FramesSentWithTheUpgradeAreEchoed) {
-  auto server = start_server();
-  ASSERT_TRUE(server);
-  RawWs client(server->port());
+TEST_F(ServerWs, FramesSentWithTheUpgradeAreEchoed) {
+  RawWs client(server_->port());
   ASSERT_TRUE(client.send(RawWs::upgrade_request() + ws_frame(0x1, "early", true) +
                           ws_frame(0x9, "ping", true)));
   ASSERT_TRUE(switched(client.read_until("\r\n\r\n")));
@@ -74,10 +72,7 @@ TEST(ServerWs, FramesSentWithTheUpgradeAreEchoed) {
   EXPECT_EQ(second->payload, "ping");
 }
 
-TEST(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
-  server::ServerOptions options;
-  auto server = start_server(options);
-  ASSERT_TRUE(server);
+TEST_F(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
   struct Case {
     const char* name;
     std::string bytes;
@@ -96,7 +91,7 @@ TEST(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    RawWs client(server->port());
+    RawWs client(server_->port());
     ASSERT_TRUE(switched(client.upgrade()));
     ASSERT_TRUE(client.send(c.bytes));
     auto close = client.read_frame();
@@ -105,18 +100,17 @@ TEST(ServerWs, BadFramesCloseWithTheirCodeAndTheServerStaysUp) {
     EXPECT_EQ(close->close_code(), c.code);
     EXPECT_TRUE(client.closed_by_peer());
   }
-  RawWs after(server->port());
+  RawWs after(server_->port());
   ASSERT_TRUE(switched(after.upgrade()));
   auto echo = after.exchange(0x1, "still here");
   ASSERT_TRUE(echo);
   EXPECT_EQ(echo->payload, "still here");
 }
 
-TEST(ServerWs, DelayAppliesPerMessage) {
-  auto server =
-      start_server_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(100); });
-  ASSERT_TRUE(server);
-  RawWs client(server->port());
+TEST_F(ServerWs, DelayAppliesPerMessage) {
+  ASSERT_TRUE(
+      restart_with([](server::ServerOptions& o) { o.delay = std::chrono::milliseconds(100); }));
+  RawWs client(server_->port());
   ASSERT_TRUE(switched(client.upgrade()));
   const auto start = Clock::now();
   for (int i = 0; i < 3; ++i) {
@@ -124,7 +118,7 @@ TEST(ServerWs, DelayAppliesPerMessage) {
   }
   EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(300));
 
-  RawWs fast(server->port());  // ?delay= on the upgrade replaces --delay for that socket
+  RawWs fast(server_->port());  // ?delay= on the upgrade replaces --delay for that socket
   ASSERT_TRUE(switched(fast.upgrade("/?delay=0")));
   const auto fast_start = Clock::now();
   ASSERT_TRUE(fast.exchange(0x1, "quick"));
@@ -132,13 +126,12 @@ TEST(ServerWs, DelayAppliesPerMessage) {
   EXPECT_LT(Clock::now() - fast_start, std::chrono::milliseconds(100));
 }
 
-TEST(ServerWs, SimulatedErrorsCloseWith1011) {
-  auto server = start_server_with([](server::ServerOptions& o) {
+TEST_F(ServerWs, SimulatedErrorsCloseWith1011) {
+  ASSERT_TRUE(restart_with([](server::ServerOptions& o) {
     o.error_status = 500;
     o.error_percent = 50;
-  });
-  ASSERT_TRUE(server);
-  RawWs client(server->port());
+  }));
+  RawWs client(server_->port());
   ASSERT_TRUE(switched(client.upgrade()));
   auto echo = client.exchange(0x1, "one");
   ASSERT_TRUE(echo);
@@ -148,21 +141,17 @@ TEST(ServerWs, SimulatedErrorsCloseWith1011) {
   EXPECT_EQ(close->close_code(), 1011);
   ASSERT_TRUE(client.send(ws_frame(0x8, "\x03\xf3", true)));  // our close answer
   EXPECT_TRUE(client.closed_by_peer());
-  const auto totals = server->stop();
-  EXPECT_EQ(totals.requests, 2u);
-  EXPECT_EQ(totals.errors, 1u);
+  EXPECT_TRUE(totals_are(server_->stop(), {.requests = 2, .errors = 1}));
 }
 
-TEST(ServerWs, HandshakesCanBeRefused) {
-  auto server = start_server();
-  ASSERT_TRUE(server);
+TEST_F(ServerWs, HandshakesCanBeRefused) {
   {
-    RawWs client(server->port());  // ?status= answers with that status instead of switching
+    RawWs client(server_->port());  // ?status= answers with that status instead of switching
     const std::string head = client.upgrade("/?status=503");
     EXPECT_EQ(head.rfind("HTTP/1.1 503 ", 0), 0u) << head;
   }
   {
-    RawWs client(server->port());
+    RawWs client(server_->port());
     ASSERT_TRUE(client.send(
         "GET / HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         "Sec-WebSocket-Version: 8\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"));
@@ -171,24 +160,22 @@ TEST(ServerWs, HandshakesCanBeRefused) {
     EXPECT_NE(head.find("Sec-WebSocket-Version: 13"), std::string::npos);
   }
   {
-    RawWs client(server->port());
+    RawWs client(server_->port());
     ASSERT_TRUE(
         client.send("GET / HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                     "Sec-WebSocket-Version: 13\r\n\r\n"));
     const std::string head = client.read_until("\r\n\r\n");
     EXPECT_EQ(head.rfind("HTTP/1.1 400 ", 0), 0u) << head;
   }
-  const auto totals = server->stop();
+  const auto totals = server_->stop();
   EXPECT_EQ(totals.bad_requests, 2u);
 }
 
-TEST(ServerWs, StoppingClosesWithGoingAway) {
-  auto server = start_server();
-  ASSERT_TRUE(server);
-  RawWs client(server->port());
+TEST_F(ServerWs, StoppingClosesWithGoingAway) {
+  RawWs client(server_->port());
   ASSERT_TRUE(switched(client.upgrade()));
   ASSERT_TRUE(client.exchange(0x1, "x"));
-  std::thread stopper([&] { server->stop(); });
+  std::thread stopper([&] { server_->stop(); });
   auto close = client.read_frame();
   ASSERT_TRUE(close);
   EXPECT_EQ(close->close_code(), 1001);

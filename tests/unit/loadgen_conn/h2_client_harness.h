@@ -21,6 +21,7 @@
 #include "connection_harness.h"
 #include "loadgen/h2_request.h"
 #include "support/fake_connector.h"
+#include "support/h2_client_session.h"
 #include "support/test_stream.h"
 
 namespace stampede::loadgen {
@@ -51,10 +52,10 @@ class ScriptedH2Server {
 
   void answer(std::int32_t id, int status, const std::string& extra_value = {}) {
     const std::string code = std::to_string(status);
-    std::vector<nghttp2_nv> nv = {field(":status", code)};
+    std::vector<nghttp2_nv> nv = {testing::h2_field(":status", code)};
     if (!extra_value.empty()) {
-      nv.push_back(field("x-big", extra_value));
-      nv.push_back(field("x-big-too", extra_value));
+      nv.push_back(testing::h2_field("x-big", extra_value));
+      nv.push_back(testing::h2_field("x-big-too", extra_value));
     }
     nghttp2_data_provider provider{};
     provider.read_callback = body_cb;
@@ -64,9 +65,9 @@ class ScriptedH2Server {
   void answer_with(std::int32_t id, int status,
                    const std::vector<std::pair<std::string, std::string>>& fields) {
     const std::string code = std::to_string(status);
-    std::vector<nghttp2_nv> nv = {field(":status", code)};
+    std::vector<nghttp2_nv> nv = {testing::h2_field(":status", code)};
     for (const auto& [name, value] : fields)
-      nv.push_back(field(name, value));
+      nv.push_back(testing::h2_field(name, value));
     nghttp2_data_provider provider{};
     provider.read_callback = body_cb;
     nghttp2_submit_response(session_, id, nv.data(), nv.size(), &provider);
@@ -81,14 +82,7 @@ class ScriptedH2Server {
   std::string exchange(const std::string& from_client) {
     nghttp2_session_mem_recv(session_, reinterpret_cast<const std::uint8_t*>(from_client.data()),
                              from_client.size());
-    std::string out;
-    for (;;) {
-      const std::uint8_t* data = nullptr;
-      const ssize_t n = nghttp2_session_mem_send(session_, &data);
-      if (n <= 0) break;
-      out.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
-    }
-    return out;
+    return testing::h2_output(session_);
   }
 
   // What each stream carried: its fields in order (pseudo-headers first) and its body.
@@ -103,11 +97,6 @@ class ScriptedH2Server {
   std::size_t max_open = 0;
 
  private:
-  static nghttp2_nv field(std::string_view name, std::string_view value) {
-    return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
-            reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
-            value.size(), NGHTTP2_NV_FLAG_NONE};
-  }
   static int on_frame_cb(nghttp2_session*, const nghttp2_frame* frame, void* user) {
     auto& self = *static_cast<ScriptedH2Server*>(user);
     if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
@@ -196,16 +185,25 @@ inline std::unique_ptr<ScriptedH2Server> answering(std::uint32_t max_streams) {
   return server;
 }
 
+using MakeServer = std::function<std::unique_ptr<ScriptedH2Server>()>;
+
+// Every connection's server (no stream limit) does `on_request` with each request; a stateful
+// `on_request` starts afresh on each connection (each server has a copy of it as given here).
+inline MakeServer scripted(std::function<void(ScriptedH2Server&, std::int32_t)> on_request) {
+  return [on_request = std::move(on_request)] {
+    auto server = std::make_unique<ScriptedH2Server>(0);
+    server->on_request = on_request;
+    return server;
+  };
+}
+
 // For a run that goes on anew: the first connection's server does `first` with each request,
 // every later one answers each request 200.
-inline std::function<std::unique_ptr<ScriptedH2Server>()> first_then_answering(
-    std::function<void(ScriptedH2Server&, std::int32_t)> first) {
-  return [first = std::move(first), made = false]() mutable {
+inline MakeServer first_then_answering(std::function<void(ScriptedH2Server&, std::int32_t)> first) {
+  return [first = scripted(std::move(first)), made = false]() mutable {
     if (made) return answering(0);
     made = true;
-    auto server = std::make_unique<ScriptedH2Server>(0);
-    server->on_request = first;
-    return server;
+    return first();
   };
 }
 

@@ -154,18 +154,14 @@ TEST_F(H2ClientHooks, OutcomesSeeStatusHeadersAndBodyAndAVerdictCountsUnderItsCo
   set_.capture_body = true;
   hook_.judge = [](const Seen& s) { return s.answer == "no" ? std::string("BAD") : std::string(); };
   auto client = start(10, 4);
-  converse(*client, [] {
-    auto server = std::make_unique<ScriptedH2Server>(0);
-    server->on_request = [](ScriptedH2Server& s, std::int32_t id) {
-      // Streams 1, 5, 9...: "no"; the others "yes", in two fields joined as HTTP/1.1 joins them.
-      if ((id / 2) % 2 == 0) {
-        s.answer_with(id, 200, {{"x-answer", "no"}});
-      } else {
-        s.answer_with(id, 201, {{"x-answer", "y"}, {"x-other", "1"}, {"x-answer", "es"}});
-      }
-    };
-    return server;
-  });
+  converse(*client, scripted([](ScriptedH2Server& s, std::int32_t id) {
+    // Streams 1, 5, 9...: "no"; the others "yes", in two fields joined as HTTP/1.1 joins them.
+    if ((id / 2) % 2 == 0) {
+      s.answer_with(id, 200, {{"x-answer", "no"}});
+    } else {
+      s.answer_with(id, 201, {{"x-answer", "y"}, {"x-other", "1"}, {"x-answer", "es"}});
+    }
+  }));
   ASSERT_TRUE(client->finished());
   EXPECT_EQ(stats_.requests(), 10u);
   EXPECT_EQ(custom("BAD"), 5u);
@@ -186,13 +182,9 @@ TEST_F(H2ClientHooks, OutcomesSeeStatusHeadersAndBodyAndAVerdictCountsUnderItsCo
 
 TEST_F(H2ClientHooks, AResetStreamReachesTheHookByNameWithoutAResponse) {
   auto client = start(3, 1);
-  converse(*client, [] {
-    auto server = std::make_unique<ScriptedH2Server>(0);
-    server->on_request = [](ScriptedH2Server& s, std::int32_t id) {
-      s.reset(id, NGHTTP2_REFUSED_STREAM);
-    };
-    return server;
-  });
+  converse(*client, scripted([](ScriptedH2Server& s, std::int32_t id) {
+    s.reset(id, NGHTTP2_REFUSED_STREAM);
+  }));
   ASSERT_TRUE(client->finished());
   ASSERT_EQ(hook_.seen.size(), 3u);
   for (const Seen& s : hook_.seen) {

@@ -38,18 +38,14 @@ using testing::TestStream;
 TEST_F(H2ClientOverStream, AnswersEveryRequestOnOneConnectionWithConcurrentStreams) {
   auto client = start(100, 8);
   // The server answers only once 8 requests are open: the client must keep 8 in flight.
-  converse(*client, [] {
-    auto server = std::make_unique<ScriptedH2Server>(0);
-    server->on_request = [pending = std::vector<std::int32_t>()](ScriptedH2Server& s,
-                                                                 std::int32_t id) mutable {
-      pending.push_back(id);
-      if (pending.size() < 8 && s.requests < 97) return;
-      for (std::int32_t p : pending)
-        s.answer(p, 200);
-      pending.clear();
-    };
-    return server;
-  });
+  converse(*client, scripted([pending = std::vector<std::int32_t>()](ScriptedH2Server& s,
+                                                                     std::int32_t id) mutable {
+    pending.push_back(id);
+    if (pending.size() < 8 && s.requests < 97) return;
+    for (std::int32_t p : pending)
+      s.answer(p, 200);
+    pending.clear();
+  }));
   ASSERT_TRUE(client->finished());
   EXPECT_EQ(finished_, 1);
   EXPECT_EQ(stats_.requests(), 100u);
@@ -75,17 +71,13 @@ TEST_F(H2ClientOverStream, TheServersMaxConcurrentStreamsCapsTheStreams) {
 
 TEST_F(H2ClientOverStream, EachResetStreamIsOneFailureNamedByItsCode) {
   auto client = start(50, 4);
-  converse(*client, [] {
-    auto server = std::make_unique<ScriptedH2Server>(0);
-    server->on_request = [](ScriptedH2Server& s, std::int32_t id) {
-      if ((id / 2) % 2 == 0) {
-        s.reset(id, NGHTTP2_REFUSED_STREAM);  // streams 1, 5, 9...: 1 of 2 answered
-      } else {
-        s.answer(id, 200);
-      }
-    };
-    return server;
-  });
+  converse(*client, scripted([](ScriptedH2Server& s, std::int32_t id) {
+    if ((id / 2) % 2 == 0) {
+      s.reset(id, NGHTTP2_REFUSED_STREAM);  // streams 1, 5, 9...: 1 of 2 answered
+    } else {
+      s.answer(id, 200);
+    }
+  }));
   ASSERT_TRUE(client->finished());
   EXPECT_EQ(stats_.requests(), 50u);
   EXPECT_EQ(stats_.status_count(200), 25u);
@@ -148,14 +140,10 @@ TEST_F(H2ClientOverStream, ATruncatedFrameThenEofFailsTheStreamInFlight) {
 
 TEST_F(H2ClientOverStream, AnOversizedHeaderBlockFailsItsStreamAndTheConnectionGoesOn) {
   auto client = start(3, 1);
-  converse(*client, [] {
-    auto server = std::make_unique<ScriptedH2Server>(0);
-    server->on_request = [](ScriptedH2Server& s, std::int32_t id) {
-      // Two fields of 40 KiB: past kMaxHeaderBytes together, each under nghttp2's own limit.
-      s.answer(id, 200, id == 3 ? std::string(40 * 1024, 'x') : std::string());
-    };
-    return server;
-  });
+  converse(*client, scripted([](ScriptedH2Server& s, std::int32_t id) {
+    // Two fields of 40 KiB: past kMaxHeaderBytes together, each under nghttp2's own limit.
+    s.answer(id, 200, id == 3 ? std::string(40 * 1024, 'x') : std::string());
+  }));
   ASSERT_TRUE(client->finished());
   EXPECT_EQ(stats_.requests(), 3u);
   EXPECT_EQ(custom("headers too large"), 1u);

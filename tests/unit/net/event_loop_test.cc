@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "net/socket.h"
+#include "support/test_pipe.h"
 
 namespace stampede::net {
 namespace {
@@ -272,16 +273,7 @@ TEST_P(EventLoopTest, SocketConnectToAClosedPortIsRefused) {
 }
 
 // A pipe whose read end a Counter watches: counts the calls and their masks, reads nothing.
-struct WatchedPipe {
-  WatchedPipe() {
-    int fds[2];
-    EXPECT_EQ(::pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
-    read_end = Fd(fds[0]);
-    write_end = Fd(fds[1]);
-  }
-  void put() { EXPECT_EQ(::write(write_end.get(), "x", 1), 1); }
-  Fd read_end, write_end;
-};
+using WatchedPipe = testing::TestPipe;
 
 class Counter final : public IoHandler {
  public:

@@ -13,6 +13,7 @@
 #include "net/event_loop.h"
 #include "net/io_backend.h"
 #include "support/forbid_io_uring.h"
+#include "support/test_pipe.h"
 
 namespace stampede::net {
 namespace {
@@ -46,15 +47,9 @@ class Logger final : public IoHandler {
   std::string name_;
 };
 
-struct ReadyPipe {
-  ReadyPipe() {
-    int fds[2];
-    EXPECT_EQ(::pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
-    read_end = Fd(fds[0]);
-    write_end = Fd(fds[1]);
-    EXPECT_EQ(::write(write_end.get(), "x", 1), 1);
-  }
-  Fd read_end, write_end;
+// A pipe that is readable from the start.
+struct ReadyPipe : testing::TestPipe {
+  ReadyPipe() { put(); }
 };
 
 TEST(UringBackend, CompletionOfARegistrationRemovedInDispatchIsDropped) {

@@ -129,18 +129,16 @@ TEST(UringChannel, ClosedChannelLivesUntilItsReceiveEnds) {
 // completions (IORING_CQE_F_MORE) before its final one. The channel must survive all of them.
 TEST(UringChannel, CancelAnsweredAlreadyKeepsTheChannelUntilTheFinalCompletion) {
   if (!UringPoller::receive_unavailable().empty()) GTEST_SKIP() << "no multishot receive";
-  auto created = UringPoller::create();
-  ASSERT_TRUE(created.ok());
-  auto& poller = static_cast<UringPoller&>(**created);
-  ChannelPair pair;
-  UringChannel* channel = poller.open_channel(pair.ours.get());
-  ASSERT_NE(channel, nullptr);
-  poller.close_channel(channel);  // the receive was never submitted: still "in flight" here
-  EXPECT_EQ(poller.live_channels(), 1u);
-  UringPollerProbe::complete(poller, *channel, 0, IORING_CQE_F_MORE);  // one more, then...
-  EXPECT_EQ(poller.live_channels(), 1u);
-  UringPollerProbe::complete(poller, *channel, -ECANCELED, 0);  // ...the final one
-  EXPECT_EQ(poller.live_channels(), 0u);
+  BarePoller bare;
+  ASSERT_NE(bare.channel, nullptr);
+  // The receive was never submitted: still "in flight" here.
+  bare.poller->close_channel(bare.channel);
+  EXPECT_EQ(bare.poller->live_channels(), 1u);
+  // One more completion, then...
+  UringPollerProbe::complete(*bare.poller, *bare.channel, 0, IORING_CQE_F_MORE);
+  EXPECT_EQ(bare.poller->live_channels(), 1u);
+  UringPollerProbe::complete(*bare.poller, *bare.channel, -ECANCELED, 0);  // ...the final one
+  EXPECT_EQ(bare.poller->live_channels(), 0u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // What the io_uring channel tests share (uring_channel_test.cc: receiving, uring_send_test.cc:
-// sending): a probe into the poller's state, a connected loopback pair, a reading handler, a
-// bounded loop runner and a byte pattern in which a byte out of place shows.
+// sending): a probe into the poller's state, a connected loopback pair, a bare poller with a
+// channel on one, a reading handler, a bounded loop runner and a byte pattern in which a byte out
+// of place shows.
 #pragma once
 
 #include <errno.h>
@@ -62,6 +63,26 @@ struct ChannelPair {
     }
   }
   Fd ours, peer;
+};
+
+// A bare UringPoller (no EventLoop around it) with a channel open on a connected pair's `ours`,
+// for tests that hand the poller completions (UringPollerProbe) or wait on it themselves. The
+// pair's sockets close before the poller goes. `channel` is null, and the test has failed, when
+// the poller or the channel could not be made.
+struct BarePoller {
+  BarePoller() {
+    auto created = UringPoller::create();
+    EXPECT_TRUE(created.ok());
+    if (!created.ok()) return;
+    owner = std::move(created.value());
+    poller = static_cast<UringPoller*>(owner.get());
+    channel = poller->open_channel(pair.ours.get());
+    EXPECT_NE(channel, nullptr);
+  }
+  std::unique_ptr<Poller> owner;
+  UringPoller* poller = nullptr;
+  ChannelPair pair;
+  UringChannel* channel = nullptr;
 };
 
 // Reads what its stream has on each event, `capacity` bytes at a time, as a connection does:

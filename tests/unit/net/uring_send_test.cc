@@ -317,29 +317,25 @@ TEST(UringSend, FailedSendIsAnErrorForWriteAndRead) {
 // the next wait, not one advance (a release store the kernel sees) per buffer.
 TEST(UringSend, BuffersReadGoBackInOneAdvancePerWait) {
   if (!UringPoller::receive_unavailable().empty()) GTEST_SKIP() << "no multishot receive";
-  auto created = UringPoller::create();
-  ASSERT_TRUE(created.ok());
-  auto& poller = static_cast<UringPoller&>(**created);
-  ChannelPair pair;
-  UringChannel* channel = poller.open_channel(pair.ours.get());
-  ASSERT_NE(channel, nullptr);
-  ASSERT_TRUE(testing::send_all(pair.peer.get(), pattern(100'000)));  // 16 KiB a buffer
-  for (int i = 0; i < kMaxIterations && channel->queued_buffers() < 4; ++i)
-    poller.wait(1'000'000);
-  const std::size_t buffers = channel->queued_buffers();
+  BarePoller bare;
+  ASSERT_NE(bare.channel, nullptr);
+  ASSERT_TRUE(testing::send_all(bare.pair.peer.get(), pattern(100'000)));  // 16 KiB a buffer
+  for (int i = 0; i < kMaxIterations && bare.channel->queued_buffers() < 4; ++i)
+    bare.poller->wait(1'000'000);
+  const std::size_t buffers = bare.channel->queued_buffers();
   ASSERT_GE(buffers, 4u);
-  const unsigned tail = UringPollerProbe::ring_tail(poller);
+  const unsigned tail = UringPollerProbe::ring_tail(*bare.poller);
   std::string out(1 << 20, '\0');
   std::size_t n = 0;
-  ASSERT_EQ(channel->read(out.data(), out.size(), n), IoStatus::Done);
-  EXPECT_EQ(UringPollerProbe::ring_tail(poller), tail) << "a buffer went back on its own";
-  EXPECT_EQ(UringPollerProbe::unpublished(poller), buffers);
-  poller.wait(0);
-  EXPECT_EQ(static_cast<std::uint16_t>(UringPollerProbe::ring_tail(poller) - tail), buffers);
-  EXPECT_EQ(UringPollerProbe::unpublished(poller), 0u);
-  poller.close_channel(channel);
-  for (int i = 0; i < kMaxIterations && poller.live_channels() > 0; ++i)
-    poller.wait(1'000'000);
+  ASSERT_EQ(bare.channel->read(out.data(), out.size(), n), IoStatus::Done);
+  EXPECT_EQ(UringPollerProbe::ring_tail(*bare.poller), tail) << "a buffer went back on its own";
+  EXPECT_EQ(UringPollerProbe::unpublished(*bare.poller), buffers);
+  bare.poller->wait(0);
+  EXPECT_EQ(static_cast<std::uint16_t>(UringPollerProbe::ring_tail(*bare.poller) - tail), buffers);
+  EXPECT_EQ(UringPollerProbe::unpublished(*bare.poller), 0u);
+  bare.poller->close_channel(bare.channel);
+  for (int i = 0; i < kMaxIterations && bare.poller->live_channels() > 0; ++i)
+    bare.poller->wait(1'000'000);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,7 @@
 #include "server/connection.h"
 #include "server/shared.h"
 #include "server/worker.h"
+#include "support/server_totals.h"
 #include "support/test_stream.h"
 
 namespace stampede::server {
@@ -108,6 +110,16 @@ class WorkerHarness : public ::testing::Test {
   std::uint64_t bad_requests() const { return shared_->counters[0].bad_requests.load(); }
   std::uint64_t connections() const { return shared_->counters[0].connections.load(); }
   std::uint64_t served() const { return shared_->served(); }
+  // The counters above that a test names, checked in one assertion (nullopt: not looked at).
+  struct Counts {
+    std::optional<std::uint64_t> requests{}, errors{}, bad_requests{}, served{};
+  };
+  ::testing::AssertionResult counts_are(const Counts& want) const {
+    return testing::counters_are({{"requests", requests(), want.requests},
+                                  {"errors", errors(), want.errors},
+                                  {"bad_requests", bad_requests(), want.bad_requests},
+                                  {"served", served(), want.served}});
+  }
 
   // Declared so that the worker (and any connection still open in it) goes first.
   std::unique_ptr<Shared> shared_;

@@ -98,8 +98,7 @@ TEST_F(ServerConnection, PipelinedRequestsByteByByteAreAnsweredInOrder) {
   EXPECT_EQ(got[2].status, 200);
   EXPECT_EQ(got[2].body, "OK");
   EXPECT_NE(got[3].body.find("\"served\":3"), std::string::npos) << got[3].body;
-  EXPECT_EQ(requests(), 3u);
-  EXPECT_EQ(errors(), 1u);
+  EXPECT_TRUE(counts_are({.requests = 3, .errors = 1}));
   EXPECT_FALSE(closed());
 }
 
@@ -153,9 +152,7 @@ TEST_F(ServerConnection, ResetInTheMiddleOfARequestClosesWithoutAnswer) {
   deliver(kPost.substr(20));
   EXPECT_TRUE(closed());
   EXPECT_EQ(stream_->written(), "");
-  EXPECT_EQ(requests(), 0u);
-  EXPECT_EQ(bad_requests(), 0u);
-  EXPECT_EQ(served(), 0u);
+  EXPECT_TRUE(counts_are({.requests = 0, .bad_requests = 0, .served = 0}));
 }
 
 TEST_F(ServerConnection, WantWriteInsideAReadIsRetriedWhenWritable) {
@@ -202,9 +199,7 @@ TEST_F(ServerConnection, EndOfStreamInsideAHeadIsRefusedNotServed) {
     const std::vector<Answer> got = answers_in(stream_->written());
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].status, 400);
-    EXPECT_EQ(requests(), 0u);
-    EXPECT_EQ(served(), 0u);
-    EXPECT_EQ(bad_requests(), bad_before + 1);
+    EXPECT_TRUE(counts_are({.requests = 0, .bad_requests = bad_before + 1, .served = 0}));
   }
 }
 
@@ -237,9 +232,7 @@ TEST_F(ServerConnection, DelayedAnswerFindingTheClientGoneCloses) {
   run_loop_until([&] { return closed(); });
   EXPECT_TRUE(closed());
   EXPECT_EQ(stream_->written(), "");
-  EXPECT_EQ(requests(), 1u);
-  EXPECT_EQ(errors(), 0u);
-  EXPECT_EQ(bad_requests(), 0u);
+  EXPECT_TRUE(counts_are({.requests = 1, .errors = 0, .bad_requests = 0}));
 }
 
 TEST_F(ServerConnection, DelayedAnswerStillGoesToAClientThatHalfClosed) {
@@ -252,8 +245,7 @@ TEST_F(ServerConnection, DelayedAnswerStillGoesToAClientThatHalfClosed) {
   const std::vector<Answer> got = answers_in(stream_->written());
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].body, "OK");
-  EXPECT_EQ(requests(), 1u);
-  EXPECT_EQ(served(), 1u);
+  EXPECT_TRUE(counts_are({.requests = 1, .served = 1}));
 }
 
 }  // namespace

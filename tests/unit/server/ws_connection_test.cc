@@ -121,8 +121,7 @@ TEST_F(ServerWsConnection, ResetInsideAFrameClosesWithoutEcho) {
   deliver(frame.substr(4));
   EXPECT_TRUE(closed());
   EXPECT_TRUE(frames_after_101(stream_->written()).empty());
-  EXPECT_EQ(requests(), 0u);
-  EXPECT_EQ(bad_requests(), 0u);
+  EXPECT_TRUE(counts_are({.requests = 0, .bad_requests = 0}));
 }
 
 TEST_F(ServerWsConnection, EndOfStreamInsideAFrameClosesWithoutEcho) {
@@ -131,8 +130,7 @@ TEST_F(ServerWsConnection, EndOfStreamInsideAFrameClosesWithoutEcho) {
   hang_up();
   EXPECT_TRUE(closed());
   EXPECT_TRUE(frames_after_101(stream_->written()).empty());
-  EXPECT_EQ(requests(), 0u);
-  EXPECT_EQ(served(), 0u);
+  EXPECT_TRUE(counts_are({.requests = 0, .served = 0}));
 }
 
 TEST_F(ServerWsConnection, CloseInTheMiddleOfAnEchoClosesAfterThePrefix) {
