@@ -112,11 +112,11 @@ class ResponseParser {
 
  private:
   struct Callbacks;
-  enum class Pause : std::uint8_t { None, Head, Message };
+  friend struct LlhttpCallbacks<ResponseParser>;
 
-  Step on_paused(std::size_t consumed);
+  // A response ended (MessageComplete): the state for the next one, or closed.
+  void end_message();
   Step check_head(const char* data, Step step);
-  Step check_body(const char* data, Step step);
   void start_message();
   int capture_index(std::string_view name) const;
   // Routes header values to the coding counter (`on`) or back to capture (or nowhere).
@@ -133,7 +133,6 @@ class ResponseParser {
   BodyCallback body_callback_;
   std::size_t head_bytes_ = 0;  // bytes of the current head (and 1xx heads before it) so far
 
-  Pause pause_ = Pause::None;
   bool closed_ = false;  // a non-keep-alive or 101 response completed: no more responses
   bool no_body_next_ = false;
   bool interim_ = false;        // parsing a 1xx (not 101) response, which is not reported
