@@ -32,6 +32,13 @@ bool is_ows(char c) {
   return c == ' ' || c == '\t';
 }
 
+// After a failed comparison of `len` (> 0) bytes with the repeat: whether they differ from it,
+// rather than being fewer, alike so far (the repeat arriving in pieces, or a shorter response),
+// which is not a miss. Out of line: the repeat's own path stays small.
+[[gnu::noinline]] bool differs(const char* data, std::size_t len, std::string_view repeat) {
+  return len >= repeat.size() || std::memcmp(data, repeat.data(), len) != 0;
+}
+
 }  // namespace
 
 // llhttp callbacks (see LlhttpCallbacks).
@@ -294,7 +301,8 @@ Step ResponseParser::feed(const char* data, std::size_t len) {
 // At a message's start the parser's state is always the same (llhttp at rest after a keep-alive
 // message, checker reset, no HEAD or 1xx pending), and the repeat was parsed from that state
 // into that state, so identical bytes get the identical events and leave the same state.
-std::optional<Step> ResponseParser::repeat_step(const char* data, std::size_t len) {
+[[gnu::always_inline]] inline std::optional<Step> ResponseParser::repeat_step(const char* data,
+                                                                              std::size_t len) {
   if (repeating_) {  // the caller feeds from the repeat's body on
     repeating_ = false;
     head_done_ = false;
@@ -302,9 +310,13 @@ std::optional<Step> ResponseParser::repeat_step(const char* data, std::size_t le
   }
   const bool at_start = !head_done_ && head_bytes_ == 0 && !no_body_next_ && !after_interim_ &&
                         !driver_.pause_pending();
-  if (!at_start || len < repeat_.size() || std::memcmp(data, repeat_.data(), repeat_.size()) != 0) {
+  if (!at_start) return std::nullopt;
+  if (len < repeat_.size() || std::memcmp(data, repeat_.data(), repeat_.size()) != 0) {
+    if (len != 0 && misses_ < 255 && differs(data, len, repeat_)) ++misses_;
     return std::nullopt;
   }
+  misses_ = 0;
+  ++repeated_;
   repeating_ = true;
   head_done_ = true;
   status_ = repeat_fields_.status;
@@ -320,7 +332,7 @@ void ResponseParser::record(const char* data, Step step, bool body) {
     recording_ok_ = step.event == Event::HeadComplete && step.consumed <= kMaxRepeatBytes &&
                     !interim_ && !after_interim_ && !no_body_next_ && status_ != 101 &&
                     keep_alive_ && has_content_length_ && !chunked_ && capture_names_.empty() &&
-                    !body_callback_;
+                    !body_callback_ && !backed_off();
     if (recording_ok_) {
       recording_.assign(data, step.consumed);
       recording_head_ = step.consumed;
@@ -338,6 +350,16 @@ void ResponseParser::record(const char* data, Step step, bool body) {
   repeat_.swap(recording_);
   repeat_head_ = recording_head_;
   repeat_fields_ = {status_, http_minor_, content_length_};
+}
+
+// Whether a response that could be recorded is passed over: after kMissesToBackOff failed
+// comparisons in a row, all but one in kRecordOneIn are.
+bool ResponseParser::backed_off() {
+  if (misses_ < kMissesToBackOff || ++unrecorded_ == kRecordOneIn) {
+    unrecorded_ = 0;
+    return false;
+  }
+  return true;
 }
 
 // Accounts for and checks the head bytes at `data` that llhttp just accepted (a feed that
