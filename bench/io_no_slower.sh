@@ -9,10 +9,10 @@
 # per figure and the load average.
 # VARY=1: the balancer's backends answer responses that differ from one to the next on each of
 # its client connections: three backends (`serve --id a|b|c`: the x-instance header and the body
-# name the instance) in round-robin, so no response repeats the one before it on a connection
-# (10 connections: each one's next request goes to the next backend) and a parser's repeat
-# shortcut never applies. Without it one backend answers the same bytes every time (but for its
-# Date, once a second). PROGRAMS: the programs to measure; default "generator serve balance".
+# name the instance) in round-robin, so successive responses on one client connection come
+# from different backends as the 10 connections' requests interleave (not checked per
+# response), and the parser's repeat rarely applies. Without it one backend answers the same
+# bytes every time (but for its Date, once a second). PROGRAMS: the programs to measure; default "generator serve balance".
 # SMALL and LARGE: the two run lengths (default 20000 and 40000 requests).
 #   [VARY=1] [PROGRAMS="balance"] [SMALL=N LARGE=M] bench/io_no_slower.sh BEFORE_BINARY [ROUNDS=1]
 set -euo pipefail
