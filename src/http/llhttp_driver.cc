@@ -2,8 +2,20 @@
 
 namespace stampede::http {
 
-LlhttpDriver::LlhttpDriver(llhttp_type_t type, int error_status)
-    : type_(type), error_status_(error_status) {
+namespace {
+
+constexpr std::string_view kVersionName = "HTTP_VERSION_NOT_SUPPORTED";
+constexpr std::string_view kVersionMessage = "only HTTP/1.0 and 1.1";
+constexpr std::string_view kChunksUnfinishedName = "CHUNKED_FRAMING";
+constexpr std::string_view kChunksUnfinishedMessage =
+    "llhttp ended a chunked body before its last CRLF";
+
+}  // namespace
+
+LlhttpDriver::LlhttpDriver(llhttp_type_t type, int error_status, int version_status)
+    : type_(type),
+      error_status_(error_status),
+      version_error_{version_status, kVersionName, kVersionMessage} {
   llhttp_settings_init(&settings_);
 }
 
@@ -12,6 +24,7 @@ void LlhttpDriver::reset(void* owner) {
   parser_.data = owner;
   error_ = ParseError{};
   callback_error_.reset();
+  pause_ = Event::NeedMore;
   failed_ = false;
 }
 
@@ -39,10 +52,22 @@ std::optional<ParseError> LlhttpDriver::flush_open_span(void* owner, const char*
   return std::nullopt;
 }
 
+Step LlhttpDriver::check_chunks(ChunkedChecker& chunks, const char* data, Step step) {
+  if (const std::optional<ParseError> error = chunks.scan(data, step.consumed)) {
+    return fail(*error, step.consumed);
+  }
+  if (step.event == Event::MessageComplete && !chunks.done()) {
+    return fail({error_status_, kChunksUnfinishedName, kChunksUnfinishedMessage}, step.consumed);
+  }
+  return step;
+}
+
 llhttp_errno_t LlhttpDriver::finish(void* owner) {
   parser_.data = owner;
   parser_.settings = &settings_;
-  return llhttp_finish(&parser_);
+  const llhttp_errno_t err = llhttp_finish(&parser_);
+  pause_ = Event::NeedMore;
+  return err;
 }
 
 Step LlhttpDriver::finish_step(llhttp_errno_t err, const ParseError& truncated) {

@@ -14,12 +14,9 @@ constexpr ParseError kUriTooLong{414, "URI_TOO_LONG", "request target exceeds th
 constexpr ParseError kHeadTooLarge{431, "HEADER_TOO_LARGE", "request head exceeds the limit"};
 constexpr ParseError kBodyTooLarge{413, "BODY_TOO_LARGE", "request body exceeds the limit"};
 constexpr std::string_view kUnknownVersionReason = "Invalid HTTP version";
-constexpr ParseError kBadVersion{505, "HTTP_VERSION_NOT_SUPPORTED", "only HTTP/1.0 and 1.1"};
 constexpr ParseError kNoHost{400, "MISSING_HOST", "HTTP/1.1 request without Host"};
 constexpr ParseError kTwoHosts{400, "DUPLICATE_HOST", "more than one Host field"};
 constexpr ParseError kBadName{400, "INVALID_HEADER_NAME", "header name is not a token"};
-constexpr ParseError kChunksUnfinished{400, "CHUNKED_FRAMING",
-                                       "llhttp ended a chunked body before its last CRLF"};
 constexpr ParseError kAfterClose{400, "DATA_AFTER_CLOSE",
                                  "data after a request that closes the connection"};
 constexpr ParseError kTruncated{400, "HPE_INVALID_EOF_STATE",
@@ -53,25 +50,9 @@ bool only_chunked(std::span<const Header> headers) {
 
 }  // namespace
 
-// llhttp callbacks: `p->data` is the RequestParser (re-pointed on every entry, so moves are
-// safe). Returning HPE_PAUSED stops llhttp_execute right after the current byte; returning -1
-// fails the parse with the error given to LlhttpDriver::set_callback_error().
-struct RequestParser::Callbacks {
-  static RequestParser& self(llhttp_t* p) { return *static_cast<RequestParser*>(p->data); }
-
-  static int on_message_begin(llhttp_t* p) {
-    self(p).start_message();
-    return 0;
-  }
-
-  // A version llhttp supports (0.9, 1.0, 1.1, 2.0; execute() maps its refusal of another
-  // "HTTP/d.d" to 505 as well): anything but 1.0 and 1.1 is 505.
-  static int on_version_complete(llhttp_t* p) {
-    if (p->http_major == 1 && p->http_minor <= 1) return 0;
-    self(p).driver_.set_callback_error(kBadVersion);
-    return -1;
-  }
-
+// llhttp callbacks (see LlhttpCallbacks). A version other than 1.0 and 1.1 is a 505 (execute()
+// maps llhttp's refusal of a "HTTP/d.d" it does not know to 505 as well).
+struct RequestParser::Callbacks : LlhttpCallbacks<RequestParser> {
   static int on_url(llhttp_t* p, const char* at, std::size_t len) {
     RequestParser& s = self(p);
     // Bytes up to the limit are checked first, so that the status does not depend on where
@@ -92,14 +73,16 @@ struct RequestParser::Callbacks {
     return 0;
   }
 
-  // Appends head text to buf_ unless that would pass the head limit.
-  static bool store(RequestParser& s, const char* at, std::size_t len) {
+  // Appends head text to buf_ and its length to `part` (the length of the field name or value
+  // it belongs to); fails the parse instead when that would pass the head limit.
+  static int store(RequestParser& s, const char* at, std::size_t len, std::size_t& part) {
     if (s.buf_.size() + len > s.limits_.max_header_bytes) {
       s.driver_.set_callback_error(kHeadTooLarge);
-      return false;
+      return -1;
     }
     s.buf_.append(at, len);
-    return true;
+    part += len;
+    return 0;
   }
 
   static int on_header_field(llhttp_t* p, const char* at, std::size_t len) {
@@ -109,9 +92,7 @@ struct RequestParser::Callbacks {
       s.fields_.push_back({s.buf_.size(), 0, 0, 0});
       s.in_field_ = true;
     }
-    if (!store(s, at, len)) return -1;
-    s.fields_.back().name_len += len;
-    return 0;
+    return store(s, at, len, s.fields_.back().name_len);
   }
 
   static int on_header_field_complete(llhttp_t* p) {
@@ -135,9 +116,7 @@ struct RequestParser::Callbacks {
   static int on_header_value(llhttp_t* p, const char* at, std::size_t len) {
     RequestParser& s = self(p);
     if (!s.in_head_) return 0;
-    if (!store(s, at, len)) return -1;
-    s.fields_.back().value_len += len;
-    return 0;
+    return store(s, at, len, s.fields_.back().value_len);
   }
 
   static int on_header_value_complete(llhttp_t* p) {
@@ -167,16 +146,16 @@ struct RequestParser::Callbacks {
   static int on_message_complete(llhttp_t* p) {
     RequestParser& s = self(p);
     s.keep_alive_ = llhttp_should_keep_alive(p) != 0;
-    s.pause_ = Pause::Message;
-    return HPE_PAUSED;
+    return s.driver_.pause_at(Event::MessageComplete);
   }
 };
 
-RequestParser::RequestParser(ParserLimits limits) : limits_(limits), driver_(HTTP_REQUEST, 400) {
+RequestParser::RequestParser(ParserLimits limits)
+    : limits_(limits), driver_(HTTP_REQUEST, 400, 505) {
   llhttp_settings_t& settings = driver_.settings();
+  Callbacks::install(settings);
   settings.on_message_begin = &Callbacks::on_message_begin;
   settings.on_url = &Callbacks::on_url;
-  settings.on_version_complete = &Callbacks::on_version_complete;
   settings.on_header_field = &Callbacks::on_header_field;
   settings.on_header_field_complete = &Callbacks::on_header_field_complete;
   settings.on_header_value = &Callbacks::on_header_value;
@@ -190,7 +169,6 @@ RequestParser::RequestParser(ParserLimits limits) : limits_(limits), driver_(HTT
 void RequestParser::reset() {
   driver_.reset(this);
   checker_.reset();
-  pause_ = Pause::None;
   closed_ = false;
   in_head_ = true;
   head_bytes_ = 0;
@@ -214,7 +192,7 @@ void RequestParser::start_message() {
 int RequestParser::finish_head(llhttp_t* p) {
   in_head_ = false;
   if (p->http_major != 1) {
-    driver_.set_callback_error(kBadVersion);
+    driver_.set_callback_error(driver_.version_error());
     return -1;
   }
   // RFC 9112 3.2: a request with two Hosts, or an HTTP/1.1 one with none, is a 400.
@@ -261,32 +239,26 @@ int RequestParser::finish_head(llhttp_t* p) {
   }
   const std::optional<std::string_view> expect = header("expect");
   expect_continue_ = expect && iequals(*expect, "100-continue");
-  pause_ = Pause::Head;
-  return HPE_PAUSED;
+  return driver_.pause_at(Event::HeadComplete);
 }
 
-Step RequestParser::on_paused(std::size_t consumed) {
-  const Pause pause = pause_;
-  pause_ = Pause::None;
-  if (pause == Pause::Head) return {Event::HeadComplete, consumed};
+void RequestParser::end_message() {
   in_head_ = true;  // the next request's head starts right after
   head_bytes_ = 0;
   checker_.reset();
   if (!keep_alive_ && !upgrade_) closed_ = true;
-  return {Event::MessageComplete, consumed};
 }
 
 Step RequestParser::execute(const char* data, std::size_t len) {
   llhttp_errno_t err = driver_.execute(this, data, len);
   // Still feeding after an upgrade request: the upgrade was declined, HTTP goes on.
   if (err == HPE_PAUSED_UPGRADE) err = driver_.continue_after_upgrade(data, len);
-  const Step step =
-      driver_.step(err, data, len, [this](std::size_t consumed) { return on_paused(consumed); });
+  const Step step = driver_.step(err, data, len, [this] { end_message(); });
   // llhttp refuses a well-formed "HTTP/d.d" it does not know (1.2, 3.0) with this reason, at
   // the minor digit; the ones it knows reach on_version_complete. Malformed versions have
   // other reasons and stay 400s.
   if (err == HPE_INVALID_VERSION && error().message == kUnknownVersionReason) {
-    return driver_.fail(kBadVersion, step.consumed);
+    return driver_.fail(driver_.version_error(), step.consumed);
   }
   return step;
 }
@@ -330,17 +302,6 @@ std::optional<ParseError> RequestParser::check_before_error(const char* data,
   return checker_.scan(data + before, consumed - before);
 }
 
-// Checks the chunk framing of the body bytes at `data` that llhttp just accepted.
-Step RequestParser::check_body(const char* data, Step step) {
-  if (const std::optional<ParseError> error = chunks_.scan(data, step.consumed)) {
-    return driver_.fail(*error, step.consumed);
-  }
-  if (step.event == Event::MessageComplete && !chunks_.done()) {
-    return driver_.fail(kChunksUnfinished, step.consumed);
-  }
-  return step;
-}
-
 Step RequestParser::feed(const char* data, std::size_t len) {
   if (driver_.failed()) return {Event::Error, 0};
   if (closed_) return len == 0 ? Step{Event::NeedMore, 0} : driver_.fail(kAfterClose, 0);
@@ -355,7 +316,7 @@ Step RequestParser::feed(const char* data, std::size_t len) {
     }
     return step;
   }
-  if (!head) return chunked ? check_body(data, step) : step;
+  if (!head) return chunked ? driver_.check_chunks(chunks_, data, step) : step;
   // Starting in the head, llhttp stops at its end (HeadComplete) or consumes everything.
   return check_head(data, step.consumed, step);
 }

@@ -73,7 +73,7 @@ class RequestParser {
 
  private:
   struct Callbacks;
-  enum class Pause : std::uint8_t { None, Head, Message };
+  friend struct LlhttpCallbacks<RequestParser>;
   // One header field as offsets into buf_ (which may move while the head grows).
   struct Field {
     std::size_t name_offset;
@@ -86,9 +86,9 @@ class RequestParser {
   int finish_head(llhttp_t* p);
   Step execute(const char* data, std::size_t len);
   Step check_head(const char* data, std::size_t head_bytes, Step step);
-  Step check_body(const char* data, Step step);
   std::optional<ParseError> check_before_error(const char* data, std::size_t consumed);
-  Step on_paused(std::size_t consumed);
+  // A request ended (MessageComplete): the state for the next one, or closed.
+  void end_message();
 
   ParserLimits limits_;
   LlhttpDriver driver_;
@@ -107,7 +107,6 @@ class RequestParser {
   std::size_t host_field_ = 0;  // index in fields_ of the last Host field
   std::string valid_host_;      // the last Host value found valid (it stays valid)
 
-  Pause pause_ = Pause::None;
   bool closed_ = false;  // a request without keep-alive completed
   bool in_head_ = true;  // still before HeadComplete: bytes fed are head bytes
   bool in_field_ = false;

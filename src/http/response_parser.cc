@@ -14,10 +14,6 @@ constexpr std::size_t kMaxCapturedBytes = 65536;
 constexpr ParseError kCapturedTooLarge{502, "CAPTURED_HEADER_TOO_LARGE",
                                        "captured response header values exceed 64 KiB"};
 constexpr ParseError kResponseHeadTooLarge{502, "HEADER_TOO_LARGE", "response head exceeds 64 KiB"};
-constexpr ParseError kResponseBadVersion{502, "HTTP_VERSION_NOT_SUPPORTED",
-                                         "only HTTP/1.0 and 1.1"};
-constexpr ParseError kResponseChunksUnfinished{502, "CHUNKED_FRAMING",
-                                               "llhttp ended a chunked body before its last CRLF"};
 constexpr ParseError kResponseAfterClose{502, "DATA_AFTER_CLOSE",
                                          "data after a response that ended the connection"};
 constexpr ParseError kUpgraded{502, "UPGRADED",
@@ -36,25 +32,17 @@ bool is_ows(char c) {
   return c == ' ' || c == '\t';
 }
 
+// After a failed comparison of `len` (> 0) bytes with the repeat: whether they differ from it,
+// rather than being fewer, alike so far (the repeat arriving in pieces, or a shorter response),
+// which is not a miss. Out of line: the repeat's own path stays small.
+[[gnu::noinline]] bool differs(const char* data, std::size_t len, std::string_view repeat) {
+  return len >= repeat.size() || std::memcmp(data, repeat.data(), len) != 0;
+}
+
 }  // namespace
 
-// llhttp callbacks: `p->data` is the ResponseParser (re-pointed on every entry, so moves are
-// safe). Returning HPE_PAUSED stops llhttp_execute right after the current byte; returning -1
-// fails the parse with the error given to LlhttpDriver::set_callback_error().
-struct ResponseParser::Callbacks {
-  static ResponseParser& self(llhttp_t* p) { return *static_cast<ResponseParser*>(p->data); }
-
-  static int on_message_begin(llhttp_t* p) {
-    self(p).start_message();
-    return 0;
-  }
-
-  static int on_version_complete(llhttp_t* p) {
-    if (p->http_major == 1 && p->http_minor <= 1) return 0;
-    self(p).driver_.set_callback_error(kResponseBadVersion);
-    return -1;
-  }
-
+// llhttp callbacks (see LlhttpCallbacks).
+struct ResponseParser::Callbacks : LlhttpCallbacks<ResponseParser> {
   static int on_headers_complete(llhttp_t* p) {
     ResponseParser& s = self(p);
     // RFC 9112 6.1: chunked is never applied twice; llhttp 8.1 would de-chunk such a body once.
@@ -83,8 +71,7 @@ struct ResponseParser::Callbacks {
     s.has_content_length_ = (p->flags & F_CONTENT_LENGTH) != 0;
     s.content_length_ = p->content_length;
     s.keep_alive_ = llhttp_should_keep_alive(p) != 0 && s.status_ != 101;
-    s.pause_ = Pause::Head;
-    return HPE_PAUSED;
+    return s.driver_.pause_at(Event::HeadComplete);
   }
 
   static int on_message_complete(llhttp_t* p) {
@@ -97,8 +84,7 @@ struct ResponseParser::Callbacks {
     }
     s.keep_alive_ = llhttp_should_keep_alive(p) != 0 && s.status_ != 101;
     s.no_body_next_ = false;
-    s.pause_ = Pause::Message;
-    return HPE_PAUSED;
+    return s.driver_.pause_at(Event::MessageComplete);
   }
 
   // The reason phrase (RFC 9112 4: HTAB, SP, VCHAR, obs-text); llhttp 8.1 takes any byte but CR
@@ -191,7 +177,7 @@ struct ResponseParser::Callbacks {
 };
 
 ResponseParser::ResponseParser(std::vector<std::string> capture_headers)
-    : driver_(HTTP_RESPONSE, 502), capture_names_(std::move(capture_headers)) {
+    : driver_(HTTP_RESPONSE, 502, 502), capture_names_(std::move(capture_headers)) {
   capture_values_.resize(capture_names_.size());
   capture_present_.resize(capture_names_.size());
   for (const std::string& name : capture_names_)
@@ -199,7 +185,7 @@ ResponseParser::ResponseParser(std::vector<std::string> capture_headers)
   llhttp_settings_t& settings = driver_.settings();
   settings.on_headers_complete = &Callbacks::on_headers_complete;
   settings.on_message_complete = &Callbacks::on_message_complete;
-  settings.on_version_complete = &Callbacks::on_version_complete;
+  Callbacks::install(settings);
   settings.on_header_field_complete = &Callbacks::on_field_complete_codings;
   settings.on_status = &Callbacks::on_status;
   if (!capture_names_.empty()) {
@@ -253,7 +239,6 @@ void ResponseParser::reset() {
   recording_ok_ = repeating_ = false;
   checker_.reset();
   head_bytes_ = 0;
-  pause_ = Pause::None;
   closed_ = no_body_next_ = interim_ = after_interim_ = head_done_ = false;
   keep_alive_ = chunked_ = chunked_body_ = has_content_length_ = false;
   status_ = http_minor_ = 0;
@@ -288,15 +273,11 @@ int ResponseParser::capture_index(std::string_view name) const {
   return -1;
 }
 
-Step ResponseParser::on_paused(std::size_t consumed) {
-  const Pause pause = pause_;
-  pause_ = Pause::None;
-  if (pause == Pause::Head) return {Event::HeadComplete, consumed};
+void ResponseParser::end_message() {
   head_done_ = false;  // the next response's head starts right after
   head_bytes_ = 0;
   checker_.reset();
   if (!keep_alive_) closed_ = true;
-  return {Event::MessageComplete, consumed};
 }
 
 Step ResponseParser::feed(const char* data, std::size_t len) {
@@ -309,28 +290,33 @@ Step ResponseParser::feed(const char* data, std::size_t len) {
     if (const std::optional<Step> step = repeat_step(data, len)) return *step;
   }
   const bool body = head_done_;
-  const Step step = driver_.step(driver_.execute(this, data, len), data, len,
-                                 [this](std::size_t consumed) { return on_paused(consumed); });
+  const Step step =
+      driver_.step(driver_.execute(this, data, len), data, len, [this] { end_message(); });
   if (step.event == Event::Error) return step;
   if (recording_ok_ || (!body && head_bytes_ == 0)) record(data, step, body);
   if (!body) return check_head(data, step);
-  return chunked_body_ ? check_body(data, step) : step;
+  return chunked_body_ ? driver_.check_chunks(chunks_, data, step) : step;
 }
 
 // At a message's start the parser's state is always the same (llhttp at rest after a keep-alive
 // message, checker reset, no HEAD or 1xx pending), and the repeat was parsed from that state
 // into that state, so identical bytes get the identical events and leave the same state.
-std::optional<Step> ResponseParser::repeat_step(const char* data, std::size_t len) {
+[[gnu::always_inline]] inline std::optional<Step> ResponseParser::repeat_step(const char* data,
+                                                                              std::size_t len) {
   if (repeating_) {  // the caller feeds from the repeat's body on
     repeating_ = false;
     head_done_ = false;
     return Step{Event::MessageComplete, repeat_.size() - repeat_head_};
   }
-  const bool at_start =
-      !head_done_ && head_bytes_ == 0 && !no_body_next_ && !after_interim_ && pause_ == Pause::None;
-  if (!at_start || len < repeat_.size() || std::memcmp(data, repeat_.data(), repeat_.size()) != 0) {
+  const bool at_start = !head_done_ && head_bytes_ == 0 && !no_body_next_ && !after_interim_ &&
+                        !driver_.pause_pending();
+  if (!at_start) return std::nullopt;
+  if (len < repeat_.size() || std::memcmp(data, repeat_.data(), repeat_.size()) != 0) {
+    if (len != 0 && misses_ < 255 && differs(data, len, repeat_)) ++misses_;
     return std::nullopt;
   }
+  misses_ = 0;
+  ++repeated_;
   repeating_ = true;
   head_done_ = true;
   status_ = repeat_fields_.status;
@@ -346,7 +332,7 @@ void ResponseParser::record(const char* data, Step step, bool body) {
     recording_ok_ = step.event == Event::HeadComplete && step.consumed <= kMaxRepeatBytes &&
                     !interim_ && !after_interim_ && !no_body_next_ && status_ != 101 &&
                     keep_alive_ && has_content_length_ && !chunked_ && capture_names_.empty() &&
-                    !body_callback_;
+                    !body_callback_ && !backed_off();
     if (recording_ok_) {
       recording_.assign(data, step.consumed);
       recording_head_ = step.consumed;
@@ -366,6 +352,16 @@ void ResponseParser::record(const char* data, Step step, bool body) {
   repeat_fields_ = {status_, http_minor_, content_length_};
 }
 
+// Whether a response that could be recorded is passed over: after kMissesToBackOff failed
+// comparisons in a row, all but one in kRecordOneIn are.
+bool ResponseParser::backed_off() {
+  if (misses_ < kMissesToBackOff || ++unrecorded_ == kRecordOneIn) {
+    unrecorded_ = 0;
+    return false;
+  }
+  return true;
+}
+
 // Accounts for and checks the head bytes at `data` that llhttp just accepted (a feed that
 // starts in the head stops at its end: 1xx heads before it have no body).
 Step ResponseParser::check_head(const char* data, Step step) {
@@ -377,17 +373,6 @@ Step ResponseParser::check_head(const char* data, Step step) {
   if (step.event == Event::HeadComplete) {
     head_done_ = true;
     if (chunked_body_) chunks_.reset({kMaxHeadBytes, kMaxHeadBytes - head_bytes_, 502, 502});
-  }
-  return step;
-}
-
-// Checks the chunk framing of the body bytes at `data` that llhttp just accepted.
-Step ResponseParser::check_body(const char* data, Step step) {
-  if (const std::optional<ParseError> error = chunks_.scan(data, step.consumed)) {
-    return driver_.fail(*error, step.consumed);
-  }
-  if (step.event == Event::MessageComplete && !chunks_.done()) {
-    return driver_.fail(kResponseChunksUnfinished, step.consumed);
   }
   return step;
 }
@@ -408,7 +393,6 @@ Step ResponseParser::finish() {
   if (after_interim_) return driver_.fail(kResponseTruncated, 0);
   const llhttp_errno_t err = driver_.finish(this);
   if (err == HPE_PAUSED) {  // on_message_complete ran: a close-delimited body ended
-    pause_ = Pause::None;
     closed_ = true;
     keep_alive_ = false;
     return {Event::MessageComplete, 0};

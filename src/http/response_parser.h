@@ -55,7 +55,10 @@ struct ChunkedCodings {
 //    body callback; at most kMaxRepeatBytes), and when the next response starts with exactly
 //    those bytes, it reports that response's events again without running llhttp and the checks:
 //    parsing is a function of the bytes and the state at a message's start, which is the same
-//    then, so the verdict is the one those bytes already got (see repeat_step()).
+//    then, so the verdict is the one those bytes already got (see repeat_step()). Where the
+//    responses differ (a pool whose members name themselves, a body that varies), the
+//    comparison fails at the first differing byte; after kMissesToBackOff failures in a row the
+//    parser records only one response in kRecordOneIn, until a comparison succeeds again.
 // No allocation per response in steady state. One thread; movable, not copyable.
 class ResponseParser {
  public:
@@ -63,6 +66,10 @@ class ResponseParser {
   static constexpr std::size_t kMaxHeadBytes = 64 * 1024;
   // The longest response kept for comparison with the next one.
   static constexpr std::size_t kMaxRepeatBytes = 2048;
+  // Failed comparisons in a row after which recording backs off to one response in
+  // kRecordOneIn (each copy costs about as much as the comparison saves when it succeeds).
+  static constexpr std::uint8_t kMissesToBackOff = 2;
+  static constexpr std::uint8_t kRecordOneIn = 64;
 
   using BodyCallback = std::function<void(std::string_view chunk)>;
 
@@ -110,13 +117,16 @@ class ResponseParser {
   // Why the last Error happened. Errors are final until reset().
   const ParseError& error() const { return driver_.error(); }
 
+  // Responses reported by the repeat (without running llhttp) since construction.
+  std::uint64_t repeated() const { return repeated_; }
+
  private:
   struct Callbacks;
-  enum class Pause : std::uint8_t { None, Head, Message };
+  friend struct LlhttpCallbacks<ResponseParser>;
 
-  Step on_paused(std::size_t consumed);
+  // A response ended (MessageComplete): the state for the next one, or closed.
+  void end_message();
   Step check_head(const char* data, Step step);
-  Step check_body(const char* data, Step step);
   void start_message();
   int capture_index(std::string_view name) const;
   // Routes header values to the coding counter (`on`) or back to capture (or nowhere).
@@ -126,6 +136,7 @@ class ResponseParser {
   std::optional<Step> repeat_step(const char* data, std::size_t len);
   // Keeps the bytes of the response being parsed while it may become the one repeated.
   void record(const char* data, Step step, bool body);
+  bool backed_off();
 
   LlhttpDriver driver_;
   HeadChecker checker_{HeadKind::Response};
@@ -133,7 +144,6 @@ class ResponseParser {
   BodyCallback body_callback_;
   std::size_t head_bytes_ = 0;  // bytes of the current head (and 1xx heads before it) so far
 
-  Pause pause_ = Pause::None;
   bool closed_ = false;  // a non-keep-alive or 101 response completed: no more responses
   bool no_body_next_ = false;
   bool interim_ = false;        // parsing a 1xx (not 101) response, which is not reported
@@ -160,7 +170,10 @@ class ResponseParser {
   std::string recording_;        // the response being parsed, while it qualifies
   std::size_t recording_head_ = 0;
   bool recording_ok_ = false;
-  bool repeating_ = false;  // the repeat's HeadComplete was reported; its body is next
+  bool repeating_ = false;       // the repeat's HeadComplete was reported; its body is next
+  std::uint8_t misses_ = 0;      // comparisons failed in a row (saturates; kept by reset())
+  std::uint8_t unrecorded_ = 0;  // responses passed over since the last one recorded
+  std::uint64_t repeated_ = 0;
 
   // Header capture (unused, and its callbacks not installed, when capture_names_ is empty).
   std::vector<std::string> capture_names_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,11 @@ namespace {
 
 const std::string kOk = "HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 2\r\n\r\nHT";
 
-// Feeds `stream` from each event's end on, then finish(): the events as text ("head 200 ka=1
-// +N", "done +N", "error NAME"); `head_before`: indexes of responses answering HEAD.
+// Feeds `stream` from each event's end on, then finish() unless `end` is false: the events as
+// text ("head 200 ka=1 +N", "done +N", "error NAME"); `head_before`: indexes of responses
+// answering HEAD.
 std::vector<std::string> run(ResponseParser& p, const std::string& stream,
-                             const std::vector<std::size_t>& head_before = {}) {
+                             const std::vector<std::size_t>& head_before = {}, bool end = true) {
   std::vector<std::string> out;
   std::size_t at = 0;
   std::size_t responses = 0;
@@ -41,10 +43,11 @@ std::vector<std::string> run(ResponseParser& p, const std::string& stream,
       break;
     }
   }
-  const Step end = p.finish();
-  out.push_back(end.event == Event::Error
+  if (!end) return out;
+  const Step last = p.finish();
+  out.push_back(last.event == Event::Error
                     ? std::string("finish error ") + std::string(p.error().name)
-                    : "finish " + std::to_string(int(end.event)));
+                    : "finish " + std::to_string(int(last.event)));
   return out;
 }
 
@@ -58,6 +61,7 @@ TEST(ResponseRepeat, RepeatsGetTheEventsOfAFullParse) {
     EXPECT_EQ(events[2 * i + 1], "done +2");
   }
   EXPECT_EQ(events[8], "finish 0");
+  EXPECT_EQ(p.repeated(), 3u);
 }
 
 // A response that differs from the repeated one is parsed, and refused where it is bad, however
@@ -157,6 +161,62 @@ TEST(ResponseRepeat, AResetKeepsTheVerdictsOfAFullParse) {
   kept.reset();
   ResponseParser fresh;
   EXPECT_EQ(run(kept, kOk + kOk, {0}), run(fresh, kOk + kOk, {0}));
+}
+
+// kOk with a header that makes it the i-th of a run of responses that all differ.
+std::string numbered(int i) {
+  return "HTTP/1.1 200 OK\r\nX-N: " + std::to_string(i) + "\r\nContent-Length: 2\r\n\r\nHT";
+}
+
+// Feeds `responses` one by one to `p`: for each, whether the repeat reported it ('r') or llhttp
+// parsed it ('p'); every one must get the events of a full parse.
+std::string feed_each(ResponseParser& p, const std::vector<std::string>& responses) {
+  std::string how;
+  for (const std::string& response : responses) {
+    const std::uint64_t before = p.repeated();
+    const std::vector<std::string> got = run(p, response, {}, false);
+    ResponseParser fresh;
+    EXPECT_EQ(got, run(fresh, response, {}, false)) << response;
+    how += p.repeated() > before ? 'r' : 'p';
+  }
+  return how;
+}
+
+// One response that differs (a Date that changed) becomes the repeat at once.
+TEST(ResponseRepeat, OneDifferentResponseIsTheNextRepeat) {
+  ResponseParser p;
+  const std::string other = numbered(1);
+  EXPECT_EQ(feed_each(p, {kOk, kOk, kOk, other, other, other, kOk, kOk}), "prrprrpr");
+}
+
+// Responses that all differ: each costs a failed comparison, and after a few only one in
+// kRecordOneIn is recorded; once they repeat again, the repeat resumes within kRecordOneIn.
+TEST(ResponseRepeat, RecordingBacksOffWhileResponsesDifferAndResumes) {
+  std::vector<std::string> responses;
+  for (int i = 0; i < 10; ++i)
+    responses.push_back(numbered(i));
+  for (int i = 0; i < 2 * ResponseParser::kRecordOneIn; ++i)
+    responses.push_back(kOk);
+  ResponseParser p;
+  const std::string how = feed_each(p, responses);
+  EXPECT_EQ(how.substr(0, 10), std::string(10, 'p'));
+  const std::string same = how.substr(10);
+  const std::size_t first_repeat = same.find('r');
+  ASSERT_NE(first_repeat, std::string::npos) << same;
+  EXPECT_LE(first_repeat, std::size_t{ResponseParser::kRecordOneIn}) << same;
+  EXPECT_GT(first_repeat, 1u) << same;  // backed off: not recorded at its first appearance
+  EXPECT_EQ(same.find('p', first_repeat), std::string::npos) << same;
+}
+
+// The back-off outlives reset(), as the repeat does (a balancer resets at every attempt).
+TEST(ResponseRepeat, ResetKeepsTheBackOff) {
+  ResponseParser p;
+  for (int i = 0; i < 10; ++i) {
+    p.reset();
+    ASSERT_EQ(feed_each(p, {numbered(i)}), "p");
+  }
+  p.reset();
+  EXPECT_EQ(feed_each(p, {kOk, kOk, kOk}), "ppp");
 }
 
 }  // namespace
