@@ -3,6 +3,7 @@
 
 #include "lab/report.h"
 #include "lab/sources.h"
+#include "loadgen/report/sweep.h"
 
 namespace stampede::lab {
 namespace {
@@ -94,15 +95,8 @@ Json run_json(const RunRecord& run) {
 
 Json sweep_steps_json(const std::vector<loadgen::SweepStep>& steps) {
   Json out = Json::array();
-  for (const loadgen::SweepStep& step : steps) {
-    out.push_back({{"connections", step.connections},
-                   {"requests", step.requests},
-                   {"errors", step.errors},
-                   {"rps", step.rps},
-                   {"mean_ms", step.mean_ms},
-                   {"p50_ms", step.p50_ms},
-                   {"p99_ms", step.p99_ms}});
-  }
+  for (const loadgen::SweepStep& step : steps)
+    out.push_back(loadgen::sweep_step_json(step, loadgen::StepFields::Lab));
   return out;
 }
 

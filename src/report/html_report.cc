@@ -208,15 +208,8 @@ ChartSeries time_series(const std::vector<TimePoint>& timeline, std::string name
 }
 
 ChartSpec time_chart(std::string label, std::string y_label, std::string y_unit) {
-  ChartSpec spec;
-  spec.label = std::move(label);
-  // Move-assigned: GCC 12 reports a false -Wrestrict for assigning these literals directly.
-  spec.x_label = std::string("time since start (s)");
-  spec.x_unit = std::string("s");
-  spec.y_label = std::move(y_label);
-  spec.y_unit = std::move(y_unit);
-  spec.height = 280;
-  return spec;
+  return line_chart(std::move(label), {"time since start (s)", "s"},
+                    {std::move(y_label), std::move(y_unit)});
 }
 
 void write_timeline(const std::vector<TimePoint>& t, std::ostream& out) {

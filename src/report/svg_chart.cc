@@ -454,4 +454,15 @@ void write_svg_chart(const ChartSpec& spec, std::ostream& out) {
   out.write(b.data(), static_cast<std::streamsize>(b.size()));
 }
 
+ChartSpec line_chart(std::string label, AxisTitle x, AxisTitle y) {
+  ChartSpec spec;
+  spec.label = std::move(label);
+  spec.x_label = std::move(x.label);
+  spec.x_unit = std::move(x.unit);
+  spec.y_label = std::move(y.label);
+  spec.y_unit = std::move(y.unit);
+  spec.height = 280;
+  return spec;
+}
+
 }  // namespace stampede::report

@@ -47,6 +47,16 @@ struct ChartSpec {
   int height = 320;
 };
 
+// An axis' title and the unit its values are in, e.g. {"latency (ms)", "ms"}.
+struct AxisTitle {
+  std::string label;
+  std::string unit;
+};
+
+// An empty line chart 280 high (the height of the reports' charts over time and against
+// connections), named `label`, with its axes' titles and units.
+ChartSpec line_chart(std::string label, AxisTitle x, AxisTitle y);
+
 // Writes one <svg> element. Points with a non-finite x (or, with PercentileNines, a percentile
 // outside 0..100) are skipped, as are values beyond +-1e300 (they would overflow the axis
 // arithmetic). The y axis always includes 0. A chart without any point says "No data".

@@ -159,20 +159,21 @@ net::IoStatus Stream::handshake() {
   return fail(r);
 }
 
-net::IoStatus Stream::read(char* buffer, std::size_t capacity, std::size_t& n) {
+template <auto kOp, bool kStopWhenDrained, class Byte>
+net::IoStatus Stream::transfer(Byte* data, std::size_t size, std::size_t& n) {
   n = 0;
   if (!established_) {
     if (const net::IoStatus s = handshake(); s != net::IoStatus::Done) return s;
   }
   if (failed_) return net::IoStatus::Error;
-  while (n < capacity) {
-    std::size_t got = 0;
-    const int r = SSL_read_ex(ssl_, buffer + n, capacity - n, &got);
+  while (n < size) {
+    std::size_t moved = 0;
+    const int r = kOp(ssl_, data + n, size - n, &moved);
     if (r == 1) {
-      n += got;
+      n += moved;
       // Read-ahead took what the socket had: when that was all and no record waits, stop
       // here instead of paying a read() that would only say EAGAIN.
-      if (socket_.drained && !SSL_has_pending(ssl_)) break;
+      if (kStopWhenDrained && socket_.drained && !SSL_has_pending(ssl_)) break;
       continue;
     }
     const net::IoStatus s = fail(r);
@@ -183,25 +184,12 @@ net::IoStatus Stream::read(char* buffer, std::size_t capacity, std::size_t& n) {
   return net::IoStatus::Done;
 }
 
+net::IoStatus Stream::read(char* buffer, std::size_t capacity, std::size_t& n) {
+  return transfer<SSL_read_ex, true>(buffer, capacity, n);
+}
+
 net::IoStatus Stream::write(const char* data, std::size_t length, std::size_t& n) {
-  n = 0;
-  if (!established_) {
-    if (const net::IoStatus s = handshake(); s != net::IoStatus::Done) return s;
-  }
-  if (failed_) return net::IoStatus::Error;
-  while (n < length) {
-    std::size_t put = 0;
-    const int r = SSL_write_ex(ssl_, data + n, length - n, &put);
-    if (r == 1) {
-      n += put;
-      continue;
-    }
-    const net::IoStatus s = fail(r);
-    if (n == 0) return s;
-    if (s == net::IoStatus::Error) failed_ = true;
-    break;
-  }
-  return net::IoStatus::Done;
+  return transfer<SSL_write_ex, false>(data, length, n);
 }
 
 void Stream::shutdown() {

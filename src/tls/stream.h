@@ -91,6 +91,11 @@ class Stream final : public net::Stream {
  private:
   Stream(SSL* ssl, int fd);
   net::IoStatus fail(int ret);
+  // read() and write(): the handshake until it is done, then kOp (SSL_read_ex, SSL_write_ex)
+  // until `size` bytes moved, SSL stops, or (with kStopWhenDrained) the socket's bytes are all
+  // read; n is what moved. A failure after some bytes is reported by the next call.
+  template <auto kOp, bool kStopWhenDrained, class Byte>
+  net::IoStatus transfer(Byte* data, std::size_t size, std::size_t& n);
 
   SSL* ssl_;
   Socket socket_;

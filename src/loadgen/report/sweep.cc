@@ -30,14 +30,8 @@ report::Table step_table(const SweepResult& sweep) {
 }  // namespace
 
 report::ChartSpec connections_chart(std::string label, std::string y_label, std::string y_unit) {
-  report::ChartSpec spec;
-  spec.label = std::move(label);
-  spec.x_label = std::string("connections");
-  spec.x_unit = std::string("connections");
-  spec.y_label = std::move(y_label);
-  spec.y_unit = std::move(y_unit);
-  spec.height = 280;
-  return spec;
+  return report::line_chart(std::move(label), {"connections", "connections"},
+                            {std::move(y_label), std::move(y_unit)});
 }
 
 report::ChartSeries step_series(std::string name, std::string color,
@@ -65,6 +59,22 @@ void write_sweep_text(const SweepResult& sweep, std::ostream& out) {
   fmt::print(out, "\n{}\n", describe_knee(sweep.steps));
 }
 
+nlohmann::ordered_json sweep_step_json(const SweepStep& s, StepFields fields) {
+  const bool all = fields == StepFields::All;
+  nlohmann::ordered_json j;
+  j["connections"] = s.connections;
+  j["requests"] = s.requests;
+  j["errors"] = s.errors;
+  if (all) j["seconds"] = s.seconds;
+  j["rps"] = s.rps;
+  j["mean_ms"] = s.mean_ms;
+  j["p50_ms"] = s.p50_ms;
+  if (all) j["p90_ms"] = s.p90_ms;
+  j["p99_ms"] = s.p99_ms;
+  if (all) j["max_ms"] = s.max_ms;
+  return j;
+}
+
 nlohmann::ordered_json sweep_to_json(const SweepResult& sweep) {
   nlohmann::ordered_json j;
   j["url"] = sweep.url;
@@ -73,18 +83,8 @@ nlohmann::ordered_json sweep_to_json(const SweepResult& sweep) {
   j["max_requests"] = sweep.max_requests;
   j["interrupted"] = sweep.interrupted;
   j["steps"] = nlohmann::ordered_json::array();
-  for (const SweepStep& s : sweep.steps) {
-    j["steps"].push_back({{"connections", s.connections},
-                          {"requests", s.requests},
-                          {"errors", s.errors},
-                          {"seconds", s.seconds},
-                          {"rps", s.rps},
-                          {"mean_ms", s.mean_ms},
-                          {"p50_ms", s.p50_ms},
-                          {"p90_ms", s.p90_ms},
-                          {"p99_ms", s.p99_ms},
-                          {"max_ms", s.max_ms}});
-  }
+  for (const SweepStep& s : sweep.steps)
+    j["steps"].push_back(sweep_step_json(s, StepFields::All));
   if (const auto knee = find_knee(sweep.steps)) {
     j["knee"] = {{"connections", sweep.steps[knee->index].connections},
                  {"next_connections", sweep.steps[knee->next].connections},

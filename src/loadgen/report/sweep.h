@@ -23,6 +23,10 @@ void write_sweep_text(const SweepResult& sweep, std::ostream& out);
 //             "p90_ms", "p99_ms", "max_ms"}],
 //  "knee": {"connections", "next_connections", "throughput_gain"} or null, "finding": "..."}
 nlohmann::ordered_json sweep_to_json(const SweepResult& sweep);
+// One of those steps; the lab's report keeps only connections, requests, errors, rps, mean_ms,
+// p50_ms and p99_ms (in that order).
+enum class StepFields { All, Lab };
+nlohmann::ordered_json sweep_step_json(const SweepStep& step, StepFields fields);
 void write_sweep_json(const SweepResult& sweep, std::ostream& out);
 
 // The page's data: a summary, the knee as its finding, throughput and latency (p50, p99) against

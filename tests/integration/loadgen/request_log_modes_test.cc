@@ -57,7 +57,8 @@ struct LoggedRun {
 
 // Runs `c` against an in-process server started with `options`, logging to a file named
 // `log_name` (".csv" or ".ndjson" chooses the reader) over `scheme`; nullopt (a failure added)
-// when the server does not start.
+// when the server does not start or the run did not make its c.max_requests requests. Every
+// line must have been written (no log_error).
 std::optional<LoggedRun> run_logged(Config c, const std::string& log_name,
                                     const char* scheme = "http",
                                     server::ServerOptions options = {}) {
@@ -72,7 +73,23 @@ std::optional<LoggedRun> run_logged(Config c, const std::string& log_name,
   s->stop();
   run.rows = log_name.ends_with(".csv") ? read_csv_log(c.log_file) : read_ndjson_log(c.log_file);
   expect_log_matches_report(run.rows, run.result);
+  EXPECT_EQ(run.result.log_error, "");
+  EXPECT_EQ(run.result.total_requests, c.max_requests);
+  if (run.result.total_requests != c.max_requests) return std::nullopt;
   return run;
+}
+
+// Each connection opened has lines of its own, and the connect time is only on the line of the
+// request that opened it.
+void expect_connect_once_per_connection(const LoggedRun& run) {
+  std::set<std::pair<int, std::uint64_t>> connections;
+  std::uint64_t with_connect = 0;
+  for (const LogRow& l : run.rows) {
+    connections.insert({l.worker, l.connection});
+    if (l.connected >= 0) ++with_connect;
+  }
+  EXPECT_EQ(connections.size(), run.result.connections_opened);
+  EXPECT_EQ(with_connect, run.result.connections_opened);
 }
 
 // 16 deep over 3 connections on 2 workers: a line per request, not per batch, each with its own
@@ -82,22 +99,15 @@ TEST(RequestLogModes, PipelinedRequestsHaveALineEach) {
   c.keep_alive = true;
   c.pipeline = 16;
   const std::optional<LoggedRun> run = run_logged(c, "run.csv");
-  ASSERT_TRUE(run);
-  ASSERT_EQ(run->result.total_requests, 600u);
-  EXPECT_EQ(run->result.log_error, "");
-  std::set<std::pair<int, std::uint64_t>> connections;
-  std::uint64_t with_connect = 0;
+  ASSERT_TRUE(run);  // 600 requests
   for (const LogRow& l : run->rows) {
     EXPECT_EQ(l.status, "200");
     EXPECT_GE(l.sent, 0) << l.index;
     EXPECT_GE(l.first_byte, l.sent) << l.index;
     EXPECT_GT(l.bytes, 0u) << l.index;
     EXPECT_EQ(l.stream, 0u);
-    connections.insert({l.worker, l.connection});
-    if (l.connected >= 0) ++with_connect;
   }
-  EXPECT_EQ(connections.size(), run->result.connections_opened);
-  EXPECT_EQ(with_connect, run->result.connections_opened);
+  expect_connect_once_per_connection(*run);
 }
 
 // The server answers 3 requests of each connection, then closes it with the others pending: the
@@ -138,21 +148,15 @@ TEST(RequestLogModes, Http2StreamsHaveALineEachWithTheirStreamId) {
   c.http2 = true;
   c.streams = 10;
   const std::optional<LoggedRun> run = run_logged(c, "run.csv");
-  ASSERT_TRUE(run);
-  ASSERT_EQ(run->result.total_requests, 400u);
+  ASSERT_TRUE(run);  // 400 requests
   std::set<std::tuple<int, std::uint64_t, std::uint32_t>> streams;
-  std::set<std::uint64_t> connections;
-  std::uint64_t with_connect = 0;
   for (const LogRow& l : run->rows) {
     EXPECT_EQ(l.status, "200");
     EXPECT_EQ(l.stream % 2, 1u) << l.index;
     EXPECT_GT(l.bytes, 9u) << l.index;  // at least a HEADERS frame
     EXPECT_TRUE(streams.insert({l.worker, l.connection, l.stream}).second) << l.stream;
-    connections.insert(l.connection);
-    if (l.connected >= 0) ++with_connect;
   }
-  EXPECT_EQ(connections.size(), run->result.connections_opened);
-  EXPECT_EQ(with_connect, run->result.connections_opened);
+  expect_connect_once_per_connection(*run);
 }
 
 // One line per message; 10% of them are answered by a close (1011), each its own line named as
@@ -162,8 +166,7 @@ TEST(RequestLogModes, WebSocketMessagesHaveALineEach) {
   options.error_percent = 10;
   Config c = shaped(100, 1, 1);
   const std::optional<LoggedRun> run = run_logged(c, "run.ndjson", "ws", options);
-  ASSERT_TRUE(run);
-  ASSERT_EQ(run->result.total_requests, 100u);
+  ASSERT_TRUE(run);  // 100 requests
   std::uint64_t closed = 0, with_connect = 0;
   for (const LogRow& l : run->rows) {
     EXPECT_EQ(l.status, "");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "lab_records.h"
 
@@ -17,6 +18,18 @@ using testing::outage_run;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// The one finding of `kind` in `findings`, checked to say each of `parts` (its text shown when it
+// does not); nullopt, with a failure added, when there is none or more than one.
+std::optional<Finding> one_of_kind(const std::vector<Finding>& findings, FindingKind kind,
+                                   std::initializer_list<std::string> parts = {}) {
+  const auto found = of_kind(findings, kind);
+  EXPECT_EQ(found.size(), 1u) << kind_name(kind);
+  if (found.size() != 1) return std::nullopt;
+  for (const std::string& part : parts)
+    EXPECT_TRUE(contains(found[0].text, part)) << found[0].text;
+  return found[0];
 }
 
 // The guide's three rr/least runs: even pool, then c 50 ms slow.
@@ -45,24 +58,20 @@ TEST(LabFindings, EvenShareOnIdenticalInstancesIsTheRightAnswer) {
 
 TEST(LabFindings, EvenShareLowThroughputPointsAtLatencyAndLeastConnections) {
   const auto findings = read_runs(guide_runs());
-  const auto low = of_kind(findings, FindingKind::EvenShareLowThroughput);
-  ASSERT_EQ(low.size(), 1u);
-  EXPECT_EQ(low[0].scope, "slow/rr");
-  EXPECT_TRUE(contains(low[0].text, "c (50 ms) still took 33.4%")) << low[0].text;
-  EXPECT_TRUE(contains(low[0].text, "580 req/s against 7534 req/s")) << low[0].text;
-  EXPECT_TRUE(contains(low[0].text, "x0.08")) << low[0].text;
-  EXPECT_TRUE(contains(low[0].text, "c 50.2 ms")) << low[0].text;  // per-instance latency
-  EXPECT_TRUE(contains(low[0].text, "least gave c 0.5% at 10412 req/s")) << low[0].text;
+  // "c 50.2 ms": the per-instance latency.
+  const auto low = one_of_kind(findings, FindingKind::EvenShareLowThroughput,
+                               {"c (50 ms) still took 33.4%", "580 req/s against 7534 req/s",
+                                "x0.08", "c 50.2 ms", "least gave c 0.5% at 10412 req/s"});
+  ASSERT_TRUE(low);
+  EXPECT_EQ(low->scope, "slow/rr");
 }
 
 TEST(LabFindings, UnevenShareHighThroughputIsRoutingAroundTheSlowMember) {
   const auto findings = read_runs(guide_runs());
-  const auto around = of_kind(findings, FindingKind::RoutesAroundSlow);
-  ASSERT_EQ(around.size(), 1u);
-  EXPECT_EQ(around[0].scope, "slow/least");
-  EXPECT_TRUE(contains(around[0].text, "c (50 ms) took 0.5% against a fair 33.3%"))
-      << around[0].text;
-  EXPECT_TRUE(contains(around[0].text, "routing around")) << around[0].text;
+  const auto around = one_of_kind(findings, FindingKind::RoutesAroundSlow,
+                                  {"c (50 ms) took 0.5% against a fair 33.3%", "routing around"});
+  ASSERT_TRUE(around);
+  EXPECT_EQ(around->scope, "slow/least");
   // The slow member near zero is the strategy working, not an instance out of the pool.
   EXPECT_TRUE(of_kind(findings, FindingKind::InstanceAtZero).empty());
 }
@@ -81,11 +90,11 @@ TEST(LabFindings, HeadersThatDisagreeFailAndDistrustTheBalancer) {
   run.instances[0].by_backend = 150;  // the balancer claims 50 more for a than a answered
   run.instances[1].by_backend = 50;
   const auto findings = read_runs({run});
-  const auto bad = of_kind(findings, FindingKind::HeadersDisagree);
-  ASSERT_EQ(bad.size(), 1u);
-  EXPECT_EQ(bad[0].verdict, Verdict::Fail);
-  EXPECT_TRUE(contains(bad[0].text, "a 150 by x-backend, 100 by x-instance")) << bad[0].text;
-  EXPECT_TRUE(contains(bad[0].text, "do not trust its counters")) << bad[0].text;
+  const auto bad =
+      one_of_kind(findings, FindingKind::HeadersDisagree,
+                  {"a 150 by x-backend, 100 by x-instance", "do not trust its counters"});
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->verdict, Verdict::Fail);
   EXPECT_FALSE(all_checks_hold(findings));
   EXPECT_TRUE(of_kind(findings, FindingKind::SourcesAgree).empty());
 }
@@ -106,33 +115,27 @@ TEST(LabFindings, BackendNamesThatAreNoInstanceFail) {
   for (auto& row : run.instances)
     row.by_backend = 0;
   run.stray_backend_values = {{"srv1", 100}, {"srv2", 100}};
-  const auto bad = of_kind(read_runs({run}), FindingKind::HeadersDisagree);
-  ASSERT_EQ(bad.size(), 1u);
-  EXPECT_TRUE(contains(bad[0].text, "'srv1' (100)")) << bad[0].text;
+  EXPECT_TRUE(one_of_kind(read_runs({run}), FindingKind::HeadersDisagree, {"'srv1' (100)"}));
 }
 
 TEST(LabFindings, CountThatDisagreesWithResponsesFails) {
   auto run = make_run(ScenarioKind::Even, "rr", {{"a", 0, 100}, {"b", 0, 100}}, 50);
   run.instances[1].served = 130;  // 30 requests nobody saw answered: a health check on /
   const auto findings = read_runs({run});
-  const auto bad = of_kind(findings, FindingKind::CountDisagrees);
-  ASSERT_EQ(bad.size(), 1u);
-  EXPECT_EQ(bad[0].verdict, Verdict::Fail);
-  EXPECT_TRUE(contains(bad[0].text, "b 130 by /count, 100 by x-instance")) << bad[0].text;
+  const auto bad =
+      one_of_kind(findings, FindingKind::CountDisagrees, {"b 130 by /count, 100 by x-instance"});
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->verdict, Verdict::Fail);
 }
 
 TEST(LabFindings, AllSourcesAgreeOrNoBackendHeader) {
   auto runs = guide_runs();
   auto findings = read_runs(runs);
-  const auto agree = of_kind(findings, FindingKind::SourcesAgree);
-  ASSERT_EQ(agree.size(), 1u);
-  EXPECT_TRUE(contains(agree[0].text, "all 4 runs"));
+  ASSERT_TRUE(one_of_kind(findings, FindingKind::SourcesAgree, {"all 4 runs"}));
   runs[0].backend_header = false;
   findings = read_runs(runs);
   EXPECT_TRUE(of_kind(findings, FindingKind::SourcesAgree).empty());
-  const auto none = of_kind(findings, FindingKind::NoBackendHeader);
-  ASSERT_EQ(none.size(), 1u);
-  EXPECT_TRUE(contains(none[0].text, "1 of 4 runs")) << none[0].text;
+  ASSERT_TRUE(one_of_kind(findings, FindingKind::NoBackendHeader, {"1 of 4 runs"}));
   EXPECT_TRUE(all_checks_hold(findings));
 }
 
@@ -140,21 +143,18 @@ TEST(LabFindings, InstanceAtZeroWithTheOthersEvenFailsAndQuotesTheBalancer) {
   auto run = make_run(ScenarioKind::Even, "rr", {{"a", 0, 500}, {"b", 0, 0}, {"c", 0, 500}}, 50);
   run.instances[1].balancer_up = false;
   const auto findings = read_runs({run});
-  const auto zero = of_kind(findings, FindingKind::InstanceAtZero);
-  ASSERT_EQ(zero.size(), 1u);
-  EXPECT_EQ(zero[0].verdict, Verdict::Fail);
-  EXPECT_TRUE(contains(zero[0].text, "b served 0 of 1000")) << zero[0].text;
-  EXPECT_TRUE(contains(zero[0].text, "a 50.0%, b 0.0%, c 50.0%")) << zero[0].text;
-  EXPECT_TRUE(contains(zero[0].text, "b is down")) << zero[0].text;
-  EXPECT_TRUE(contains(zero[0].text, "before restarting anything")) << zero[0].text;
+  const auto zero = one_of_kind(findings, FindingKind::InstanceAtZero,
+                                {"b served 0 of 1000", "a 50.0%, b 0.0%, c 50.0%", "b is down",
+                                 "before restarting anything"});
+  ASSERT_TRUE(zero);
+  EXPECT_EQ(zero->verdict, Verdict::Fail);
 }
 
 TEST(LabFindings, ErrorsWhileEveryInstanceWasUpFail) {
   auto run =
       make_run(ScenarioKind::Even, "rr", {{"a", 0, 100}, {"b", 0, 100}, {"c", 0, 100}}, 50, 12);
-  const auto bad = of_kind(read_runs({run}), FindingKind::RunErrors);
-  ASSERT_EQ(bad.size(), 1u);
-  EXPECT_TRUE(contains(bad[0].text, "12 of 312 requests failed (502 x12)")) << bad[0].text;
+  EXPECT_TRUE(one_of_kind(read_runs({run}), FindingKind::RunErrors,
+                          {"12 of 312 requests failed (502 x12)"}));
 }
 
 TEST(LabFindings, OutageErrorShareAboveTheDeadMembersShare) {
@@ -162,31 +162,26 @@ TEST(LabFindings, OutageErrorShareAboveTheDeadMembersShare) {
   const auto findings =
       read_runs({outage_run(0, 34349, 10204, 4.0), outage_run(1000, 55999, 1411, 2.9),
                  outage_run(200, 60808, 30, 0.4)});
-  const auto above = of_kind(findings, FindingKind::ErrorShareAboveTraffic);
-  ASSERT_EQ(above.size(), 1u);
-  EXPECT_EQ(above[0].scope, "outage/rr/health=off");
-  EXPECT_TRUE(contains(above[0].text, "29.7% of requests failed, more than the 22.2% c was owed"))
-      << above[0].text;
-  const auto detector = of_kind(findings, FindingKind::OutageDetector);
-  ASSERT_EQ(detector.size(), 1u);
-  EXPECT_TRUE(contains(detector[0].text, "health off: 10204 of 34349 failed (29.7%)"))
-      << detector[0].text;
-  EXPECT_TRUE(contains(detector[0].text, "health 200 ms: 30 of 60808 failed (0.05%)"))
-      << detector[0].text;
-  EXPECT_TRUE(contains(detector[0].text, "describes the detector, not the fault"));
+  const auto above = one_of_kind(findings, FindingKind::ErrorShareAboveTraffic,
+                                 {"29.7% of requests failed, more than the 22.2% c was owed"});
+  ASSERT_TRUE(above);
+  EXPECT_EQ(above->scope, "outage/rr/health=off");
+  ASSERT_TRUE(one_of_kind(
+      findings, FindingKind::OutageDetector,
+      {"health off: 10204 of 34349 failed (29.7%)", "health 200 ms: 30 of 60808 failed (0.05%)",
+       "describes the detector, not the fault"}));
   // Checks off: failures to the end of the run. 200 ms: they stopped.
-  const auto undetected = of_kind(findings, FindingKind::OutageUndetected);
-  ASSERT_EQ(undetected.size(), 1u);
-  EXPECT_EQ(undetected[0].scope, "outage/rr/health=off");
+  const auto undetected = one_of_kind(findings, FindingKind::OutageUndetected);
+  ASSERT_TRUE(undetected);
+  EXPECT_EQ(undetected->scope, "outage/rr/health=off");
   EXPECT_TRUE(all_checks_hold(findings));  // an outage's failures are measured, not a check
 }
 
 TEST(LabFindings, OutageWithoutFailuresSaysTheIntervalDidNotMatter) {
   const auto findings = read_runs({outage_run(0, 30000, 0, 0), outage_run(200, 30000, 0, 0)});
-  const auto detector = of_kind(findings, FindingKind::OutageDetector);
-  ASSERT_EQ(detector.size(), 1u);
-  EXPECT_TRUE(contains(detector[0].text, "No request failed")) << detector[0].text;
-  EXPECT_FALSE(contains(detector[0].text, "describes the detector"));
+  const auto detector = one_of_kind(findings, FindingKind::OutageDetector, {"No request failed"});
+  ASSERT_TRUE(detector);
+  EXPECT_FALSE(contains(detector->text, "describes the detector"));
   EXPECT_TRUE(of_kind(findings, FindingKind::ErrorShareAboveTraffic).empty());
 }
 
@@ -216,14 +211,9 @@ TEST(LabFindings, StickySkewIsArithmeticWhenItIsTheBestSplit) {
   const auto run = sticky_run(
       {{"s1", {{"a", 300}}}, {"s2", {{"b", 300}}}, {"s3", {{"c", 300}}}, {"s4", {{"a", 300}}}});
   const auto findings = read_runs({run});
-  const auto kept = of_kind(findings, FindingKind::SessionsKept);
-  ASSERT_EQ(kept.size(), 1u);
-  EXPECT_TRUE(contains(kept[0].text, "s1=a s2=b s3=c s4=a")) << kept[0].text;
-  const auto arithmetic = of_kind(findings, FindingKind::StickyArithmetic);
-  ASSERT_EQ(arithmetic.size(), 1u);
-  EXPECT_TRUE(contains(arithmetic[0].text, "2/1/1 sessions (50.0% / 25.0% / 25.0%)"))
-      << arithmetic[0].text;
-  EXPECT_TRUE(contains(arithmetic[0].text, "arithmetic, not a bug"));
+  ASSERT_TRUE(one_of_kind(findings, FindingKind::SessionsKept, {"s1=a s2=b s3=c s4=a"}));
+  ASSERT_TRUE(one_of_kind(findings, FindingKind::StickyArithmetic,
+                          {"2/1/1 sessions (50.0% / 25.0% / 25.0%)", "arithmetic, not a bug"}));
   // b and c at a quarter, none at zero: no instance-at-zero either way for sticky.
   EXPECT_TRUE(all_checks_hold(findings));
 }
@@ -232,10 +222,8 @@ TEST(LabFindings, StickySkewBeyondTheBestSplitIsChance) {
   const auto run = sticky_run(
       {{"s1", {{"b", 300}}}, {"s2", {{"c", 300}}}, {"s3", {{"b", 300}}}, {"s4", {{"b", 300}}}});
   const auto findings = read_runs({run});
-  const auto chance = of_kind(findings, FindingKind::StickyChance);
-  ASSERT_EQ(chance.size(), 1u);
-  EXPECT_TRUE(contains(chance[0].text, "sessions per instance 3/1/0")) << chance[0].text;
-  EXPECT_TRUE(contains(chance[0].text, "is 2/1/1")) << chance[0].text;
+  ASSERT_TRUE(one_of_kind(findings, FindingKind::StickyChance,
+                          {"sessions per instance 3/1/0", "is 2/1/1"}));
   EXPECT_TRUE(of_kind(findings, FindingKind::InstanceAtZero).empty());  // a at 0 is chance
   EXPECT_TRUE(all_checks_hold(findings));
 }
@@ -246,11 +234,10 @@ TEST(LabFindings, ASessionServedByTwoInstancesFails) {
                                {"s3", {{"c", 300}}},
                                {"s4", {{"a", 300}}}});
   const auto findings = read_runs({run});
-  const auto split = of_kind(findings, FindingKind::SessionSplit);
-  ASSERT_EQ(split.size(), 1u);
-  EXPECT_EQ(split[0].verdict, Verdict::Fail);
-  EXPECT_TRUE(contains(split[0].text, "s2 served by more than one instance")) << split[0].text;
-  EXPECT_TRUE(contains(split[0].text, "s2=a+b")) << split[0].text;
+  const auto split = one_of_kind(findings, FindingKind::SessionSplit,
+                                 {"s2 served by more than one instance", "s2=a+b"});
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->verdict, Verdict::Fail);
   EXPECT_FALSE(all_checks_hold(findings));
 }
 

@@ -45,6 +45,16 @@ std::shared_ptr<LogFile> must_open(const std::string& path) {
   return file.ok() ? *file : nullptr;
 }
 
+// The log file `name` opened in a directory of its own: its path and the file (null, with a
+// failure added, when it did not open).
+struct OpenLog {
+  TempDir dir;
+  std::string path;
+  std::shared_ptr<LogFile> file;
+
+  explicit OpenLog(const std::string& name) : path(dir.file(name)), file(must_open(path)) {}
+};
+
 TEST(RequestLog, TheNameSaysTheFormat) {
   EXPECT_EQ(*log_format_of("run.csv"), LogFormat::Csv);
   EXPECT_EQ(*log_format_of("dir/run.ndjson"), LogFormat::Ndjson);
@@ -61,24 +71,20 @@ TEST(RequestLog, TheNameSaysTheFormat) {
 }
 
 TEST(RequestLog, CsvHasTheHeaderThenOneLinePerRequestInMicroseconds) {
-  TempDir dir;
-  const std::string path = dir.file("run.csv");
-  auto file = must_open(path);
-  ASSERT_TRUE(file);
-  EXPECT_EQ(read_file(path), kHeader);  // written at open, before any request
+  const OpenLog csv("run.csv");
+  ASSERT_TRUE(csv.file);
+  EXPECT_EQ(read_file(csv.path), kHeader);  // written at open, before any request
   {
     const std::int64_t origin = 5'000'000'000;
-    WorkerLog log(*file, 3);
+    WorkerLog log(*csv.file, 3);
     log.start(origin);
     log.append(full_line(origin));
     // A connect that failed on a reused worker log's second socket: no response, no times of one.
-    LogLine refused;
-    refused.index = 43;
-    refused.connection = log.next_connection();
-    refused.start_ns = origin + 3'000'000;
-    refused.end_ns = origin + 3'000'500;
-    refused.err = ECONNREFUSED;
-    log.append(refused);
+    log.append(LogLine{.index = 43,
+                       .connection = log.next_connection(),
+                       .start_ns = origin + 3'000'000,
+                       .end_ns = origin + 3'000'500,
+                       .err = ECONNREFUSED});
     // A response with an error status, read on a kept-alive socket.
     LogLine error = full_line(origin);
     error.intended_ns = error.connected_ns = 0;
@@ -92,35 +98,31 @@ TEST(RequestLog, CsvHasTheHeaderThenOneLinePerRequestInMicroseconds) {
     reset.code = "RST_STREAM CANCEL";
     reset.stream = 2147483647;
     log.append(reset);
-    EXPECT_EQ(read_file(path), kHeader) << "buffered until flushed";
+    EXPECT_EQ(read_file(csv.path), kHeader) << "buffered until flushed";
   }
-  EXPECT_EQ(read_file(path), std::string(kHeader) +
-                                 "42,3,7,1000,1500,1600,1700,2000,2100,200,,120,\n"
-                                 "43,3,1,,3000,,,,3000,,ECONNREFUSED,0,\n"
-                                 "42,3,7,,1500,,1700,2000,2100,503,503,120,\n"
-                                 "42,3,7,,1500,,1700,,2100,,RST_STREAM CANCEL,13,2147483647\n");
+  EXPECT_EQ(read_file(csv.path), std::string(kHeader) +
+                                     "42,3,7,1000,1500,1600,1700,2000,2100,200,,120,\n"
+                                     "43,3,1,,3000,,,,3000,,ECONNREFUSED,0,\n"
+                                     "42,3,7,,1500,,1700,2000,2100,503,503,120,\n"
+                                     "42,3,7,,1500,,1700,,2100,,RST_STREAM CANCEL,13,2147483647\n");
 }
 
 TEST(RequestLog, NdjsonSaysNullForWhatDoesNotApply) {
-  TempDir dir;
-  const std::string path = dir.file("run.ndjson");
-  auto file = must_open(path);
-  ASSERT_TRUE(file);
-  EXPECT_EQ(read_file(path), "");
+  const OpenLog ndjson("run.ndjson");
+  ASSERT_TRUE(ndjson.file);
+  EXPECT_EQ(read_file(ndjson.path), "");
   {
-    WorkerLog log(*file, 0);
+    WorkerLog log(*ndjson.file, 0);
     log.start(1'000);
     log.append(full_line(1'000));
-    LogLine timed_out;
-    timed_out.index = 9;
-    timed_out.connection = 2;
-    timed_out.start_ns = 1'000 + 10'000;
-    timed_out.end_ns = 1'000 + 60'010'000;
-    timed_out.err = ETIMEDOUT;
-    timed_out.stream = 3;
-    log.append(timed_out);
+    log.append(LogLine{.index = 9,
+                       .connection = 2,
+                       .start_ns = 1'000 + 10'000,
+                       .end_ns = 1'000 + 60'010'000,
+                       .err = ETIMEDOUT,
+                       .stream = 3});
   }
-  const std::string text = read_file(path);
+  const std::string text = read_file(ndjson.path);
   EXPECT_EQ(text,
             "{\"index\":42,\"worker\":0,\"connection\":7,\"intended_us\":1000,\"start_us\":1500,"
             "\"connected_us\":1600,\"sent_us\":1700,\"first_byte_us\":2000,\"end_us\":2100,"
@@ -158,12 +160,10 @@ TEST(RequestLog, AHookCodeIsQuotedAndEscaped) {
 // The widest line there can be (every number at its most digits, times before the origin) fits
 // in the room kept for one line, and reads back as JSON.
 TEST(RequestLog, TheWidestLineFitsItsRoom) {
-  TempDir dir;
-  const std::string path = dir.file("run.ndjson");
-  auto file = must_open(path);
-  ASSERT_TRUE(file);
+  const OpenLog widest("run.ndjson");
+  ASSERT_TRUE(widest.file);
   {
-    WorkerLog log(*file, std::numeric_limits<std::uint32_t>::max());
+    WorkerLog log(*widest.file, std::numeric_limits<std::uint32_t>::max());
     log.start(std::numeric_limits<std::int64_t>::max());
     LogLine line;
     line.index = line.connection = line.bytes = std::numeric_limits<std::uint64_t>::max();
@@ -173,7 +173,7 @@ TEST(RequestLog, TheWidestLineFitsItsRoom) {
     line.stream = std::numeric_limits<std::uint32_t>::max();
     log.append(line);
   }
-  const std::string text = read_file(path);
+  const std::string text = read_file(widest.path);
   EXPECT_LT(text.size(), WorkerLog::kLineBytes);
   const auto json = nlohmann::json::parse(text);
   EXPECT_EQ(json["stream"], std::numeric_limits<std::uint32_t>::max());
@@ -182,21 +182,19 @@ TEST(RequestLog, TheWidestLineFitsItsRoom) {
 
 // No write per request: the buffer goes to the file when it passes kFlushBytes, in whole lines.
 TEST(RequestLog, WritesWholeLinesOnlyWhenTheBufferIsFull) {
-  TempDir dir;
-  const std::string path = dir.file("run.csv");
-  auto file = must_open(path);
-  ASSERT_TRUE(file);
-  WorkerLog log(*file, 0);
+  const OpenLog csv("run.csv");
+  ASSERT_TRUE(csv.file);
+  WorkerLog log(*csv.file, 0);
   const std::size_t header = kHeader.size();
   std::size_t appended = 0;
-  while (std::filesystem::file_size(path) == header && appended < 100'000) {
+  while (std::filesystem::file_size(csv.path) == header && appended < 100'000) {
     log.append(full_line(0));
     ++appended;
   }
-  const std::size_t written = std::filesystem::file_size(path) - header;
+  const std::size_t written = std::filesystem::file_size(csv.path) - header;
   EXPECT_GE(written, WorkerLog::kFlushBytes);
   EXPECT_LT(written, WorkerLog::kFlushBytes + 100);  // the line that crossed it, no more
-  const std::string text = read_file(path);
+  const std::string text = read_file(csv.path);
   EXPECT_EQ(text.back(), '\n');
   EXPECT_EQ(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')), appended + 1);
 }

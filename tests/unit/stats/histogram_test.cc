@@ -53,6 +53,15 @@ void expect_same_figures(const Histogram& a, const Histogram& b, int per_percent
   }
 }
 
+// `a` and `b` have as many rows (fatal when not), and row i of each the same `fields`.
+template <class Row, class... Field>
+void expect_same_rows(const std::vector<Row>& a, const std::vector<Row>& b,
+                      Field Row::*... fields) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    ([&] { EXPECT_EQ(a[i].*fields, b[i].*fields) << i; }(), ...);
+}
+
 TEST(Histogram, PercentilesWithinAccuracyOnLogUniformData) {
   std::vector<std::int64_t> values = log_uniform(7, 100'000, 1e3, 3.6e12);
   const Histogram h = record_all(values);
@@ -115,20 +124,11 @@ TEST(Histogram, MergeOfFourEqualsOneHistogramOfAll) {
   ASSERT_NO_FATAL_FAILURE(expect_same_figures(merged, all, 20));
   for (const double p : {1e-4, 0.01, 99.9, 99.99, 99.999, 99.9999})
     EXPECT_EQ(merged.percentile(p), all.percentile(p)) << p;
-  const auto a = merged.nonempty_buckets();
-  const auto b = all.nonempty_buckets();
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].low_ns, b[i].low_ns);
-    EXPECT_EQ(a[i].count, b[i].count);
-  }
-  const auto da = merged.percentile_distribution();
-  const auto db = all.percentile_distribution();
-  ASSERT_EQ(da.size(), db.size());
-  for (std::size_t i = 0; i < da.size(); ++i) {
-    EXPECT_EQ(da[i].value_ns, db[i].value_ns);
-    EXPECT_EQ(da[i].total_count, db[i].total_count);
-  }
+  ASSERT_NO_FATAL_FAILURE(expect_same_rows(merged.nonempty_buckets(), all.nonempty_buckets(),
+                                           &HistogramBucket::low_ns, &HistogramBucket::count));
+  ASSERT_NO_FATAL_FAILURE(
+      expect_same_rows(merged.percentile_distribution(), all.percentile_distribution(),
+                       &PercentilePoint::value_ns, &PercentilePoint::total_count));
 }
 
 TEST(Histogram, MergeIntoEmptyAndOfEmpty) {
