@@ -36,7 +36,7 @@ void Connection::fill(bool after_busy) {
     }
   }
   if (!flight_.empty()) return;  // reading: the next response makes room
-  if (has_pending_) {
+  if (held_.held) {
     state_ = State::Waiting;
   } else if (no_more_) {
     finish();
@@ -47,24 +47,17 @@ void Connection::take_permits(std::size_t depth, bool after_busy) {
   const std::int64_t now = context_.loop->now_ns();
   while (flight_.size() < depth) {
     SendPermit permit;
-    if (has_pending_) {
-      if (!pending_due_) return;
-      permit = pending_;
-      has_pending_ = pending_due_ = false;
+    if (held_.held) {
+      if (!held_.due) return;
+      permit = held_.take();
     } else {
       if (no_more_) return;
-      permit = context_.owner->next_send(now);
+      permit = held_.next(*context_.owner, *this, now, after_busy);
       if (!permit.send) {
         no_more_ = true;
         return;
       }
-      if (permit.at_ns > now) {
-        pending_ = permit;
-        has_pending_ = true;
-        context_.owner->hold(*this, permit.at_ns);
-        return;
-      }
-      permit.waited_for_connection = after_busy && permit.at_ns < now;
+      if (held_.held) return;
     }
     FlightEntry entry;
     entry.intended_ns = permit.at_ns;

@@ -131,14 +131,14 @@ void H2Client::start() {
 }
 
 void H2Client::stop_sending() {
-  has_pending_ = pending_due_ = false;
+  held_ = {};
   no_more_ = true;
   if (in_flight_ == 0 && state_ != State::Finished) finish();
 }
 
 void H2Client::send_pending() {
-  if (!has_pending_ || state_ == State::Finished) return;
-  pending_due_ = true;
+  if (!held_.held || state_ == State::Finished) return;
+  held_.due = true;
   fill(/*after_busy=*/true);  // while connecting or backing off: taken when that is over
 }
 
@@ -151,24 +151,15 @@ bool H2Client::has_room() const {
 // permit not yet due is held (the owner calls send_pending at its time).
 void H2Client::fill(bool after_busy) {
   if (state_ == State::Finished) return;
-  if (has_pending_ && pending_due_ && !generate_paused_ && has_room()) {
-    has_pending_ = pending_due_ = false;
-    take(pending_);
-  }
+  if (held_.held && held_.due && !generate_paused_ && has_room()) take(held_.take());
   while (can_take()) {
-    const std::int64_t now = context_.loop->now_ns();
-    SendPermit permit = context_.owner->next_send(now);
+    const SendPermit permit =
+        held_.next(*context_.owner, connection_, context_.loop->now_ns(), after_busy);
     if (!permit.send) {
       no_more_ = true;
       break;
     }
-    if (permit.at_ns > now) {
-      pending_ = permit;
-      has_pending_ = true;
-      context_.owner->hold(connection_, permit.at_ns);
-      break;
-    }
-    permit.waited_for_connection = after_busy && permit.at_ns < now;
+    if (held_.held) break;
     take(permit);
   }
   if (state_ == State::Open && !flush()) return;
@@ -720,7 +711,7 @@ void H2Client::finish() {
   context_.loop->cancel(generate_timer_);
   generate_paused_ = false;
   close_socket();
-  has_pending_ = pending_due_ = false;
+  held_ = {};
   state_ = State::Finished;
   context_.owner->on_finished();
 }
