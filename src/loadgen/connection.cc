@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/clock.h"
+#include "loadgen/connection_read.h"
 #include "loadgen/connector.h"
 #include "loadgen/h2_client.h"
 #include "loadgen/ws_client.h"
@@ -309,27 +310,16 @@ void Connection::read_response(std::uint32_t events) {
   // The server's FIN may come in the same edge as the response: after that response the
   // socket is dropped at once, not drained (no further edge would announce the EOF).
   if (events & (EPOLLRDHUP | EPOLLHUP)) peer_closed_ = true;
-  char* buffer = context_.read_buffer.data();
-  const std::size_t capacity = context_.read_buffer.size();
-  for (;;) {
-    std::size_t n = 0;
-    const net::IoStatus status = stream_->read(buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) return;
-    if (status == net::IoStatus::Eof) {
-      on_eof();
-      return;
-    }
-    if (status == net::IoStatus::Error) {
-      fail(stream_->error());
-      return;
-    }
-    context_.stats->add_bytes(n, 0);
-    // The wake-up that brought the response's first bytes (free: the loop's cached time).
-    if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
-    if (consume(buffer, n)) return;
-    // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
-    // EOF still has to be read.
-    if (n < capacity && !(events & net::kHangupEvents)) return;
+  const ReadEnd end =
+      read_available(*stream_, context_, events, [this](const char* data, std::size_t n) {
+        // The wake-up that brought the response's first bytes (free: the loop's cached time).
+        if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
+        return !consume(data, n);
+      });
+  if (end == ReadEnd::Eof) {
+    on_eof();
+  } else if (end == ReadEnd::Error) {
+    fail(stream_->error());
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "loadgen/connection.h"
+#include "loadgen/connection_read.h"
 #include "net/poller.h"
 
 namespace stampede::loadgen {
@@ -94,27 +95,26 @@ void Connection::start_batch(std::int64_t now_ns) {
 
 void Connection::read_pipelined(std::uint32_t events) {
   if (events & (EPOLLRDHUP | EPOLLHUP)) peer_closed_ = true;
-  char* buffer = context_.read_buffer.data();
-  const std::size_t capacity = context_.read_buffer.size();
-  for (;;) {
-    std::size_t n = 0;
-    const net::IoStatus status = stream_->read(buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) break;
-    if (status == net::IoStatus::Eof) {
+  const ReadEnd end =
+      read_available(*stream_, context_, events, [this](const char* data, std::size_t n) {
+        if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
+        // One clock reading per read: every response in these bytes ended when they arrived.
+        return consume_pipelined(data, n, mono_ns());
+      });
+  switch (end) {
+    case ReadEnd::Eof:
       eof_pipelined();
-      return;
-    }
-    if (status == net::IoStatus::Error) {
+      break;
+    case ReadEnd::Error:
       fail_pipelined(stream_->error());
-      return;
-    }
-    context_.stats->add_bytes(n, 0);
-    if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
-    // One clock reading per read: every response in these bytes ended when they arrived.
-    if (!consume_pipelined(buffer, n, mono_ns())) return;
-    if (n < capacity && !(events & net::kHangupEvents)) break;
+      break;
+    case ReadEnd::Stopped:
+      break;
+    case ReadEnd::Drained:
+    case ReadEnd::WouldBlock:
+      fill(/*after_busy=*/true);  // the next batch, or (--rps) the answered ones replaced
+      break;
   }
-  fill(/*after_busy=*/true);  // the next batch, or (--rps) the answered ones replaced
 }
 
 bool Connection::consume_pipelined(const char* data, std::size_t length, std::int64_t end_ns) {

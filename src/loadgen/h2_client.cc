@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "h2/error_codes.h"
 #include "h2/session_options.h"
+#include "loadgen/connection_read.h"
 #include "loadgen/connector.h"
 #include "loadgen/h2_slot.h"
 #include "net/poller.h"
@@ -354,26 +355,24 @@ bool H2Client::pump() {
 }
 
 void H2Client::read_frames(std::uint32_t events) {
-  char* buffer = context_.read_buffer.data();
-  const std::size_t capacity = context_.read_buffer.size();
-  for (;;) {
-    std::size_t n = 0;
-    const net::IoStatus status = stream_->read(buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) break;
-    if (status == net::IoStatus::Eof) {
+  const ReadEnd end =
+      read_available(*stream_, context_, events,
+                     [this](const char* data, std::size_t n) { return feed(data, n); });
+  switch (end) {
+    case ReadEnd::Eof:
       // Bytes that did not even make a frame header: not a server of HTTP/2.
       lose_connection(head_seen_ > 0 && !settings_seen_ ? kNotH2 : std::string_view(), ECONNRESET);
-      return;
-    }
-    if (status == net::IoStatus::Error) {
+      break;
+    case ReadEnd::Error:
       lose_connection({}, stream_->error());
-      return;
-    }
-    context_.stats->add_bytes(n, 0);
-    if (!feed(buffer, n)) return;
-    if (n < capacity && !(events & net::kHangupEvents)) break;
+      break;
+    case ReadEnd::Stopped:
+      break;
+    case ReadEnd::Drained:
+    case ReadEnd::WouldBlock:
+      pump();
+      break;
   }
-  pump();
 }
 
 bool H2Client::feed(const char* data, std::size_t length) {

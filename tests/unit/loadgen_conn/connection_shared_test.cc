@@ -1,6 +1,6 @@
 // The pieces the generator's clients share, each on its own: the permit exchange with the owner
 // (HeldPermit, for Connection, its pipelined path and H2Client), over an owner that records what
-// it was asked.
+// it was asked, and the read loop (read_available, for those and WsClient) over a TestStream.
 #include <errno.h>
 #include <gtest/gtest.h>
 #include <sys/epoll.h>
@@ -13,6 +13,7 @@
 #include "connection_harness.h"
 #include "loadgen/connection.h"
 #include "loadgen/connection_permit.h"
+#include "loadgen/connection_read.h"
 #include "support/fake_connector.h"
 #include "support/test_stream.h"
 
@@ -84,6 +85,70 @@ TEST_F(PermitOwner, ADuePermitWaitedForAConnectionOnlyWhenLateAndTheClientWasBus
     EXPECT_FALSE(held.held);
   }
   EXPECT_TRUE(held_by_.empty());
+}
+
+// A stream of its own, read through read_available into the fixture's 16 KiB buffer.
+class ReadAvailable : public OwnerHarness {
+ protected:
+  // Reads `stream_` with `events`, keeping what on_bytes saw; on_bytes says stop after `chunks`.
+  ReadEnd read(std::uint32_t events, int chunks = 1000) {
+    return read_available(stream_, context_, events, [&](const char* data, std::size_t n) {
+      seen_.emplace_back(data, n);
+      return static_cast<int>(seen_.size()) < chunks;
+    });
+  }
+
+  TestStream stream_;
+  std::vector<std::string> seen_;
+};
+
+TEST_F(ReadAvailable, AShortReadIsDrainedAfterOneRead) {
+  stream_.feed("hello");
+  stream_.feed_eof();  // not read: a short read without a hang-up ends the loop
+  EXPECT_EQ(read(EPOLLIN), ReadEnd::Drained);
+  EXPECT_EQ(seen_, std::vector<std::string>{"hello"});
+  EXPECT_EQ(stream_.operations(), 1u);
+  EXPECT_EQ(stats_.bytes_read(), 5u);
+}
+
+TEST_F(ReadAvailable, AfterAHangupItReadsOnToTheEof) {
+  stream_.feed("hello");
+  stream_.feed_eof();
+  EXPECT_EQ(read(EPOLLIN | EPOLLRDHUP), ReadEnd::Eof);
+  EXPECT_EQ(seen_, std::vector<std::string>{"hello"});
+  EXPECT_EQ(stats_.bytes_read(), 5u);
+}
+
+TEST_F(ReadAvailable, FullReadsGoOnUntilTheStreamWouldBlock) {
+  const std::string big(2 * buffer_.size(), 'x');
+  stream_.feed(big);
+  EXPECT_EQ(read(EPOLLIN), ReadEnd::WouldBlock);
+  ASSERT_EQ(seen_.size(), 2u);
+  EXPECT_EQ(seen_[0].size() + seen_[1].size(), big.size());
+  EXPECT_EQ(stream_.operations(), 3u);
+  EXPECT_EQ(stats_.bytes_read(), big.size());
+}
+
+TEST_F(ReadAvailable, StoppedByTheClientItReadsNoMore) {
+  stream_.feed(std::string(2 * buffer_.size(), 'x'));
+  EXPECT_EQ(read(EPOLLIN, /*chunks=*/1), ReadEnd::Stopped);
+  EXPECT_EQ(seen_.size(), 1u);
+  EXPECT_EQ(stream_.operations(), 1u);
+  EXPECT_EQ(stream_.unread(), buffer_.size());
+}
+
+TEST_F(ReadAvailable, AnErrorEndsItWithNothingCounted) {
+  stream_.feed("hello");
+  stream_.fail_at(1, Fault::Reset);
+  EXPECT_EQ(read(EPOLLIN), ReadEnd::Error);
+  EXPECT_EQ(stream_.error(), ECONNRESET);
+  EXPECT_TRUE(seen_.empty());
+  EXPECT_EQ(stats_.bytes_read(), 0u);
+}
+
+TEST_F(ReadAvailable, AnEmptyStreamWouldBlock) {
+  EXPECT_EQ(read(EPOLLIN), ReadEnd::WouldBlock);
+  EXPECT_TRUE(seen_.empty());
 }
 
 }  // namespace
