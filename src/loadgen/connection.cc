@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/clock.h"
+#include "loadgen/connection_read.h"
 #include "loadgen/connector.h"
 #include "loadgen/h2_client.h"
 #include "loadgen/ws_client.h"
@@ -78,7 +79,7 @@ void Connection::stop_sending() {
   }
   if (context_.pipeline > 1) {
     // The owner dropped its held permits: the requests in flight are still answered.
-    has_pending_ = pending_due_ = false;
+    held_ = {};
     no_more_ = true;
     if (flight_.empty() && state_ != State::Finished) finish();
     return;
@@ -95,21 +96,14 @@ void Connection::stop_sending() {
 }
 
 void Connection::request_next(bool after_busy) {
-  const std::int64_t now = context_.loop->now_ns();
-  SendPermit permit = context_.owner->next_send(now);
+  const SendPermit permit = held_.next(*context_.owner, *this, context_.loop->now_ns(), after_busy);
   if (!permit.send) {
     finish();
-    return;
-  }
-  if (permit.at_ns > now) {
-    pending_ = permit;
-    has_pending_ = true;
+  } else if (held_.held) {
     state_ = State::Waiting;
-    context_.owner->hold(*this, permit.at_ns);
-    return;
+  } else {
+    begin(permit);
   }
-  permit.waited_for_connection = after_busy && permit.at_ns < now;
-  begin(permit);
 }
 
 void Connection::send_pending() {
@@ -117,15 +111,14 @@ void Connection::send_pending() {
     h2_->send_pending();
     return;
   }
-  if (context_.pipeline > 1 && has_pending_) {
-    pending_due_ = true;
+  if (context_.pipeline > 1 && held_.held) {
+    held_.due = true;
     if (state_ == State::Waiting) context_.loop->cancel(timer_);  // a backoff: paced by now
     fill(/*after_busy=*/true);  // during a connect or a write: taken when that is done
     return;
   }
-  if (state_ != State::Waiting || !has_pending_) return;
-  has_pending_ = false;
-  begin(pending_);
+  if (state_ != State::Waiting || !held_.held) return;
+  begin(held_.take());
 }
 
 void Connection::begin(const SendPermit& permit) {
@@ -302,7 +295,7 @@ void Connection::write_request() {
     if (readable_) {
       readable_ = false;
       read_pipelined(EPOLLIN);
-    } else if (pending_due_) {
+    } else if (held_.due) {
       fill(/*after_busy=*/true);
     }
     return;
@@ -317,27 +310,16 @@ void Connection::read_response(std::uint32_t events) {
   // The server's FIN may come in the same edge as the response: after that response the
   // socket is dropped at once, not drained (no further edge would announce the EOF).
   if (events & (EPOLLRDHUP | EPOLLHUP)) peer_closed_ = true;
-  char* buffer = context_.read_buffer.data();
-  const std::size_t capacity = context_.read_buffer.size();
-  for (;;) {
-    std::size_t n = 0;
-    const net::IoStatus status = stream_->read(buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) return;
-    if (status == net::IoStatus::Eof) {
-      on_eof();
-      return;
-    }
-    if (status == net::IoStatus::Error) {
-      fail(stream_->error());
-      return;
-    }
-    context_.stats->add_bytes(n, 0);
-    // The wake-up that brought the response's first bytes (free: the loop's cached time).
-    if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
-    if (consume(buffer, n)) return;
-    // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
-    // EOF still has to be read.
-    if (n < capacity && !(events & net::kHangupEvents)) return;
+  const ReadEnd end =
+      read_available(*stream_, context_, events, [this](const char* data, std::size_t n) {
+        // The wake-up that brought the response's first bytes (free: the loop's cached time).
+        if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
+        return !consume(data, n);
+      });
+  if (end == ReadEnd::Eof) {
+    on_eof();
+  } else if (end == ReadEnd::Error) {
+    fail(stream_->error());
   }
 }
 
@@ -478,8 +460,8 @@ void Connection::on_timer() {
     case State::Waiting:
       // Backoff over (a held permit is the owner's until it releases it).
       if (context_.pipeline > 1) {
-        if (!has_pending_ || pending_due_) fill(/*after_busy=*/true);
-      } else if (!has_pending_) {
+        if (!held_.held || held_.due) fill(/*after_busy=*/true);
+      } else if (!held_.held) {
         request_next();
       }
       break;
@@ -516,7 +498,7 @@ void Connection::close_socket() {
 
 void Connection::finish() {
   close_socket();
-  has_pending_ = false;
+  held_ = {};
   state_ = State::Finished;
   context_.owner->on_finished();
 }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "http/response_parser.h"
+#include "loadgen/connection_permit.h"
 #include "loadgen/hooks.h"
 #include "loadgen/in_flight.h"
 #include "loadgen/request.h"
@@ -48,36 +49,6 @@ struct WsPlan;
 class WsClient;
 class H2Request;
 class H2Client;
-
-// The worker's answer when a connection is ready to send.
-struct SendPermit {
-  bool send = false;        // false: no more requests; the connection finishes
-  std::int64_t at_ns = 0;   // intended send time (monotonic); later than now: wait for it
-  std::uint64_t index = 0;  // the request's unique index (--index)
-  // Set by the connection: the permit was already due when this connection became free to take
-  // it (every connection was busy at its time: the server, or too few -c, kept it waiting);
-  // false for a permit held until its time (any lag is then the generator's own).
-  bool waited_for_connection = false;
-};
-
-class Connection;
-
-// What a connection asks of and tells its worker.
-class ConnectionOwner {
- public:
-  virtual SendPermit next_send(std::int64_t now_ns) = 0;
-  // The connection holds a permit due at at_ns, later than now: the owner calls its
-  // send_pending() once that time has come (no earlier), unless it was told to stop first.
-  virtual void hold(Connection& connection, std::int64_t at_ns) = 0;
-  // The connection will send nothing more (it got a permit with send == false, or was told to
-  // stop while idle).
-  virtual void on_finished() = 0;
-  // The connection's hook halted (RequestHook::halted): stop the whole run, as an interrupt.
-  virtual void stop_run() = 0;
-
- protected:
-  ~ConnectionOwner() = default;
-};
 
 // Shared by the connections of one worker.
 struct ConnectionContext {
@@ -255,8 +226,7 @@ class Connection final : public net::IoHandler {
   std::uint64_t received_ = 0;      // bytes of this request's response the parser took
   std::uint64_t socket_id_ = 0;     // --log: the open socket's id (WorkerLog::next_connection)
   bool waited_for_connection_ = false;  // the permit's (SendPermit::waited_for_connection)
-  SendPermit pending_;                  // a permit waiting for its time (held by the owner)
-  bool has_pending_ = false;
+  HeldPermit held_;                     // a permit waiting for its time (held by the owner)
   bool readable_ = false;       // data arrived while not reading (edge-triggered: remember it)
   bool peer_closed_ = false;    // EOF or RDHUP seen on this socket
   bool unusable_ = false;       // extra bytes after a response: do not reuse
@@ -275,7 +245,6 @@ class Connection final : public net::IoHandler {
   InFlight flight_;            // requests taken, oldest first (the last unwritten_ not written)
   std::string batch_;          // the bytes of the requests being written together
   std::size_t unwritten_ = 0;  // entries at the back of flight_ whose write has not begun
-  bool pending_due_ = false;   // the owner released the held permit (pending_): take it next
   bool no_more_ = false;       // the owner said stop: finish once flight_ is empty
 };
 

@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "loadgen/connection.h"
+#include "loadgen/connection_read.h"
 #include "net/poller.h"
 
 namespace stampede::loadgen {
@@ -36,7 +37,7 @@ void Connection::fill(bool after_busy) {
     }
   }
   if (!flight_.empty()) return;  // reading: the next response makes room
-  if (has_pending_) {
+  if (held_.held) {
     state_ = State::Waiting;
   } else if (no_more_) {
     finish();
@@ -47,24 +48,17 @@ void Connection::take_permits(std::size_t depth, bool after_busy) {
   const std::int64_t now = context_.loop->now_ns();
   while (flight_.size() < depth) {
     SendPermit permit;
-    if (has_pending_) {
-      if (!pending_due_) return;
-      permit = pending_;
-      has_pending_ = pending_due_ = false;
+    if (held_.held) {
+      if (!held_.due) return;
+      permit = held_.take();
     } else {
       if (no_more_) return;
-      permit = context_.owner->next_send(now);
+      permit = held_.next(*context_.owner, *this, now, after_busy);
       if (!permit.send) {
         no_more_ = true;
         return;
       }
-      if (permit.at_ns > now) {
-        pending_ = permit;
-        has_pending_ = true;
-        context_.owner->hold(*this, permit.at_ns);
-        return;
-      }
-      permit.waited_for_connection = after_busy && permit.at_ns < now;
+      if (held_.held) return;
     }
     FlightEntry entry;
     entry.intended_ns = permit.at_ns;
@@ -101,27 +95,26 @@ void Connection::start_batch(std::int64_t now_ns) {
 
 void Connection::read_pipelined(std::uint32_t events) {
   if (events & (EPOLLRDHUP | EPOLLHUP)) peer_closed_ = true;
-  char* buffer = context_.read_buffer.data();
-  const std::size_t capacity = context_.read_buffer.size();
-  for (;;) {
-    std::size_t n = 0;
-    const net::IoStatus status = stream_->read(buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) break;
-    if (status == net::IoStatus::Eof) {
+  const ReadEnd end =
+      read_available(*stream_, context_, events, [this](const char* data, std::size_t n) {
+        if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
+        // One clock reading per read: every response in these bytes ended when they arrived.
+        return consume_pipelined(data, n, mono_ns());
+      });
+  switch (end) {
+    case ReadEnd::Eof:
       eof_pipelined();
-      return;
-    }
-    if (status == net::IoStatus::Error) {
+      break;
+    case ReadEnd::Error:
       fail_pipelined(stream_->error());
-      return;
-    }
-    context_.stats->add_bytes(n, 0);
-    if (first_byte_ns_ == 0) first_byte_ns_ = context_.loop->now_ns();
-    // One clock reading per read: every response in these bytes ended when they arrived.
-    if (!consume_pipelined(buffer, n, mono_ns())) return;
-    if (n < capacity && !(events & net::kHangupEvents)) break;
+      break;
+    case ReadEnd::Stopped:
+      break;
+    case ReadEnd::Drained:
+    case ReadEnd::WouldBlock:
+      fill(/*after_busy=*/true);  // the next batch, or (--rps) the answered ones replaced
+      break;
   }
-  fill(/*after_busy=*/true);  // the next batch, or (--rps) the answered ones replaced
 }
 
 bool Connection::consume_pipelined(const char* data, std::size_t length, std::int64_t end_ns) {

@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "h2/error_codes.h"
 #include "h2/session_options.h"
+#include "loadgen/connection_read.h"
 #include "loadgen/connector.h"
 #include "loadgen/h2_slot.h"
 #include "net/poller.h"
@@ -131,14 +132,14 @@ void H2Client::start() {
 }
 
 void H2Client::stop_sending() {
-  has_pending_ = pending_due_ = false;
+  held_ = {};
   no_more_ = true;
   if (in_flight_ == 0 && state_ != State::Finished) finish();
 }
 
 void H2Client::send_pending() {
-  if (!has_pending_ || state_ == State::Finished) return;
-  pending_due_ = true;
+  if (!held_.held || state_ == State::Finished) return;
+  held_.due = true;
   fill(/*after_busy=*/true);  // while connecting or backing off: taken when that is over
 }
 
@@ -151,24 +152,15 @@ bool H2Client::has_room() const {
 // permit not yet due is held (the owner calls send_pending at its time).
 void H2Client::fill(bool after_busy) {
   if (state_ == State::Finished) return;
-  if (has_pending_ && pending_due_ && !generate_paused_ && has_room()) {
-    has_pending_ = pending_due_ = false;
-    take(pending_);
-  }
+  if (held_.held && held_.due && !generate_paused_ && has_room()) take(held_.take());
   while (can_take()) {
-    const std::int64_t now = context_.loop->now_ns();
-    SendPermit permit = context_.owner->next_send(now);
+    const SendPermit permit =
+        held_.next(*context_.owner, connection_, context_.loop->now_ns(), after_busy);
     if (!permit.send) {
       no_more_ = true;
       break;
     }
-    if (permit.at_ns > now) {
-      pending_ = permit;
-      has_pending_ = true;
-      context_.owner->hold(connection_, permit.at_ns);
-      break;
-    }
-    permit.waited_for_connection = after_busy && permit.at_ns < now;
+    if (held_.held) break;
     take(permit);
   }
   if (state_ == State::Open && !flush()) return;
@@ -363,26 +355,24 @@ bool H2Client::pump() {
 }
 
 void H2Client::read_frames(std::uint32_t events) {
-  char* buffer = context_.read_buffer.data();
-  const std::size_t capacity = context_.read_buffer.size();
-  for (;;) {
-    std::size_t n = 0;
-    const net::IoStatus status = stream_->read(buffer, capacity, n);
-    if (status == net::IoStatus::WouldBlock) break;
-    if (status == net::IoStatus::Eof) {
+  const ReadEnd end =
+      read_available(*stream_, context_, events,
+                     [this](const char* data, std::size_t n) { return feed(data, n); });
+  switch (end) {
+    case ReadEnd::Eof:
       // Bytes that did not even make a frame header: not a server of HTTP/2.
       lose_connection(head_seen_ > 0 && !settings_seen_ ? kNotH2 : std::string_view(), ECONNRESET);
-      return;
-    }
-    if (status == net::IoStatus::Error) {
+      break;
+    case ReadEnd::Error:
       lose_connection({}, stream_->error());
-      return;
-    }
-    context_.stats->add_bytes(n, 0);
-    if (!feed(buffer, n)) return;
-    if (n < capacity && !(events & net::kHangupEvents)) break;
+      break;
+    case ReadEnd::Stopped:
+      break;
+    case ReadEnd::Drained:
+    case ReadEnd::WouldBlock:
+      pump();
+      break;
   }
-  pump();
 }
 
 bool H2Client::feed(const char* data, std::size_t length) {
@@ -720,7 +710,7 @@ void H2Client::finish() {
   context_.loop->cancel(generate_timer_);
   generate_paused_ = false;
   close_socket();
-  has_pending_ = pending_due_ = false;
+  held_ = {};
   state_ = State::Finished;
   context_.owner->on_finished();
 }

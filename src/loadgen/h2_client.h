@@ -96,7 +96,7 @@ class H2Client final : public net::IoHandler {
   void fill(bool after_busy);
   // The socket can carry one more stream now (or a new socket can be opened).
   bool has_room() const;
-  bool can_take() const { return !has_pending_ && !no_more_ && !generate_paused_ && has_room(); }
+  bool can_take() const { return !held_.held && !no_more_ && !generate_paused_ && has_room(); }
   void take(const SendPermit& permit);
   void open_socket();
   void on_connected();
@@ -153,9 +153,7 @@ class H2Client final : public net::IoHandler {
   std::string out_;  // bytes from nghttp2 not yet written
   std::size_t out_pos_ = 0;
   std::string name_;  // a failure's name being built
-  SendPermit pending_;
-  bool has_pending_ = false;
-  bool pending_due_ = false;  // the owner released the held permit: take it first
+  HeldPermit held_;   // a permit waiting for its time (held by the owner)
   bool no_more_ = false;
   bool settings_seen_ = false;  // the server's first SETTINGS arrived on this socket
   bool goaway_ = false;  // a GOAWAY came (or we sent one): no new streams; the last id it covers

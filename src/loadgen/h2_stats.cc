@@ -107,18 +107,21 @@ nlohmann::ordered_json h2_json(const H2Counts& counts, std::uint32_t streams) {
   j["streamsUsed"] = effective_streams(counts, streams);
   j["rstStream"] = code_object(counts.rst_stream);
   j["goaway"] = code_object(counts.goaway);
-  if (const auto& s = counts.server_settings) {
-    nlohmann::ordered_json settings;
-    settings["maxConcurrentStreams"] = s->max_concurrent_streams
-                                           ? nlohmann::ordered_json(*s->max_concurrent_streams)
-                                           : nlohmann::ordered_json(nullptr);
-    settings["initialWindowSize"] = s->initial_window_size;
-    settings["maxFrameSize"] = s->max_frame_size;
-    j["serverSettings"] = std::move(settings);
-  } else {
-    j["serverSettings"] = nullptr;
-  }
+  j["serverSettings"] = h2_settings_json(
+      counts.server_settings, {"maxConcurrentStreams", "initialWindowSize", "maxFrameSize"});
   j["serverSettingsDiffer"] = counts.settings_differ;
+  return j;
+}
+
+nlohmann::ordered_json h2_settings_json(const std::optional<H2ServerSettings>& settings,
+                                        const H2SettingsKeys& keys) {
+  if (!settings) return nullptr;
+  nlohmann::ordered_json j;
+  j[keys.max_concurrent_streams] = settings->max_concurrent_streams
+                                       ? nlohmann::ordered_json(*settings->max_concurrent_streams)
+                                       : nlohmann::ordered_json(nullptr);
+  j[keys.initial_window_size] = settings->initial_window_size;
+  j[keys.max_frame_size] = settings->max_frame_size;
   return j;
 }
 

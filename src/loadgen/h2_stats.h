@@ -56,4 +56,16 @@ void write_h2_text(const H2Counts& counts, std::uint32_t streams, std::ostream& 
 // The "http2" object of the JSON report (docs/output.md).
 nlohmann::ordered_json h2_json(const H2Counts& counts, std::uint32_t streams);
 
+// The names of H2ServerSettings' members in a JSON object: the report's (camelCase) or the saved
+// result's (snake_case, result_h2.h).
+struct H2SettingsKeys {
+  const char* max_concurrent_streams;
+  const char* initial_window_size;
+  const char* max_frame_size;
+};
+// The server's SETTINGS as a JSON object under `keys` (max_concurrent_streams null when the
+// server set no limit), or null when none were received.
+nlohmann::ordered_json h2_settings_json(const std::optional<H2ServerSettings>& settings,
+                                        const H2SettingsKeys& keys);
+
 }  // namespace stampede::loadgen

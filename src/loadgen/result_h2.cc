@@ -71,16 +71,8 @@ OrderedJson h2_result_json(std::uint32_t streams, const H2Counts& counts) {
   j["streams"] = streams;
   j["rst_stream"] = code_counts_json(counts.rst_stream);
   j["goaway"] = code_counts_json(counts.goaway);
-  if (const auto& s = counts.server_settings) {
-    OrderedJson settings;
-    settings["max_concurrent_streams"] =
-        s->max_concurrent_streams ? OrderedJson(*s->max_concurrent_streams) : OrderedJson(nullptr);
-    settings["initial_window_size"] = s->initial_window_size;
-    settings["max_frame_size"] = s->max_frame_size;
-    j["server_settings"] = std::move(settings);
-  } else {
-    j["server_settings"] = nullptr;
-  }
+  j["server_settings"] = h2_settings_json(
+      counts.server_settings, {"max_concurrent_streams", "initial_window_size", "max_frame_size"});
   j["settings_differ"] = counts.settings_differ;
   return j;
 }

@@ -8,6 +8,7 @@
 
 #include "core/clock.h"
 #include "core/random.h"
+#include "loadgen/connection_read.h"
 #include "loadgen/connector.h"
 #include "net/poller.h"
 #include "tls/errors.h"
@@ -274,41 +275,40 @@ bool WsClient::write_pending() {
 }
 
 void WsClient::read_frames(std::uint32_t events) {
-  char* buffer = context_.read_buffer.data();
-  const std::size_t capacity = context_.read_buffer.size();
-  for (;;) {
-    std::size_t n = 0;
-    const net::IoStatus status = read_some(n);
-    if (status == net::IoStatus::WouldBlock) return;
-    if (status == net::IoStatus::Eof) {
+  const ReadEnd end =
+      read_available(*stream_, context_, events, [this](const char* data, std::size_t n) {
+        read_wants_write_ = false;  // as read_some() after a read that moved bytes
+        received_ += n;
+        if (!session_.feed(data, n)) {
+          fail(ENOMEM);
+          return false;
+        }
+        if (!write_pending()) return false;
+        if (replied_now_) {
+          replied_now_ = false;
+          complete();
+          if (!stream_) return false;
+        }
+        return check_session();
+      });
+  switch (end) {
+    case ReadEnd::WouldBlock:
+      read_wants_write_ = stream_->wants_write();
+      break;
+    case ReadEnd::Eof:
       if (state_ == State::Closing) {
         finish();
       } else {
         fail_ws(WsFailure::Closed,
                 session_.close_received() ? session_.received_code() : ws::kCloseAbnormal);
       }
-      return;
-    }
-    if (status == net::IoStatus::Error) {
+      break;
+    case ReadEnd::Error:
       fail(stream_->error());
-      return;
-    }
-    context_.stats->add_bytes(n, 0);
-    received_ += n;
-    if (!session_.feed(buffer, n)) {
-      fail(ENOMEM);
-      return;
-    }
-    if (!write_pending()) return;
-    if (replied_now_) {
-      replied_now_ = false;
-      complete();
-      if (!stream_) return;
-    }
-    if (!check_session()) return;
-    // A short read drained the socket; the next bytes bring a new edge. After a hang-up the
-    // end of the stream still has to be read.
-    if (n < capacity && !(events & net::kHangupEvents)) return;
+      break;
+    case ReadEnd::Drained:
+    case ReadEnd::Stopped:
+      break;
   }
 }
 
