@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "balancer/attempt.h"
+#include "balancer/attempt_steps.h"
 #include "balancer/buffer.h"
 #include "balancer/h2_heads.h"
 #include "balancer/upstream.h"
@@ -50,7 +51,7 @@ inline constexpr std::int32_t kStreamWindow = 128 * 1024;
 // Response body bytes a stream keeps for a client whose window is closed.
 inline constexpr std::size_t kStreamBuffer = 64 * 1024;
 
-class H2Stream final : public UpstreamOwner {
+class H2Stream final : public UpstreamOwner, private AttemptSteps<H2Stream> {
  public:
   H2Stream(H2Session& session, Worker& worker, std::int32_t id);
   ~H2Stream();
@@ -92,6 +93,7 @@ class H2Stream final : public UpstreamOwner {
                            std::uint32_t* flags, nghttp2_data_source* source, void*);
 
  private:
+  friend class AttemptSteps<H2Stream>;
   void dispatch();
   bool is_admin_request() const;
   void reply_admin();
@@ -101,14 +103,15 @@ class H2Stream final : public UpstreamOwner {
   void body_grew();
   void touch();
 
-  void start_attempt(Backend* backend);
+  // Backend side (h2_upstream.cc): the hooks of AttemptSteps (attempt_steps.h).
+  void reset_attempt() { attempt_ = Attempt{}; }
   void flush_upstream();
   void read_upstream();
-  bool on_upstream_data();
   bool on_response_head(std::size_t head_len);
+  // Body bytes reach body_ de-chunked, through the parser's body callback: none go raw.
+  void relay_raw_body(std::size_t) {}
   void response_complete(bool reusable);
   void response_failed(Cause failure);
-  void attempt_failed(Failure failure);
   void release_upstream(bool reusable);
 
   struct RequestState {

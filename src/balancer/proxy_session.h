@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "balancer/attempt.h"
+#include "balancer/attempt_steps.h"
 #include "balancer/buffer.h"
 #include "balancer/upstream.h"
 #include "http/request_parser.h"
@@ -55,7 +56,9 @@ class Backend;
 class H2Session;
 class Worker;
 
-class ProxySession final : public net::IoHandler, public UpstreamOwner {
+class ProxySession final : public net::IoHandler,
+                           public UpstreamOwner,
+                           private AttemptSteps<ProxySession> {
  public:
   // `admin_only`: a connection to --admin-listen, where every request is answered locally.
   // `secure`: `client` itself when it is a connection to the TLS listener (for its handshake and
@@ -81,6 +84,7 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   bool closed() const { return phase_ == Phase::Closed; }
 
  private:
+  friend class AttemptSteps<ProxySession>;
   enum class Phase : std::uint8_t { Handshake, Head, Forward, Tunnel, H2, Closed };
 
   // Client side (proxy_session.cc).
@@ -107,19 +111,21 @@ class ProxySession final : public net::IoHandler, public UpstreamOwner {
   void advance_handshake();
   void fail_handshake(int error);
 
-  // Backend side (proxy_upstream.cc).
+  // Backend side (proxy_upstream.cc): the hooks of AttemptSteps (attempt_steps.h).
   void dispatch();
   void reset_attempt();
-  void start_attempt(Backend* backend);
+  // The lent connection's events (AttemptSteps' name for on_upstream_events).
+  void handle_upstream_events(std::uint32_t events) { on_upstream_events(events); }
   void flush_upstream();
   void read_upstream();
-  bool on_upstream_data();
-  void on_upstream_eof();
-  void on_upstream_error(int err);
   bool on_response_head(std::size_t head_len);
+  // Body bytes go out raw (chunk framing included), unless the parser's body callback takes
+  // them de-chunked.
+  void relay_raw_body(std::size_t n) {
+    if (!relay_.dechunk) client_out_.append(upstream_in_.data(), n);
+  }
   void response_complete(bool reusable);
   void response_failed(Cause failure);
-  void attempt_failed(Failure failure);
   void release_upstream(bool reusable);
 
   // Tunnel after a 101 to an Upgrade request (proxy_tunnel.cc): bytes both ways, unparsed.

@@ -10,14 +10,8 @@
 namespace stampede::balancer {
 
 void ProxySession::dispatch() {
-  RequestContext ctx{worker_.loop().now_ns(), session_key_, tried_};
-  Backend* backend = worker_.policy().pick(ctx);
-  if (!backend) {
-    const Verdict verdict = judge_no_backend(!tried_.empty());
-    reply_local(verdict.status, verdict.error,
-                verdict.names_backend ? tried_.back()->name() : std::string_view{});
-    return;
-  }
+  Backend* backend = pick_backend(session_key_);
+  if (!backend) return;
   req_.dispatched = true;
   start_attempt(backend);
 }
@@ -26,26 +20,6 @@ void ProxySession::reset_attempt() {
   if (relay_.dechunk) response_.set_body_callback({});
   attempt_ = Attempt{};
   relay_ = RelayState{};
-}
-
-void ProxySession::start_attempt(Backend* backend) {
-  reset_attempt();
-  tried_.push_back(backend);
-  begin_attempt(attempt_, *backend, worker_);
-  upstream_in_.clear();
-  response_.reset();
-  if (req_.is_head) response_.expect_no_body();
-  if (auto failure = lend_connection(attempt_, upstream_, worker_, req_.retry.fresh_only)) {
-    attempt_failed(*failure);
-    return;
-  }
-  upstream_->set_owner(this);
-  touch();
-  if (!upstream_->connecting()) {
-    flush_upstream();
-  } else if (!upstream_->tcp_connecting()) {
-    on_upstream_events(EPOLLOUT);  // connected already (an in-memory stream): handshake now
-  }
 }
 
 void ProxySession::on_upstream_events(std::uint32_t events) {
@@ -59,28 +33,11 @@ void ProxySession::on_upstream_events(std::uint32_t events) {
     tunnel_step();
     return;
   }
-  UpstreamConn* conn = upstream_.get();
-  const UpstreamEvents next = take_upstream_events(attempt_, *conn, events);
-  if (next.next == UpstreamEvents::Next::Wait) return;
-  if (next.next == UpstreamEvents::Next::Failed) {
-    attempt_failed(next.failure);
-    return;
-  }
-  if (next.connected) touch();
-  if (next.flush) flush_upstream();
-  if (upstream_.get() != conn) return;  // the attempt ended while writing
-  if (next.readable) {
-    attempt_.upstream_readable = true;
-    read_upstream();
-  }
+  forward_upstream_events(events);
 }
 
 void ProxySession::flush_upstream() {
-  if (!upstream_ || upstream_->connecting()) return;
-  if (auto failure = write_request(attempt_, *upstream_, upstream_out_, req_.retry.intact)) {
-    attempt_failed(*failure);
-    return;
-  }
+  if (!write_upstream()) return;
   const bool throttled = client_readable_ || !client_in_.empty();
   if (!req_.done && throttled && upstream_out_.size() - attempt_.sent < kMaxPendingBytes / 2) {
     drive_client();
@@ -92,47 +49,11 @@ void ProxySession::read_upstream() {
   while (attempt_.upstream_readable && upstream_ && upstream_.get() == conn &&
          phase_ == Phase::Forward) {
     if (attempt_.resp_head_done && client_out_.size() >= kMaxPendingBytes) break;  // client is slow
-    const net::IoStatus status = read_response(attempt_, *conn, upstream_in_);
-    if (status == net::IoStatus::Done) {
-      touch();
-      if (!on_upstream_data()) return;
-      continue;
-    }
-    if (status == net::IoStatus::WouldBlock) break;
-    if (status == net::IoStatus::Eof) {
-      on_upstream_eof();
-    } else {
-      on_upstream_error(conn->stream().error());
-    }
-    return;
+    const ReadStep step = read_step(*conn);
+    if (step == ReadStep::Ended) return;
+    if (step == ReadStep::Drained) break;
   }
   flush_client();
-}
-
-// Parses what arrived; false when the exchange ended (or the session closed).
-bool ProxySession::on_upstream_data() {
-  if (!attempt_.resp_head_done) {
-    const HeadStep head = feed_response_head(attempt_, response_, upstream_in_);
-    if (head.kind == HeadStep::Kind::NeedMore) return true;
-    if (head.kind == HeadStep::Kind::Bad) {
-      attempt_failed({Cause::BadResponse, false});
-      return false;
-    }
-    if (!on_response_head(head.head_len)) return false;
-  }
-  // Body bytes go out raw (chunk framing included), or through the body callback de-chunked.
-  http::Step step = response_.feed(upstream_in_.data(), upstream_in_.size());
-  if (step.event == http::Event::Error) {
-    response_failed(Cause::BadResponse);
-    return false;
-  }
-  if (!relay_.dechunk) client_out_.append(upstream_in_.data(), step.consumed);
-  upstream_in_.consume(step.consumed);
-  if (step.event == http::Event::MessageComplete) {
-    response_complete(response_.keep_alive());
-    return false;
-  }
-  return true;
 }
 
 bool ProxySession::on_response_head(std::size_t head_len) {
@@ -160,9 +81,7 @@ bool ProxySession::on_response_head(std::size_t head_len) {
     response_.set_body_callback([this](std::string_view bytes) { client_out_.append(bytes); });
   }
   if (!keep) close_after_flush_ = true;
-  upstream_in_.consume(head_len);
-  attempt_.head_parsed = 0;
-  attempt_.resp_head_done = true;
+  response_head_taken(head_len);
   return true;
 }
 
@@ -174,29 +93,6 @@ void ProxySession::response_complete(bool reusable) {
                             !upstream_in_.empty()));
   if (!req_.done) close_after_flush_ = true;
   finish_exchange();
-}
-
-void ProxySession::on_upstream_eof() {
-  if (attempt_.resp_head_done) {
-    http::Step step = response_.finish();
-    if (step.event == http::Event::MessageComplete) {
-      response_complete(false);
-      return;
-    }
-    response_failed(Cause::BadResponse);  // cut short
-    return;
-  }
-  // Closed before a response: a dead backend, or a keep-alive connection the backend closed
-  // as we reused it. Not marked down here; a refused reconnect will say which.
-  attempt_failed(read_failure(attempt_.progress(), true, 0));
-}
-
-void ProxySession::on_upstream_error(int err) {
-  if (attempt_.resp_head_done) {
-    response_failed(Cause::BadResponse);
-    return;
-  }
-  attempt_failed(read_failure(attempt_.progress(), false, err));
 }
 
 // The response failed after its head was queued for the client. While none of it reached
@@ -211,19 +107,6 @@ void ProxySession::response_failed(Cause failure) {
   }
   count_failure(attempt_, worker_, {failure, false});
   close();
-}
-
-// A pooled connection the backend had closed (unannounced, or racing our request) is resent on
-// a fresh one; attempt_rules.h says when, and what the client gets otherwise.
-void ProxySession::attempt_failed(Failure failure) {
-  release_upstream(false);
-  const Verdict verdict = settle_failure(attempt_, worker_, failure, req_.retry, tried_);
-  if (verdict.next != Next::Reply) {
-    dispatch();
-    return;
-  }
-  reply_local(verdict.status, verdict.error,
-              verdict.names_backend ? attempt_.backend->name() : std::string_view{});
 }
 
 void ProxySession::release_upstream(bool reusable) {

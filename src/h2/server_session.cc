@@ -21,6 +21,17 @@ nghttp2_session* new_server_session(InstallCallbacks install, void* user,
   return session;
 }
 
+void set_callbacks(nghttp2_session_callbacks* callbacks, const ServerCallbacks& wanted) {
+  nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, wanted.begin_headers);
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, wanted.header);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, wanted.data_chunk);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, wanted.frame_recv);
+  nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks,
+                                                               wanted.invalid_frame_recv);
+  nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, wanted.frame_send);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, wanted.stream_close);
+}
+
 bool note_frame(FloodGuard& guard, const nghttp2_frame& frame, std::int64_t now_ns) {
   const nghttp2_frame_hd& hd = frame.hd;
   const bool ack = (hd.flags & NGHTTP2_FLAG_ACK) != 0;

@@ -6,7 +6,7 @@
 // Contract: the session's thread only. new_server_session() returns an owned session (the
 // caller calls nghttp2_session_del) or null when nghttp2 ran out of memory, with nothing
 // left to free; `install` sets the caller's callbacks on a callbacks object that lives only
-// during the call (nghttp2 copies it).
+// during the call (nghttp2 copies it), with set_callbacks() for those of ServerCallbacks.
 #pragma once
 
 #include <nghttp2/nghttp2.h>
@@ -22,6 +22,20 @@
 namespace stampede::h2 {
 
 using InstallCallbacks = void (*)(nghttp2_session_callbacks* callbacks);
+
+// The callbacks both servers take from nghttp2, each given (null: not wanted).
+struct ServerCallbacks {
+  nghttp2_on_begin_headers_callback begin_headers;
+  nghttp2_on_header_callback header;
+  nghttp2_on_data_chunk_recv_callback data_chunk;
+  nghttp2_on_frame_recv_callback frame_recv;
+  nghttp2_on_invalid_frame_recv_callback invalid_frame_recv;
+  nghttp2_on_frame_send_callback frame_send;
+  nghttp2_on_stream_close_callback stream_close;
+};
+// Sets the callbacks of `wanted` on `callbacks` (an InstallCallbacks's argument); a null one
+// stays unset.
+void set_callbacks(nghttp2_session_callbacks* callbacks, const ServerCallbacks& wanted);
 
 // `manual_window`: nghttp2 sends no WINDOW_UPDATE by itself; the caller consumes what it
 // received (nghttp2_session_consume) when it is done with it.

@@ -164,13 +164,8 @@ struct H2Connection::Callbacks {
   }
 
   static void install(nghttp2_session_callbacks* cb) {
-    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, begin_headers);
-    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
-    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, on_invalid);
-    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_sent);
-    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+    h2::set_callbacks(cb,
+                      {begin_headers, on_header, on_data, on_frame, on_invalid, on_sent, on_close});
   }
 };
 
