@@ -70,7 +70,7 @@ bool translate_response_head(std::string_view raw, std::string_view backend_name
   const FinalHead head = final_response_head(raw);
   out.status = head.status;
   if (out.status < 200) return false;  // malformed, or a 101 that HTTP/2 cannot carry
-  const ConnectionTokens& tokens = head.tokens;
+  const http::ConnectionTokens& tokens = head.tokens;
   std::string_view rest = head.fields;
   while (!rest.empty()) {
     const std::string_view line = next_head_line(rest);

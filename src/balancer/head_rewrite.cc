@@ -12,7 +12,7 @@ bool is_protected(std::string_view name) {
          http::iequals(name, "transfer-encoding");
 }
 
-bool drop_field(std::string_view name, const ConnectionTokens& tokens, bool upgrade) {
+bool drop_field(std::string_view name, const http::ConnectionTokens& tokens, bool upgrade) {
   if (upgrade && http::iequals(name, "upgrade")) return false;
   if (is_hop_by_hop(name)) return true;
   return tokens.contains(name) && !is_protected(name);
@@ -60,23 +60,6 @@ int status_code_of(std::string_view line) {
   return code;
 }
 
-void ConnectionTokens::add_list(std::string_view value) {
-  while (!value.empty() && count_ < kMax) {
-    std::size_t comma = value.find(',');
-    std::string_view token = http::trim_ows(value.substr(0, comma));
-    if (!token.empty()) tokens_[count_++] = token;
-    if (comma == std::string_view::npos) break;
-    value.remove_prefix(comma + 1);
-  }
-}
-
-bool ConnectionTokens::contains(std::string_view name) const {
-  for (std::size_t i = 0; i < count_; ++i) {
-    if (http::iequals(tokens_[i], name)) return true;
-  }
-  return false;
-}
-
 bool is_hop_by_hop(std::string_view name) {
   // By length first: it runs for every field of every head relayed, and most names have none
   // of these lengths.
@@ -110,11 +93,10 @@ bool is_websocket_upgrade(std::span<const http::Header> headers) {
   return http::iequals(value, "websocket");
 }
 
-void append_request_head(Buffer& out, const RequestHeadInput& in) {
-  ConnectionTokens tokens;
-  for (const http::Header& h : in.headers) {
-    if (http::iequals(h.name, "connection")) tokens.add_list(h.value);
-  }
+bool append_request_head(Buffer& out, const RequestHeadInput& in) {
+  http::ConnectionTokens tokens;
+  tokens.add_fields(in.headers);
+  if (tokens.overflow()) return false;
   out.append(in.method);
   out.append(" ", 1);
   out.append(in.target);
@@ -140,13 +122,14 @@ void append_request_head(Buffer& out, const RequestHeadInput& in) {
   out.append("\r\nX-Forwarded-Proto: ");
   out.append(in.proto);
   out.append(in.upgrade ? "\r\nConnection: upgrade\r\n\r\n" : "\r\n\r\n");
+  return true;
 }
 
 bool append_response_head(Buffer& out, std::string_view raw, const ResponseHeadOptions& opt) {
   const FinalHead head = final_response_head(raw);
   const std::string_view status_line = head.status_line;
   if (head.status < 0) return false;
-  const ConnectionTokens& tokens = head.tokens;
+  const http::ConnectionTokens& tokens = head.tokens;
   std::string_view rest = head.fields;
   const std::size_t start = out.size();
   // Our own version, not the backend's (RFC 9110 2.5: an intermediary sends its own

@@ -7,22 +7,10 @@
 #include <string_view>
 
 #include "balancer/buffer.h"
+#include "http/connection_tokens.h"
 #include "http/header.h"
 
 namespace stampede::balancer {
-
-// The Connection tokens of a head (the fields they name are hop-by-hop too). Bounded: a head
-// naming more than kMax tokens keeps only the first kMax.
-class ConnectionTokens {
- public:
-  static constexpr std::size_t kMax = 16;
-  void add_list(std::string_view value);  // a Connection field's value: "close, x-foo"
-  bool contains(std::string_view name) const;
-
- private:
-  std::string_view tokens_[kMax];
-  std::size_t count_ = 0;
-};
 
 // Raw-head helpers (heads as the response parser validated them), shared with h2_heads.cc:
 // the next line without its CRLF (advancing `rest`), the status code of "HTTP/1.1 200 OK" (-1
@@ -32,13 +20,14 @@ int status_code_of(std::string_view status_line);
 
 // A raw response head seen past its interim responses (100, 103, ...: each ends at its own
 // empty line; a 101 is final): the final status line and its code (status_code_of), its field
-// lines (`fields`, up to the end of `raw`), and the tokens its Connection fields name. Shared
-// with h2_heads.cc.
+// lines (`fields`, up to the end of `raw`), and the tokens its Connection fields name. A head
+// naming more than http::ConnectionTokens::kMax is not in the expected shape either: its status
+// is -1, so both fronts refuse it as a bad response (502). Shared with h2_heads.cc.
 struct FinalHead {
   std::string_view status_line;
   int status = -1;
   std::string_view fields;
-  ConnectionTokens tokens;
+  http::ConnectionTokens tokens;
 };
 // Inline: it runs for every response, in both callers.
 inline FinalHead final_response_head(std::string_view raw) {
@@ -61,6 +50,7 @@ inline FinalHead final_response_head(std::string_view raw) {
       head.tokens.add_list(line.substr(colon + 1));
     }
   }
+  if (head.tokens.overflow()) head.status = -1;
   return head;
 }
 
@@ -89,8 +79,11 @@ struct RequestHeadInput {
 // HTTP/1.1 (whatever the client's version, so backend connections are persistent and pooled),
 // every end-to-end field (Host, Content-Length and Transfer-Encoding are never dropped,
 // whatever Connection names), an empty Host when an HTTP/1.0 request had none (RFC 9112
-// 3.2), X-Forwarded-For (existing values, then the client) and X-Forwarded-Proto.
-void append_request_head(Buffer& out, const RequestHeadInput& in);
+// 3.2), X-Forwarded-For (existing values, then the client) and X-Forwarded-Proto. Returns
+// false, having appended nothing, when the Connection fields name more than
+// http::ConnectionTokens::kMax options: a hostile request, answered 400. (An HTTP/2 request
+// never has one: nghttp2 refuses a connection field.)
+bool append_request_head(Buffer& out, const RequestHeadInput& in);
 
 struct ResponseHeadOptions {
   std::string_view backend_name;  // the x-backend value

@@ -267,12 +267,18 @@ void ProxySession::begin_request() {
     if (auto key = request_.header(config.sticky_header)) session_key_.assign(*key);
   }
   const bool answer_continue = request_.expect_continue() && !req_.http10;
-  if (answer_continue) client_out_.append("HTTP/1.1 100 Continue\r\n\r\n");
   upstream_out_.clear();
-  append_request_head(upstream_out_, RequestHeadInput{request_.method(), request_.target(),
-                                                      request_.headers(), client_ip_, proto_,
-                                                      answer_continue, req_.upgrade, req_.http10});
-  if (answer_continue) flush_client();
+  if (!append_request_head(
+          upstream_out_,
+          RequestHeadInput{request_.method(), request_.target(), request_.headers(), client_ip_,
+                           proto_, answer_continue, req_.upgrade, req_.http10})) {
+    reply_local(400, error_text(400), {});  // Connection names too many options
+    return;
+  }
+  if (answer_continue) {
+    client_out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+    flush_client();
+  }
 }
 
 bool ProxySession::is_admin_request() const {

@@ -34,6 +34,13 @@ std::optional<ParseError> ChunkedChecker::error(const ParseError& e) const {
   return out;
 }
 
+std::optional<ParseError> ChunkedChecker::expect(char c, char want, const ParseError& e,
+                                                 State next) {
+  if (c != want) return error(e);
+  state_ = next;
+  return std::nullopt;
+}
+
 std::optional<ParseError> ChunkedChecker::scan(const char* p, std::size_t n) {
   const char* const end = p + n;
   while (p < end) {
@@ -73,22 +80,16 @@ std::optional<ParseError> ChunkedChecker::step(char c) {
       if (++extension_bytes_ > limits_.max_extension_bytes) return error(kExtensionsTooLarge);
       return std::nullopt;
     case State::SizeLf:
-      if (c != '\n') return error(kBareCr);
       remaining_ = size_;
-      state_ = size_ == 0 ? State::LineStart : State::Data;
       size_ = 0;
       digits_ = 0;
-      return std::nullopt;
+      return expect(c, '\n', kBareCr, remaining_ == 0 ? State::LineStart : State::Data);
     case State::Data:  // handled in bulk by scan()
       return std::nullopt;
     case State::DataCr:
-      if (c != '\r') return error(kDataCrlf);
-      state_ = State::DataLf;
-      return std::nullopt;
+      return expect(c, '\r', kDataCrlf, State::DataLf);
     case State::DataLf:
-      if (c != '\n') return error(kDataCrlf);
-      state_ = State::Size;
-      return std::nullopt;
+      return expect(c, '\n', kDataCrlf, State::Size);
     case State::LineStart:
       if (c == '\r') {
         state_ = State::FinalLf;
@@ -114,14 +115,10 @@ std::optional<ParseError> ChunkedChecker::step(char c) {
       if (c == '\r') state_ = State::LineLf;
       return std::nullopt;
     case State::LineLf:
-      if (c != '\n') return error(kBareCr);
-      state_ = State::LineStart;
       name_bytes_ = 0;
-      return std::nullopt;
+      return expect(c, '\n', kBareCr, State::LineStart);
     case State::FinalLf:
-      if (c != '\n') return error(kBareCr);
-      state_ = State::Done;
-      return std::nullopt;
+      return expect(c, '\n', kBareCr, State::Done);
     case State::Done:
       return error(kBadSize);  // llhttp stops at the message end; nothing follows in a body
   }

@@ -61,6 +61,8 @@ class ChunkedChecker {
 
   std::optional<ParseError> error(const ParseError& e) const;
   std::optional<ParseError> step(char c);
+  // A line-ending byte: `c` must be `want`, then the state is `next`; any other byte is `e`.
+  std::optional<ParseError> expect(char c, char want, const ParseError& e, State next);
 
   Limits limits_;
   State state_ = State::Size;

@@ -86,6 +86,9 @@ std::string_view H2Generated::translate(std::string_view bytes, H2Fields& out) {
   }
   const std::string_view target = parser_.target();
   if (target.empty()) return kRequestMalformed;
+  http::ConnectionTokens options;
+  options.add_fields(parser_.headers());
+  if (options.overflow()) return kRequestMalformed;
   const std::string_view host = parser_.header("host").value_or(std::string_view());
   std::string_view authority = host.empty() ? std::string_view(authority_) : host;
   std::string_view path = target;
@@ -112,39 +115,17 @@ std::string_view H2Generated::translate(std::string_view bytes, H2Fields& out) {
   } else {
     append_field(out, ":path", path, false);
   }
-  add_fields(out);
+  add_fields(options, out);
   out.body.assign(rest.substr(0, message.consumed));
   return {};
 }
 
-void H2Generated::add_fields(H2Fields& out) {
-  read_connection_options();
+void H2Generated::add_fields(const http::ConnectionTokens& options, H2Fields& out) {
   for (const http::Header& h : parser_.headers()) {
-    if (is_connection_specific(h.name) || nominated(h.name)) continue;
+    if (is_connection_specific(h.name) || options.contains(h.name)) continue;
     if (http::iequals(h.name, "te") && !http::iequals(h.value, "trailers")) continue;
     append_field(out, h.name, h.value, /*lower=*/true);
   }
-}
-
-void H2Generated::read_connection_options() {
-  options_.clear();
-  for (const http::Header& h : parser_.headers()) {
-    if (!http::iequals(h.name, "connection")) continue;
-    std::string_view value = h.value;
-    while (!value.empty()) {
-      const std::size_t comma = value.find(',');
-      const std::string_view option = http::trim_ows(value.substr(0, comma));
-      if (!option.empty()) options_.push_back(option);
-      value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
-    }
-  }
-}
-
-bool H2Generated::nominated(std::string_view name) const {
-  for (std::string_view option : options_) {
-    if (http::iequals(option, name)) return true;
-  }
-  return false;
 }
 
 }  // namespace stampede::loadgen

@@ -11,14 +11,16 @@
 //             has none); "*" for OPTIONS only;
 // then every other field in order, its name lower-cased, without the connection-specific ones
 // (RFC 9113 8.2.2: connection, keep-alive, proxy-connection, transfer-encoding, upgrade, and
-// every field the Connection field names; te unless it is "trailers") and without host; the
-// body is the Content-Length body, sent as DATA.
+// every field the Connection fields name, http::ConnectionTokens; te unless it is "trailers")
+// and without host; the body is the Content-Length body, sent as DATA.
 //
 // What is not sent, under one of three names (counted as a failing generate() is):
 //   "request malformed"       not exactly one complete HTTP/1.1 request: garbage, empty,
 //                             truncated, a second request after it, or anything RequestParser
 //                             refuses with a 400 or 505 (no Host in HTTP/1.1, two Hosts, a bad
-//                             name, bare LF, Content-Length with Transfer-Encoding...);
+//                             name, bare LF, Content-Length with Transfer-Encoding...), or
+//                             whose Connection fields name more than
+//                             http::ConnectionTokens::kMax options (16);
 //   "request too large"       a head, target or field over kMaxGeneratedHead (64 KiB; the
 //                             client's HPACK output is allowed twice that, so any head under
 //                             it goes out whole), or a body over 1 GiB;
@@ -41,6 +43,7 @@
 #include <string_view>
 #include <vector>
 
+#include "http/connection_tokens.h"
 #include "http/request_parser.h"
 
 namespace stampede::loadgen {
@@ -76,16 +79,12 @@ class H2Generated {
   std::string_view translate(std::string_view bytes, H2Fields& out);
 
  private:
-  // The fields after the pseudo-headers.
-  void add_fields(H2Fields& out);
-  // The Connection field's options, for the fields they name.
-  void read_connection_options();
-  bool nominated(std::string_view name) const;
+  // The fields after the pseudo-headers, without those `options` (the Connection fields') name.
+  void add_fields(const http::ConnectionTokens& options, H2Fields& out);
 
   http::RequestParser parser_;
   std::string scheme_;
   std::string authority_;
-  std::vector<std::string_view> options_;  // into parser_'s head, for one translate()
 };
 
 }  // namespace stampede::loadgen

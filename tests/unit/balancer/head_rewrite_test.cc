@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace stampede::balancer {
@@ -9,8 +10,8 @@ namespace {
 
 std::string request_head(std::vector<http::Header> headers, bool drop_expect = false) {
   Buffer out;
-  append_request_head(out,
-                      RequestHeadInput{"GET", "/p?q=1", headers, "10.0.0.9", "http", drop_expect});
+  EXPECT_TRUE(append_request_head(
+      out, RequestHeadInput{"GET", "/p?q=1", headers, "10.0.0.9", "http", drop_expect}));
   return std::string(out.view());
 }
 
@@ -116,13 +117,33 @@ TEST(ResponseHead, RejectsGarbage) {
             "<invalid>");
 }
 
-TEST(ConnectionTokens, ParsesLists) {
-  ConnectionTokens t;
-  t.add_list(" close ,X-A,, x-b ");
-  EXPECT_TRUE(t.contains("close"));
-  EXPECT_TRUE(t.contains("x-a"));
-  EXPECT_TRUE(t.contains("X-B"));
-  EXPECT_FALSE(t.contains("x-c"));
+// "x-0, ..., x-(n-1)"
+std::string options_list(std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i)
+    out += (i == 0 ? "x-" : ", x-") + std::to_string(i);
+  return out;
+}
+
+// More Connection options than http::ConnectionTokens keeps: the head is refused whole (the
+// caller answers 400 / 502), never relayed with the fields past the bound as end to end.
+TEST(HeadRewrite, MoreConnectionOptionsThanTheBoundRefuseTheHead) {
+  const std::string most = options_list(http::ConnectionTokens::kMax);
+  const std::string over = options_list(http::ConnectionTokens::kMax + 1);
+  const std::string last = "x-" + std::to_string(http::ConnectionTokens::kMax);
+  std::vector<http::Header> headers = {{"Host", "h"}, {"Connection", most}, {last, "1"}};
+  EXPECT_NE(request_head(headers).find(last + ": 1\r\n"), std::string::npos);
+  headers[1].value = over;
+  Buffer out;
+  EXPECT_FALSE(append_request_head(out, RequestHeadInput{"GET", "/", headers, "1.1.1.1"}));
+  EXPECT_TRUE(out.empty());
+
+  const std::string fields = "\r\nx-0: 1\r\n" + last + ": 1\r\n\r\n";
+  EXPECT_EQ(response_head("HTTP/1.1 200 OK\r\nConnection: " + most + fields, {"a", true, false}),
+            "HTTP/1.1 200 OK\r\n" + last + ": 1\r\nx-backend: a\r\n\r\n");
+  EXPECT_EQ(response_head("HTTP/1.1 200 OK\r\nConnection: " + over + fields, {"a", true, false}),
+            "<invalid>");
+  EXPECT_EQ(final_response_head("HTTP/1.1 200 OK\r\nConnection: " + over + fields).status, -1);
 }
 
 TEST(BufferTest, GrowsSlidesAndTruncates) {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "http/connection_tokens.h"
 #include "loadgen/h2_generated.h"
 
 namespace stampede::loadgen {
@@ -125,6 +126,29 @@ TEST(H2Generated, BytesThatAreNotExactlyOneRequestAreMalformed) {
   for (const std::string& bytes : cases) {
     EXPECT_EQ(translate(bytes).error, kRequestMalformed) << bytes;
   }
+}
+
+// A head naming more Connection options than http::ConnectionTokens keeps is hostile: sending
+// it without the first kMax named fields but with the rest would be a guess. Exactly kMax go,
+// without every field they name; one more is malformed, in one field or across two.
+TEST(H2Generated, MoreConnectionOptionsThanTheBoundAreMalformed) {
+  constexpr std::size_t kMax = http::ConnectionTokens::kMax;
+  std::string list;
+  std::string named;
+  for (std::size_t i = 0; i < kMax; ++i) {
+    list += (i == 0 ? "x-" : ", x-") + std::to_string(i);
+    named += "X-" + std::to_string(i) + ": 1\r\n";
+  }
+  const std::string head = "GET / HTTP/1.1\r\nHost: a\r\n";
+  const Translated most = translate(head + "Connection: " + list + "\r\n" + named + "\r\n");
+  EXPECT_EQ(most.error, "");
+  EXPECT_EQ(most.fields,
+            (Fields{{":method", "GET"}, {":scheme", "http"}, {":authority", "a"}, {":path", "/"}}));
+  EXPECT_EQ(translate(head + "Connection: " + list + ", x-over\r\n" + named + "\r\n").error,
+            kRequestMalformed);
+  EXPECT_EQ(
+      translate(head + "Connection: " + list + "\r\nConnection: x-over\r\n" + named + "\r\n").error,
+      kRequestMalformed);
 }
 
 TEST(H2Generated, AHeadOverTheLimitIsTooLarge) {
